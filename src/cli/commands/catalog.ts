@@ -1,0 +1,4 @@
+/** `inferbench catalog`: PLACEHOLDER until its issue lands (replace this whole file). */
+import type { CommandRegistration } from './command.js';
+
+export const catalogCommand: CommandRegistration = (parser) => parser;

@@ -1,0 +1,17 @@
+/** Every command of the CLI, in the order `--help` lists them. */
+import type { CommandRegistration } from './command.js';
+import { runCommand } from './run.js';
+import { serveCommand } from './serve.js';
+import { reportCommand } from './report.js';
+import { compareCommand } from './compare.js';
+import { validateCommand } from './validate.js';
+import { catalogCommand } from './catalog.js';
+
+export const COMMANDS: readonly CommandRegistration[] = [
+  runCommand,
+  validateCommand,
+  serveCommand,
+  catalogCommand,
+  reportCommand,
+  compareCommand,
+];

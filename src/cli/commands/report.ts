@@ -1,0 +1,4 @@
+/** `inferbench report`: PLACEHOLDER until its issue lands (replace this whole file). */
+import type { CommandRegistration } from './command.js';
+
+export const reportCommand: CommandRegistration = (parser) => parser;

@@ -1,0 +1,4 @@
+/** `inferbench serve`: PLACEHOLDER until its issue lands (replace this whole file). */
+import type { CommandRegistration } from './command.js';
+
+export const serveCommand: CommandRegistration = (parser) => parser;

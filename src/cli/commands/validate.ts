@@ -1,0 +1,4 @@
+/** `inferbench validate`: PLACEHOLDER until its issue lands (replace this whole file). */
+import type { CommandRegistration } from './command.js';
+
+export const validateCommand: CommandRegistration = (parser) => parser;

@@ -1,0 +1,27 @@
+#!/usr/bin/env node
+/** The executable: builds the CliContext from `process` and exits with the command's code. */
+import { runCli } from './run-cli.js';
+import type { CliContext } from './context.js';
+
+const interrupt = new AbortController();
+let interrupts = 0;
+const onSignal = (): void => {
+  interrupts++;
+  // A second Ctrl-C means "now": results measured so far are already on disk (requests.csv streams).
+  if (interrupts > 1) process.exit(130);
+  interrupt.abort();
+};
+process.on('SIGINT', onSignal);
+process.on('SIGTERM', onSignal);
+
+const ctx: CliContext = {
+  stdout: process.stdout,
+  stderr: process.stderr,
+  env: process.env,
+  cwd: process.cwd(),
+  interrupt: interrupt.signal,
+  exitCode: 0,
+};
+
+const code = await runCli(process.argv.slice(2), ctx);
+process.exitCode = code;

@@ -1,0 +1,58 @@
+/**
+ * Parses argv with yargs and runs one command. Returns the exit code instead of exiting, so tests run
+ * the whole CLI in-process. Errors become one clear message (and a hint) on stderr, never a stack trace
+ * unless INFERBENCH_DEBUG is set.
+ */
+import yargs from 'yargs';
+import type { Argv } from 'yargs';
+import { isInferbenchError } from '../errors.js';
+import type { CliContext } from './context.js';
+import { EXIT, EXIT_CODE_BY_ERROR } from './exit-codes.js';
+import { COMMANDS } from './commands/index.js';
+import { inferbenchVersion } from './version.js';
+
+export async function runCli(argv: readonly string[], ctx: CliContext): Promise<number> {
+  let parser: Argv = yargs([...argv])
+    .scriptName('inferbench')
+    .usage('$0 <command> [options]')
+    .version(inferbenchVersion())
+    .strict()
+    .demandCommand(1, 'Name a command; `inferbench --help` lists them.')
+    .recommendCommands()
+    .wrap(Math.min(110, ctx.stdout.columns ?? 100))
+    .exitProcess(false)
+    .fail((message, error) => {
+      throw error ?? new UsageMessage(message);
+    });
+  for (const command of COMMANDS) parser = command(parser, ctx);
+  try {
+    let helpOutput = '';
+    await parser.parseAsync([...argv], {}, (_err, _argv, output) => {
+      helpOutput = output;
+    });
+    if (helpOutput) ctx.stdout.write(`${helpOutput}\n`);
+    return ctx.exitCode;
+  } catch (error) {
+    return reportError(error, ctx);
+  }
+}
+
+class UsageMessage extends Error {}
+
+function reportError(error: unknown, ctx: CliContext): number {
+  if (error instanceof UsageMessage) {
+    ctx.stderr.write(`inferbench: ${error.message}\n`);
+    return EXIT.usage;
+  }
+  if (isInferbenchError(error)) {
+    ctx.stderr.write(`inferbench: ${error.message}\n`);
+    if (error.hint) ctx.stderr.write(`  hint: ${error.hint}\n`);
+    if (ctx.env.INFERBENCH_DEBUG && error.cause) ctx.stderr.write(`${String((error.cause as Error).stack ?? error.cause)}\n`);
+    return EXIT_CODE_BY_ERROR[error.code];
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  ctx.stderr.write(`inferbench: internal error: ${message}\n`);
+  ctx.stderr.write('  hint: this is a bug in inferbench; rerun with INFERBENCH_DEBUG=1 for the stack trace.\n');
+  if (ctx.env.INFERBENCH_DEBUG && error instanceof Error) ctx.stderr.write(`${error.stack}\n`);
+  return EXIT.internal;
+}

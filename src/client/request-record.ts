@@ -1,0 +1,123 @@
+/**
+ * The raw facts of one request, as the client saw them: monotonic timestamps (integer microseconds on the
+ * process's performance.now() origin), counts, status, and what the server said (usage, time_info). Every
+ * field is initialised (NaN / null / 0 when not reached) so records have one shape for V8. Derived
+ * metrics (TTFT, ITL, TPOT, ...) are pure functions in measure/, never computed here.
+ */
+import type { TimeInfo, Usage } from '../protocol/chat.js';
+
+/** Error classes of DESIGN.md; `http_429` is throttling and is kept apart from failures. */
+export type ErrorClass =
+  | 'http_429'
+  | 'http_4xx'
+  | 'http_5xx'
+  | 'timeout'
+  | 'connect'
+  | 'reset'
+  | 'stream_error'
+  | 'stream_truncated'
+  | 'bad_chunk';
+
+export const ERROR_CLASSES: readonly ErrorClass[] = [
+  'http_429',
+  'http_4xx',
+  'http_5xx',
+  'timeout',
+  'connect',
+  'reset',
+  'stream_error',
+  'stream_truncated',
+  'bad_chunk',
+];
+
+/** Which wait ran out, for `timeout` errors. */
+export type TimeoutPhase = 'connect' | 'headers' | 'first_token' | 'idle' | 'total';
+
+export interface RequestRecord {
+  /** Sequence number within the run (0-based, in order of intended start). */
+  id: number;
+  /** Index of the group (scenario x model x tier) in the resolved plan. */
+  groupIndex: number;
+  /** True for warmup requests: sent, recorded in requests.csv with warmup=1, never aggregated. */
+  warmup: boolean;
+  /** Intended start: the scheduled time in open loop, the dispatch time in closed loop. */
+  intendedStartUs: number;
+  /** When the request was actually handed to the socket layer. */
+  sentUs: number;
+  /** Response headers received. */
+  headersUs: number;
+  /** First SSE data event (or body byte, non-streaming) of any kind, role-only included. */
+  firstChunkUs: number;
+  /** First chunk carrying generated text: content, reasoning or tool-call arguments. */
+  firstTokenUs: number;
+  /** First chunk carrying answer content or a tool call (reasoning excluded). */
+  firstOutputUs: number;
+  /** Last chunk carrying generated text. */
+  lastTokenUs: number;
+  /** End of the response: end marker, end of body, or the failure. */
+  endUs: number;
+  /**
+   * Arrival times of every chunk carrying generated text, in order. Lives only while the request is in
+   * flight and being aggregated (ITL is pooled from the gaps), then the record is dropped.
+   */
+  tokenChunkTimesUs: number[];
+  /** HTTP status; 0 when no response arrived. */
+  status: number;
+  /** null on success. */
+  errorClass: ErrorClass | null;
+  timeoutPhase: TimeoutPhase | null;
+  /** Short, secret-free description of the failure (server message, or the socket error). */
+  errorMessage: string | null;
+  /** Error `code` from the server's error body, when there was one. */
+  errorCode: string | null;
+  /** Answer text received (content and tool-call arguments), kept for token estimates without usage. */
+  outputText: string;
+  /** Reasoning text received. */
+  reasoningText: string;
+  /** Number of SSE data events (all kinds). */
+  chunkCount: number;
+  /** Input tokens as the workload built them (token-exact), for estimates and mismatch checks. */
+  expectedInputTokens: number;
+  usage: Usage | null;
+  timeInfo: TimeInfo | null;
+  finishReason: string | null;
+  serviceTierUsed: string | null;
+  /** `x-ratelimit-remaining-requests-minute` / `-tokens-minute` of the response; NaN when absent. */
+  rateLimitRemainingRequests: number;
+  rateLimitRemainingTokens: number;
+  /** Attempts made (1 without retries). Only the first attempt's timing is measured. */
+  attempts: number;
+}
+
+export function createRequestRecord(id: number, groupIndex: number, intendedStartUs: number, warmup = false): RequestRecord {
+  return {
+    id,
+    groupIndex,
+    warmup,
+    intendedStartUs,
+    sentUs: Number.NaN,
+    headersUs: Number.NaN,
+    firstChunkUs: Number.NaN,
+    firstTokenUs: Number.NaN,
+    firstOutputUs: Number.NaN,
+    lastTokenUs: Number.NaN,
+    endUs: Number.NaN,
+    tokenChunkTimesUs: [],
+    status: 0,
+    errorClass: null,
+    timeoutPhase: null,
+    errorMessage: null,
+    errorCode: null,
+    outputText: '',
+    reasoningText: '',
+    chunkCount: 0,
+    expectedInputTokens: Number.NaN,
+    usage: null,
+    timeInfo: null,
+    finishReason: null,
+    serviceTierUsed: null,
+    rateLimitRemainingRequests: Number.NaN,
+    rateLimitRemainingTokens: Number.NaN,
+    attempts: 0,
+  };
+}

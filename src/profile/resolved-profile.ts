@@ -1,0 +1,124 @@
+/**
+ * The frozen result of loading a profile: validated, defaulted, durations in milliseconds, the matrix
+ * expanded into groups. Everything after profile/ reads only this, never the YAML.
+ */
+import type { ServiceTier } from '../protocol/chat.js';
+
+/** A length in tokens: fixed, or drawn per request from a seeded distribution (clamped to [min, max]). */
+export type LengthDistribution =
+  | { readonly dist: 'fixed'; readonly value: number }
+  | { readonly dist: 'uniform'; readonly min: number; readonly max: number }
+  | { readonly dist: 'normal' | 'lognormal'; readonly mean: number; readonly stddev: number; readonly min: number; readonly max: number };
+
+export interface PromptSpec {
+  /** Prompt length in tokens (the user message; the system prompt and shared prefix come on top). */
+  readonly inputTokens: LengthDistribution;
+  /** When set, each request's max_completion_tokens is drawn from it (overrides request.max_completion_tokens). */
+  readonly outputTokens: LengthDistribution | null;
+  /** Tokens of a prefix shared by every request of the scenario (prompt-cache workloads). */
+  readonly sharedPrefixTokens: number;
+  /** A fixed system message, or null. */
+  readonly system: string | null;
+  /** Prompts from a JSONL file instead of synthetic text: each line a `messages` array or an object with `field`. */
+  readonly dataset: { readonly path: string; readonly field: string } | null;
+}
+
+export interface LoadStage {
+  readonly durationMs: number;
+  /** Requests/s (rate mode) or concurrent requests (concurrency mode) at the end of the stage. */
+  readonly target: number;
+  /** `linear` ramps from the previous stage's target; `step` holds this target for the whole stage. */
+  readonly ramp: 'linear' | 'step';
+}
+
+export type LoadSpec =
+  | { readonly mode: 'concurrency'; readonly concurrency: number; readonly stages: readonly LoadStage[] | null }
+  | {
+      readonly mode: 'rate';
+      /** Requests per second (ignored when stages are given). */
+      readonly rate: number;
+      readonly arrival: 'constant' | 'poisson' | 'gamma';
+      /** Gamma shape: < 1 bursty, 1 = Poisson, > 1 regular. */
+      readonly burstiness: number;
+      /** Ceiling on requests in flight; arrivals beyond it are counted as dropped. */
+      readonly maxConcurrency: number;
+      readonly stages: readonly LoadStage[] | null;
+    };
+
+export interface TimeoutSpec {
+  readonly connectMs: number;
+  readonly headersMs: number;
+  readonly firstTokenMs: number;
+  readonly idleMs: number;
+  readonly totalMs: number;
+}
+
+export interface RetrySpec {
+  /** 1 = no retries. Retries never change what is measured: the first attempt's timing is recorded. */
+  readonly maxAttempts: number;
+  /** Retry only on these classes (default: http_429, http_5xx, connect, reset). */
+  readonly on: readonly string[];
+  readonly backoffMs: number;
+}
+
+export interface EncodingSpec {
+  readonly contentType: 'json' | 'msgpack';
+  readonly gzip: boolean;
+}
+
+export interface ResolvedScenario {
+  readonly name: string;
+  /** Empty: the target's first model, resolved at run time from GET /v1/models. */
+  readonly models: readonly string[];
+  /** Empty: no service_tier sent. */
+  readonly tiers: readonly ServiceTier[];
+  readonly load: LoadSpec;
+  /** At least one of durationMs and requests is set; both: whichever comes first. */
+  readonly durationMs: number | null;
+  readonly requests: number | null;
+  readonly warmupMs: number;
+  readonly warmupRequests: number;
+  /** Time allowed to requests still in flight when the scenario ends, before they are aborted. */
+  readonly gracefulStopMs: number;
+  /** Chat completion fields merged over defaults.request (never model or messages). */
+  readonly request: Readonly<Record<string, unknown>>;
+  readonly prompt: PromptSpec;
+  readonly timeouts: TimeoutSpec;
+  readonly retry: RetrySpec;
+  readonly encoding: EncodingSpec;
+  readonly seed: number;
+}
+
+/** One scenario x model x tier: the unit every metric is reported for. */
+export interface ResolvedGroup {
+  readonly index: number;
+  readonly scenario: string;
+  /** null until resolved from the target (scenario without models). */
+  readonly model: string | null;
+  readonly tier: ServiceTier | null;
+  /** "scenario/model/tier" (tier "-" when none), stable across runs; used in CSV and compare. */
+  readonly key: string;
+}
+
+export interface ResolvedProfile {
+  readonly name: string;
+  /** File the profile came from (null when built in code). */
+  readonly sourcePath: string | null;
+  readonly target: {
+    /** null: the embedded emulator. Excludes `/v1`. */
+    readonly baseUrl: string | null;
+    readonly apiKeyEnv: string;
+    readonly headers: Readonly<Record<string, string>>;
+    /** Emulator config file for the embedded emulator (relative paths resolved against the profile). */
+    readonly emulatorConfig: string | null;
+  };
+  readonly scenarios: readonly ResolvedScenario[];
+  /** Scenarios run one after another; the groups of one scenario run at the same time, each with the scenario's whole load. */
+  readonly groups: readonly ResolvedGroup[];
+  /** Raw expressions like "ttft_ms.p99 < 800"; parsed and checked by aggregate/. */
+  readonly thresholds: readonly string[];
+  /** metric.stat -> limit in the metric's unit, e.g. { "ttft_ms.p99": 500 }. */
+  readonly slo: Readonly<Record<string, number>>;
+  /** Default tolerances for `compare`, e.g. { "ttft_ms.p99": "10%" }. */
+  readonly compare: { readonly tolerances: Readonly<Record<string, string>> };
+}

@@ -1,0 +1,136 @@
+/**
+ * The shape of summary.json (schema_version 1), exactly as DESIGN.md promises. Written by the runner at
+ * the end of a run, read back by `report`, `compare` and `merge`. Times in milliseconds, rates per second.
+ */
+
+export const SUMMARY_SCHEMA_VERSION = 1;
+
+/** Latency metrics (milliseconds) and per-request values that get an HDR histogram each. */
+export const LATENCY_METRICS = [
+  'ttfb_ms',
+  'ttft_ms',
+  'ttfo_ms',
+  'itl_ms',
+  'tpot_ms',
+  'e2e_ms',
+  'queue_time_ms',
+  'prompt_time_ms',
+  'completion_time_ms',
+  'total_time_ms',
+  'client_overhead_ms',
+  'schedule_lag_ms',
+] as const;
+export type LatencyMetric = (typeof LATENCY_METRICS)[number];
+
+/** Per-request counts and rates that are summarised the same way (histograms of integers / x1000). */
+export const VALUE_METRICS = ['output_tokens', 'input_tokens', 'reasoning_tokens', 'cached_tokens', 'decode_tps'] as const;
+export type ValueMetric = (typeof VALUE_METRICS)[number];
+
+export type MetricName = LatencyMetric | ValueMetric;
+
+export interface MetricStats {
+  count: number;
+  mean: number;
+  min: number;
+  max: number;
+  p50: number;
+  p90: number;
+  p95: number;
+  p99: number;
+  p999: number;
+}
+
+export type MetricStat = keyof MetricStats;
+
+export interface GroupSummary {
+  scenario: string;
+  model: string;
+  /** null when no service_tier was sent. */
+  tier: string | null;
+  /** "scenario/model/tier". */
+  key: string;
+  requests: {
+    ok: number;
+    failed: number;
+    dropped: number;
+    /** Per error class; http_429 counted here too but not in `failed`. */
+    errors: Record<string, number>;
+    /** Up to a few sample messages per error class (secret-free). */
+    error_samples: Record<string, string[]>;
+  };
+  /** failed / (ok + failed); throttled (429) requests are not failures. */
+  error_rate: number;
+  throughput: {
+    requests_per_s: number;
+    output_tokens_per_s: number;
+    total_tokens_per_s: number;
+    /** Requests per second that met every SLO of the profile (= requests_per_s when no SLO). */
+    goodput_per_s: number;
+  };
+  /** Measured duration of the group (first intended start to last end), ms. */
+  duration_ms: number;
+  metrics: Partial<Record<MetricName, MetricStats>>;
+  /**
+   * HdrHistogram compressed base64 ("HISTFAAA..."), integer microseconds for *_ms metrics, the raw
+   * integer for token counts, and tokens/s x 1000 for decode_tps. Decodable by any HdrHistogram library.
+   */
+  histograms: Partial<Record<MetricName, string>>;
+  /** Token accounting: how many requests had counts estimated by the client, mismatches with the server. */
+  tokens: { estimated_requests: number; mismatched_requests: number; max_mismatch: number };
+  /** Service tier the server reported (service_tier_used) -> requests. */
+  tiers_used: Record<string, number>;
+}
+
+export interface ThresholdResult {
+  expression: string;
+  /** Group key it was evaluated on, or "*" for the worst over all groups. */
+  group: string;
+  actual: number | null;
+  passed: boolean;
+}
+
+export interface HarnessHealth {
+  event_loop_delay_ms: { p50: number; p99: number; max: number };
+  /** Process CPU use over the run, 1.0 = one core fully busy. */
+  cpu_utilization: number;
+  schedule_lag_ms: { p50: number; p99: number; max: number };
+  /** Human warnings when the harness itself may have distorted the numbers. */
+  warnings: string[];
+  /** True when the client was likely the bottleneck (event-loop delay or schedule lag too high). */
+  client_bottleneck: boolean;
+}
+
+export interface RunSummary {
+  schema_version: number;
+  run_id: string;
+  started_at: string;
+  ended_at: string;
+  /** false when the run was interrupted or stopped early. */
+  complete: boolean;
+  inferbench_version: string;
+  /** The resolved profile, as run (secret-free: key env var names only). */
+  profile: { name: string; source: string | null; resolved: unknown };
+  /** SHA-256 of what was sent (profile workload, models, tiers, seeds): equal hashes = same workload. */
+  workload_hash: string;
+  target: { base_url: string; embedded_emulator: boolean };
+  groups: GroupSummary[];
+  thresholds: ThresholdResult[];
+  harness: HarnessHealth;
+}
+
+/** One row of timeseries.csv / the in-memory time series: one group, one second. */
+export interface TimeSeriesPoint {
+  group: string;
+  second: number;
+  started: number;
+  completed: number;
+  failed: number;
+  throttled: number;
+  output_tokens: number;
+  in_flight: number;
+  ttft_p50_ms: number | null;
+  ttft_p99_ms: number | null;
+  e2e_p50_ms: number | null;
+  ratelimit_remaining_requests: number | null;
+  ratelimit_remaining_tokens: number | null;
+}
