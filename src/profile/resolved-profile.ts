@@ -89,6 +89,22 @@ export interface ResolvedScenario {
   readonly seed: number;
 }
 
+/**
+ * "ttft_ms.p99 < 800", "error_rate < 0.01", "output_tokens_per_s >= 100", "steady/model-a/flex: e2e_ms.p50 < 2000".
+ * metric is a metric of summary.json (`ttft_ms`, ...) with a stat, or a group-level value without one
+ * (`error_rate`, `requests_per_s`, `output_tokens_per_s`, `total_tokens_per_s`, `goodput_per_s`).
+ */
+export interface ThresholdSpec {
+  readonly expression: string;
+  /** Group key the threshold applies to; null = every group (each must pass). */
+  readonly group: string | null;
+  readonly metric: string;
+  /** p50 | p90 | p95 | p99 | p999 | mean | min | max, or null for group-level values. */
+  readonly stat: string | null;
+  readonly op: '<' | '<=' | '>' | '>=';
+  readonly value: number;
+}
+
 /** One scenario x model x tier: the unit every metric is reported for. */
 export interface ResolvedGroup {
   readonly index: number;
@@ -115,8 +131,8 @@ export interface ResolvedProfile {
   readonly scenarios: readonly ResolvedScenario[];
   /** Scenarios run one after another; the groups of one scenario run at the same time, each with the scenario's whole load. */
   readonly groups: readonly ResolvedGroup[];
-  /** Raw expressions like "ttft_ms.p99 < 800"; parsed and checked by aggregate/. */
-  readonly thresholds: readonly string[];
+  /** Parsed at load time (syntax errors name the line); evaluated by aggregate/ at the end of a run. */
+  readonly thresholds: readonly ThresholdSpec[];
   /** metric.stat -> limit in the metric's unit, e.g. { "ttft_ms.p99": 500 }. */
   readonly slo: Readonly<Record<string, number>>;
   /** Default tolerances for `compare`, e.g. { "ttft_ms.p99": "10%" }. */

@@ -1,0 +1,41 @@
+/**
+ * The client's public contract: one request in, facts into a RequestRecord out. Failures never throw:
+ * they are classified into the record (errorClass), so the scheduler is never unwound by a bad server.
+ */
+import type { EncodingSpec, RetrySpec, TimeoutSpec } from '../profile/resolved-profile.js';
+import type { RequestRecord } from './request-record.js';
+
+export interface ClientOptions {
+  /** Base URL without `/v1`. */
+  readonly baseUrl: string;
+  /** The bearer key (from the environment; never logged, never written anywhere). null: no Authorization. */
+  readonly apiKey: string | null;
+  /** Headers added to every request (profile target.headers plus inferbench's defaults). */
+  readonly headers: Readonly<Record<string, string>>;
+  /** Upper bound on concurrent requests, to size the connection pool. */
+  readonly maxConnections: number;
+  readonly timeouts: TimeoutSpec;
+  readonly retry: RetrySpec;
+  readonly encoding: EncodingSpec;
+}
+
+export interface RequestPlan {
+  /** The chat completion body (already a plain object; the client encodes it). */
+  readonly body: Readonly<Record<string, unknown>>;
+  /** Extra headers of this request only. */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+export interface InferenceClient {
+  /**
+   * Sends one chat completion (streaming when body.stream is true) and fills `record`: timestamps in
+   * integer microseconds of performance.now(), status, usage, time_info, error class. Resolves when the
+   * request has ended in any way; never rejects. An aborted `signal` ends it as a timeout of phase
+   * `total` (graceful-stop expiry) without waiting for the server.
+   */
+  send(plan: RequestPlan, record: RequestRecord, signal?: AbortSignal): Promise<void>;
+  /** GET /v1/models: ids the target serves (to resolve a scenario without models). */
+  listModels(signal?: AbortSignal): Promise<string[]>;
+  /** Closes the pool; in-flight requests are aborted. */
+  close(): Promise<void>;
+}
