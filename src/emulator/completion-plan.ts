@@ -8,6 +8,10 @@ import type { FinishReason, ToolCall } from '../protocol/chat.js';
 export interface PlannedToken {
   /** reasoning -> delta.reasoning; content -> delta.content; tool -> delta.tool_calls[toolIndex].function.arguments */
   readonly kind: 'reasoning' | 'content' | 'tool';
+  /**
+   * The token's text. Empty for reasoning hidden by `reasoning_format: hidden`: such tokens are paced and
+   * counted (usage, reasoning_tokens) but never sent.
+   */
   readonly text: string;
   /** Which tool call the token belongs to (kind `tool` only), index into `toolCalls`. */
   readonly toolIndex: number;

@@ -10,6 +10,9 @@ export const SERVICE_TIERS: readonly ServiceTier[] = ['priority', 'default', 'au
 export type ServiceTierUsed = Exclude<ServiceTier, 'auto'>;
 
 export type ReasoningEffort = 'low' | 'medium' | 'high' | 'none';
+/** How reasoning is returned: `parsed` in message.reasoning, `raw` inside content as <think>...</think>, `hidden` not at all. */
+export type ReasoningFormat = 'parsed' | 'raw' | 'hidden';
+export const REASONING_FORMATS: readonly ReasoningFormat[] = ['parsed', 'raw', 'hidden'];
 export type FinishReason = 'stop' | 'length' | 'content_filter' | 'tool_calls';
 export type Role = 'system' | 'developer' | 'user' | 'assistant' | 'tool';
 
@@ -70,6 +73,15 @@ export interface ChatCompletionRequest {
   top_logprobs?: number | null;
   top_p?: number | null;
   user?: string | null;
+  /** Accepted extras that real clients send (not in the spec's table). */
+  reasoning_format?: ReasoningFormat | null;
+  stream_options?: { include_usage?: boolean | null } | null;
+  /** Choices wanted; only 1 is supported. */
+  n?: number | null;
+  /** Deprecated alias of max_completion_tokens (the emulator's validation folds it in). */
+  max_tokens?: number | null;
+  metadata?: Record<string, string> | null;
+  store?: boolean | null;
 }
 
 export interface LogprobEntry {
