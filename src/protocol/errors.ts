@@ -18,6 +18,8 @@ export type ApiErrorCode =
   | 'wrong_api_key'
   | 'missing_api_key'
   | 'wrong_api_format'
+  | 'request_too_large'
+  | 'method_not_allowed'
   | 'unsupported_content_type'
   | 'unsupported_content_encoding'
   | 'invalid_version'
