@@ -1,0 +1,46 @@
+/**
+ * summary.csv: one row per group x metric with its statistics (ms for *_ms metrics), plus the group's
+ * counters and rates as metric rows without percentiles, so a spreadsheet gets everything in one table.
+ */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { stringify } from 'csv-stringify/sync';
+import type { GroupSummary, MetricStats } from './run-summary.js';
+
+export const SUMMARY_CSV = 'summary.csv';
+
+const STATS: readonly (keyof MetricStats)[] = ['count', 'mean', 'min', 'max', 'p50', 'p90', 'p95', 'p99', 'p999'];
+
+export function formatSummaryCsv(groups: readonly GroupSummary[]): string {
+  const rows: unknown[][] = [];
+  for (const group of groups) {
+    const prefix = [group.key, group.scenario, group.model, group.tier ?? ''];
+    for (const [metric, stats] of Object.entries(group.metrics)) {
+      if (!stats) continue;
+      rows.push([...prefix, metric, ...STATS.map((stat) => round(stats[stat]))]);
+    }
+    const single = (metric: string, value: number): void => {
+      rows.push([...prefix, metric, '', round(value), '', '', '', '', '', '', '']);
+    };
+    single('requests_ok', group.requests.ok);
+    single('requests_failed', group.requests.failed);
+    single('requests_throttled', group.requests.errors['http_429'] ?? 0);
+    single('requests_dropped', group.requests.dropped);
+    single('error_rate', group.error_rate);
+    single('requests_per_s', group.throughput.requests_per_s);
+    single('output_tokens_per_s', group.throughput.output_tokens_per_s);
+    single('total_tokens_per_s', group.throughput.total_tokens_per_s);
+    single('goodput_per_s', group.throughput.goodput_per_s);
+  }
+  return stringify(rows, { header: true, columns: ['group', 'scenario', 'model', 'tier', 'metric', ...STATS] });
+}
+
+export async function writeSummaryCsv(runDir: string, groups: readonly GroupSummary[]): Promise<string> {
+  const path = join(runDir, SUMMARY_CSV);
+  await writeFile(path, formatSummaryCsv(groups), 'utf8');
+  return path;
+}
+
+function round(value: number): number | string {
+  return Number.isFinite(value) ? Math.round(value * 1000) / 1000 : '';
+}

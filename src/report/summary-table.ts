@@ -1,0 +1,56 @@
+/**
+ * The terminal summary of a run: one row per group with its request counts and the latencies people
+ * look at first, then the thresholds with pass/fail. Plain text, aligned columns, no colours (it goes to
+ * files and CI logs as often as to terminals).
+ */
+import type { GroupSummary, MetricName, ThresholdResult } from './run-summary.js';
+
+interface Column {
+  readonly title: string;
+  readonly value: (group: GroupSummary) => string;
+  /** Shown only when some group has a value (queue_time needs the server's time_info). */
+  readonly optional?: boolean;
+}
+
+const COLUMNS: readonly Column[] = [
+  { title: 'group', value: (g) => g.key },
+  { title: 'ok', value: (g) => String(g.requests.ok) },
+  { title: 'failed', value: (g) => String(g.requests.failed) },
+  { title: '429', value: (g) => String(g.requests.errors['http_429'] ?? 0) },
+  { title: 'dropped', value: (g) => String(g.requests.dropped) },
+  { title: 'ttft p50', value: (g) => stat(g, 'ttft_ms', 'p50') },
+  { title: 'ttft p99', value: (g) => stat(g, 'ttft_ms', 'p99') },
+  { title: 'itl p50', value: (g) => stat(g, 'itl_ms', 'p50') },
+  { title: 'itl p99', value: (g) => stat(g, 'itl_ms', 'p99') },
+  { title: 'e2e p50', value: (g) => stat(g, 'e2e_ms', 'p50') },
+  { title: 'out tok/s', value: (g) => fixed(g.throughput.output_tokens_per_s) },
+  { title: 'queue p50', value: (g) => stat(g, 'queue_time_ms', 'p50'), optional: true },
+];
+
+/** The table (ms for latencies), one line per group, ending with a newline. */
+export function formatSummaryTable(groups: readonly GroupSummary[]): string {
+  const columns = COLUMNS.filter((column) => !column.optional || groups.some((group) => column.value(group) !== '-'));
+  const rows = [columns.map((column) => column.title), ...groups.map((group) => columns.map((column) => column.value(group)))];
+  const widths = columns.map((_, i) => Math.max(...rows.map((row) => (row[i] as string).length)));
+  const lines = rows.map((row) =>
+    row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i] as number) : cell.padStart(widths[i] as number))).join('  ').trimEnd(),
+  );
+  return `${lines.join('\n')}\n(latencies in ms)\n`;
+}
+
+/** Threshold verdicts, one per line ("PASS ttft_ms.p99 < 800 [group]: 412.3"). */
+export function formatThresholds(results: readonly ThresholdResult[]): string {
+  return results
+    .map((result) => `${result.passed ? 'PASS' : 'FAIL'}  ${result.expression}  [${result.group}]  actual ${result.actual === null ? '-' : fixed(result.actual)}\n`)
+    .join('');
+}
+
+function stat(group: GroupSummary, metric: MetricName, key: 'p50' | 'p99'): string {
+  const stats = group.metrics[metric];
+  return stats && stats.count > 0 ? fixed(stats[key]) : '-';
+}
+
+function fixed(value: number): string {
+  if (!Number.isFinite(value)) return '-';
+  return Math.abs(value) >= 100 ? value.toFixed(0) : value.toFixed(1);
+}

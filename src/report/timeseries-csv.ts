@@ -1,0 +1,40 @@
+/** timeseries.csv: one row per group x second of the run (second 0 = the run's start). */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { stringify } from 'csv-stringify/sync';
+import type { TimeSeriesPoint } from './run-summary.js';
+
+export const TIMESERIES_CSV = 'timeseries.csv';
+
+const COLUMNS: readonly (keyof TimeSeriesPoint)[] = [
+  'group',
+  'second',
+  'started',
+  'completed',
+  'failed',
+  'throttled',
+  'output_tokens',
+  'in_flight',
+  'ttft_p50_ms',
+  'ttft_p99_ms',
+  'e2e_p50_ms',
+  'ratelimit_remaining_requests',
+  'ratelimit_remaining_tokens',
+];
+
+export function formatTimeSeriesCsv(points: readonly TimeSeriesPoint[]): string {
+  const rows = points.map((point) => COLUMNS.map((column) => cell(point[column])));
+  return stringify(rows, { header: true, columns: [...COLUMNS] });
+}
+
+export async function writeTimeSeriesCsv(runDir: string, points: readonly TimeSeriesPoint[]): Promise<string> {
+  const path = join(runDir, TIMESERIES_CSV);
+  await writeFile(path, formatTimeSeriesCsv(points), 'utf8');
+  return path;
+}
+
+function cell(value: string | number | null): string | number {
+  if (value === null) return '';
+  if (typeof value === 'number') return Number.isFinite(value) ? Math.round(value * 1000) / 1000 : '';
+  return value;
+}
