@@ -1,0 +1,56 @@
+/**
+ * Bookkeeping shared by the schedule strategies: launches in flight, launch and drop counts, and the one
+ * `finished` promise with its outcome. A launch that throws or rejects counts as settled: per-request
+ * failures are the client's data, never something that unwinds the schedule.
+ */
+import type { ScheduleCallbacks, ScheduleOutcome } from './types.js';
+
+export class LaunchTracker {
+  launched = 0;
+  dropped = 0;
+  inFlight = 0;
+  done = false;
+  readonly finished: Promise<ScheduleOutcome>;
+  readonly #callbacks: ScheduleCallbacks;
+  readonly #onFinish: () => void;
+  #resolve!: (outcome: ScheduleOutcome) => void;
+  readonly #settle = (): void => {
+    this.inFlight--;
+    this.onSettled?.();
+  };
+  /** Called after any launch settles (the closed loop relaunches from its own await instead). */
+  onSettled: (() => void) | undefined;
+
+  constructor(callbacks: ScheduleCallbacks, onFinish: () => void) {
+    this.#callbacks = callbacks;
+    this.#onFinish = onFinish;
+    this.finished = new Promise((resolve) => {
+      this.#resolve = resolve;
+    });
+  }
+
+  /** Starts one request; the returned promise always resolves when it settles. */
+  launch(intendedStartMs: number): Promise<void> {
+    const index = this.launched++;
+    this.inFlight++;
+    let pending: Promise<void>;
+    try {
+      pending = Promise.resolve(this.#callbacks.launch(intendedStartMs, index));
+    } catch {
+      pending = Promise.resolve();
+    }
+    return pending.then(this.#settle, this.#settle);
+  }
+
+  drop(intendedStartMs: number): void {
+    this.dropped++;
+    this.#callbacks.drop(intendedStartMs);
+  }
+
+  finish(stoppedEarly: boolean): void {
+    if (this.done) return;
+    this.done = true;
+    this.#onFinish();
+    this.#resolve({ launched: this.launched, dropped: this.dropped, stoppedEarly });
+  }
+}
