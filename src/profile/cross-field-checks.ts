@@ -1,0 +1,115 @@
+/**
+ * The rules a per-field schema cannot express: unique scenario names, a limit on every scenario (after
+ * defaults), load fields that fit the load mode, min <= max, threshold grammar, files that must exist.
+ * Runs on the data whether or not the schema passed, defensively, so that one run lists every problem.
+ */
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseThreshold } from './parse-threshold.js';
+import { mergeScenario } from './merge-scenario.js';
+import type { ProfileIssue } from './profile-issue.js';
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function crossFieldChecks(data: unknown, baseDir: string): ProfileIssue[] {
+  if (!isRecord(data)) return [];
+  const issues: ProfileIssue[] = [];
+  const scenarios = Array.isArray(data.scenarios) ? data.scenarios : [];
+  const names = new Map<string, number>();
+  scenarios.forEach((scenario, i) => {
+    if (!isRecord(scenario)) return;
+    if (typeof scenario.name === 'string') {
+      const first = names.get(scenario.name);
+      if (first !== undefined) issues.push({ path: ['scenarios', i, 'name'], message: `duplicate scenario name "${scenario.name}" (also scenarios[${first}])` });
+      else names.set(scenario.name, i);
+    }
+    issues.push(...checkScenario(data.defaults, scenario, i, baseDir));
+  });
+  if (Array.isArray(data.thresholds)) {
+    data.thresholds.forEach((expression, i) => {
+      if (typeof expression !== 'string') return;
+      const parsed = parseThreshold(expression);
+      if (!parsed.ok) issues.push({ path: ['thresholds', i], message: parsed.message });
+      else if (parsed.spec.group !== null) {
+        const scenarioName = parsed.spec.group.split('/')[0]!;
+        if (!names.has(scenarioName)) issues.push({ path: ['thresholds', i], message: `group "${parsed.spec.group}" names no scenario of this profile` });
+      }
+    });
+  }
+  const target = data.target;
+  if (isRecord(target)) {
+    if (target.base_url !== undefined && target.emulator_config !== undefined) {
+      issues.push({ path: ['target', 'emulator_config'], message: 'applies only to the embedded emulator; remove it or remove target.base_url' });
+    }
+    if (isRecord(target.headers)) {
+      for (const header of Object.keys(target.headers)) {
+        if (header.toLowerCase() === 'authorization') {
+          issues.push({ path: ['target', 'headers', header], atKey: true, message: 'keys never go in a profile: name the environment variable in target.api_key_env' });
+        }
+      }
+    }
+    if (typeof target.emulator_config === 'string' && !existsSync(resolve(baseDir, target.emulator_config))) {
+      issues.push({ path: ['target', 'emulator_config'], message: `file not found: ${resolve(baseDir, target.emulator_config)}` });
+    }
+  }
+  return issues;
+}
+
+function checkScenario(defaults: unknown, scenario: Record<string, unknown>, index: number, baseDir: string): ProfileIssue[] {
+  const issues: ProfileIssue[] = [];
+  const merged = mergeScenario(defaults, scenario, index);
+  const f = merged.fields;
+  const load = isRecord(f.load) ? f.load : {};
+  const hasStages = Array.isArray(load.stages) && load.stages.length > 0;
+  if (f.duration === undefined && f.requests === undefined && !hasStages) {
+    issues.push({ path: ['scenarios', index], message: 'needs duration and/or requests (here or in defaults)' });
+  }
+  if (f.warmup !== undefined && f.warmup_requests !== undefined) {
+    issues.push({ path: merged.pathOf('warmup_requests'), message: 'set warmup or warmup_requests, not both' });
+  }
+  const mode = load.mode ?? (load.rate !== undefined || load.arrival !== undefined ? 'rate' : 'concurrency');
+  const loadPath = (...rest: string[]) => merged.pathOf('load', ...rest);
+  if (mode === 'concurrency') {
+    for (const key of ['rate', 'arrival', 'burstiness', 'max_concurrency']) {
+      if (load[key] !== undefined) issues.push({ path: loadPath(key), atKey: true, message: `applies to mode: rate only (this load is a closed loop, mode: concurrency)` });
+    }
+    if (load.concurrency === undefined && !hasStages && isRecord(f.load)) issues.push({ path: loadPath(), message: 'mode concurrency needs concurrency (or stages)' });
+  } else if (mode === 'rate') {
+    if (load.concurrency !== undefined) issues.push({ path: loadPath('concurrency'), atKey: true, message: 'applies to mode: concurrency; an open loop caps requests in flight with max_concurrency' });
+    if (load.rate === undefined && !hasStages) issues.push({ path: loadPath(), message: 'mode rate needs rate (or stages)' });
+    if (load.burstiness !== undefined && load.arrival !== 'gamma') issues.push({ path: loadPath('burstiness'), atKey: true, message: 'applies to arrival: gamma only' });
+  }
+  if (hasStages) {
+    const stageKey = mode === 'rate' ? 'rate' : 'concurrency';
+    const otherKey = mode === 'rate' ? 'concurrency' : 'rate';
+    (load.stages as unknown[]).forEach((stage, s) => {
+      if (!isRecord(stage)) return;
+      const stagePath = loadPath('stages');
+      if (stage[stageKey] === undefined) issues.push({ path: [...stagePath, s], message: `a stage of a mode ${String(mode)} load needs ${stageKey}` });
+      if (stage[otherKey] !== undefined) issues.push({ path: [...stagePath, s, otherKey], atKey: true, message: `use ${stageKey} in the stages of a mode ${String(mode)} load` });
+    });
+  }
+  const prompt = isRecord(f.prompt) ? f.prompt : {};
+  for (const key of ['input_tokens', 'output_tokens']) {
+    const dist = prompt[key];
+    if (isRecord(dist) && typeof dist.min === 'number' && typeof dist.max === 'number' && dist.min > dist.max) {
+      issues.push({ path: merged.pathOf('prompt', key), message: `min (${dist.min}) is greater than max (${dist.max})` });
+    }
+  }
+  if (isRecord(prompt.dataset) && typeof prompt.dataset.path === 'string' && !existsSync(resolve(baseDir, prompt.dataset.path))) {
+    issues.push({ path: [...merged.pathOf('prompt', 'dataset'), 'path'], message: `file not found: ${resolve(baseDir, prompt.dataset.path)}` });
+  }
+  for (const key of ['models', 'tiers']) {
+    const list = f[key];
+    if (Array.isArray(list)) {
+      const seen = new Set<unknown>();
+      list.forEach((item, i) => {
+        if (seen.has(item)) issues.push({ path: [...merged.pathOf(key), i], message: `"${String(item)}" is listed twice` });
+        seen.add(item);
+      });
+    }
+  }
+  return issues;
+}

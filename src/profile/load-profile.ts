@@ -1,0 +1,91 @@
+/**
+ * The entry point of profile/: a YAML file (plus `--set` overrides) -> a frozen ResolvedProfile, or one
+ * InferbenchError('BAD_PROFILE') that lists every problem as `file:line:col: path.to.field: what is wrong`.
+ * Pipeline: YAML with line positions -> overrides -> one schema pass plus the cross-field checks (all
+ * issues collected) -> defaults and conversion -> matrix expansion -> deep freeze.
+ */
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { InferbenchError } from '../errors.js';
+import { profileSchema } from './profile-schema.js';
+import type { ResolvedProfile } from './resolved-profile.js';
+import { parseYamlSource } from './yaml-source.js';
+import type { YamlSource } from './yaml-source.js';
+import { applyOverrides, parseOverride } from './overrides.js';
+import type { Override } from './overrides.js';
+import { formatIssuePath, fromZodIssues } from './profile-issue.js';
+import type { ProfileIssue } from './profile-issue.js';
+import { crossFieldChecks } from './cross-field-checks.js';
+import { resolveProfileInput } from './resolve-profile.js';
+import { deepFreeze } from './deep-freeze.js';
+
+export interface LoadProfileOptions {
+  /** `--set path=value` arguments, applied in order. */
+  readonly overrides?: readonly string[];
+}
+
+const HINT = 'fix the fields listed above (`inferbench validate <profile>` checks a profile without sending anything); the keys are documented in the README, section "Profiles"';
+
+/** Reads and resolves a profile file. Throws InferbenchError('BAD_PROFILE') listing every problem. */
+export function loadProfile(path: string, options: LoadProfileOptions = {}): ResolvedProfile {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new InferbenchError('BAD_PROFILE', `cannot read profile ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, {
+      cause: error,
+      hint: 'give the path of a profile YAML file, e.g. profiles/quickstart.yaml',
+    });
+  }
+  return resolveProfileText(text, path, options.overrides ?? [], dirname(resolve(path)));
+}
+
+/**
+ * Resolves profile text. `sourceName` names it in messages (and gives the default profile name);
+ * relative paths in the profile resolve against `baseDir` (default: the folder of `sourceName`).
+ */
+export function resolveProfileText(text: string, sourceName: string, overrides: readonly string[] = [], baseDir = dirname(resolve(sourceName))): ResolvedProfile {
+  const source = parseYamlSource(text, sourceName);
+  if (source.syntaxErrors.length > 0) {
+    const lines = source.syntaxErrors.map((e) => `  ${sourceName}:${e.line}:${e.col}: YAML: ${e.message}`);
+    throw new InferbenchError('BAD_PROFILE', `${sourceName} is not valid YAML:\n${lines.join('\n')}`, { hint: 'check the indentation and the brackets near that line' });
+  }
+  const issues: ProfileIssue[] = [];
+  const parsedOverrides: Override[] = [];
+  for (const text of overrides) {
+    const parsed = parseOverride(text);
+    if ('value' in parsed) parsedOverrides.push(parsed);
+    else issues.push(parsed);
+  }
+  const applied = applyOverrides(source.data, parsedOverrides);
+  issues.push(...applied.issues);
+  const data = applied.data;
+  const result = profileSchema.safeParse(data);
+  if (!result.success) issues.push(...fromZodIssues(result.error.issues));
+  issues.push(...crossFieldChecks(data, baseDir));
+  if (issues.length > 0 || !result.success) throw profileError(source, parsedOverrides, issues);
+  return deepFreeze(resolveProfileInput(result.data, sourceName, baseDir));
+}
+
+function profileError(source: YamlSource, overrides: readonly Override[], issues: readonly ProfileIssue[]): InferbenchError {
+  const placed = issues.map((issue) => {
+    const origin = issue.origin ?? overrideOrigin(overrides, issue);
+    const field = formatIssuePath(issue.path);
+    if (origin !== undefined) return { order: [Infinity, 0], line: `${origin}: ${field}: ${issue.message}` };
+    const { line, col } = source.locate(issue.path, issue.atKey);
+    return { order: [line, col], line: `${source.name}:${line}:${col}: ${field}: ${issue.message}` };
+  });
+  placed.sort((a, b) => a.order[0]! - b.order[0]! || a.order[1]! - b.order[1]!);
+  const unique = [...new Set(placed.map((p) => p.line))];
+  const count = unique.length === 1 ? '1 problem' : `${unique.length} problems`;
+  return new InferbenchError('BAD_PROFILE', `${source.name}: ${count}:\n${unique.map((l) => `  ${l}`).join('\n')}`, { hint: HINT });
+}
+
+/** The `--set` that wrote the field of an issue (the last one wins, as when applying). */
+function overrideOrigin(overrides: readonly Override[], issue: ProfileIssue): string | undefined {
+  for (let i = overrides.length - 1; i >= 0; i--) {
+    const o = overrides[i]!;
+    if (o.path.length <= issue.path.length && o.path.every((segment, j) => segment === issue.path[j])) return `--set ${o.text}`;
+  }
+  return undefined;
+}

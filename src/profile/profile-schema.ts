@@ -1,0 +1,178 @@
+/**
+ * The profile YAML as users write it (snake_case keys of DESIGN.md), as one zod schema: strict objects so
+ * that unknown keys are errors, and no transforms so that the same schema also generates the JSON Schema
+ * editors use (schema/profile.schema.json). Defaults and unit conversion happen after validation, in
+ * resolve-profile.ts, never here.
+ */
+import { z } from 'zod';
+import { SERVICE_TIERS } from '../protocol/chat.js';
+import type { ServiceTier } from '../protocol/chat.js';
+import { METRIC_OR_GROUP_VALUE_PATTERN, METRIC_STAT_PATTERN, RETRYABLE_ERROR_CLASSES } from './metric-names.js';
+
+/** Mirrors util/duration.ts: "250ms", "30s", "2m", "1m30s", "1.5h", or a bare number of seconds. */
+const DURATION_PATTERN = '^\\s*(?:\\d+(?:\\.\\d+)?|(?:\\d+(?:\\.\\d+)?(?:us|ms|s|m|h))+)\\s*$';
+const DURATION_MESSAGE = 'expected a duration like "30s", "250ms", "2m" or a number of seconds';
+
+const duration = z
+  .union([z.string().regex(new RegExp(DURATION_PATTERN), { error: DURATION_MESSAGE }), z.number().nonnegative()], { error: DURATION_MESSAGE })
+  .meta({ description: 'A duration: "250ms", "30s", "2m", "1m30s", or a number of seconds.' });
+
+const positiveInt = z.number().int().min(1);
+const tokenCount = z.number().int().min(0);
+
+/** A token length: a number (fixed) or a seeded distribution. */
+const lengthDistribution = z
+  .union(
+    [
+      z.number().int().min(1),
+      z.discriminatedUnion('dist', [
+        z.strictObject({ dist: z.literal('fixed'), value: z.number().int().min(1) }),
+        z.strictObject({ dist: z.literal('uniform'), min: z.number().int().min(1), max: z.number().int().min(1) }),
+        z.strictObject({
+          dist: z.enum(['normal', 'lognormal']),
+          mean: z.number().positive(),
+          stddev: z.number().nonnegative(),
+          min: z.number().int().min(1).optional(),
+          max: z.number().int().min(1).optional(),
+        }),
+      ]),
+    ],
+    { error: 'expected a number of tokens or { dist: fixed|uniform|normal|lognormal, ... }' },
+  )
+  .meta({ description: 'Tokens: a number (fixed) or { dist: fixed, value } | { dist: uniform, min, max } | { dist: normal|lognormal, mean, stddev, min?, max? }.' });
+
+const stage = z.strictObject({
+  duration,
+  rate: z.number().nonnegative().optional().meta({ description: 'Requests/s at the end of the stage (rate mode).' }),
+  concurrency: tokenCount.optional().meta({ description: 'Concurrent requests at the end of the stage (concurrency mode).' }),
+  ramp: z.enum(['linear', 'step']).optional().meta({ description: 'linear (default) ramps from the previous target; step holds this one.' }),
+});
+
+const load = z
+  .strictObject({
+    mode: z.enum(['concurrency', 'rate']).optional().meta({ description: 'concurrency: closed loop; rate: open loop. Default: rate when rate/arrival is given.' }),
+    concurrency: positiveInt.optional(),
+    rate: z.number().positive().optional().meta({ description: 'Requests per second (open loop).' }),
+    arrival: z.enum(['constant', 'poisson', 'gamma']).optional().meta({ description: 'Open-loop arrivals (default poisson).' }),
+    burstiness: z.number().positive().optional().meta({ description: 'Gamma shape: < 1 bursty, 1 = Poisson (default), > 1 regular.' }),
+    max_concurrency: positiveInt.optional().meta({ description: 'Open loop: arrivals beyond this many in flight are dropped (default 1000).' }),
+    stages: z.array(stage).min(1).optional(),
+  })
+  .meta({ description: 'How much load: { mode: concurrency, concurrency: 16 } or { mode: rate, rate: 20, arrival: poisson }.' });
+
+const forbidden = (message: string) => z.never({ error: message }).optional();
+
+/** Any chat completion field; a few are checked because a typo in them would silently change the run. */
+const request = z
+  .looseObject({
+    model: forbidden('model is set by scenarios[].models, not by request'),
+    messages: forbidden('messages are built by the workload (prompt), not by request'),
+    service_tier: forbidden('service_tier is set by scenarios[].tiers, not by request'),
+    stream: z.boolean().optional(),
+    max_completion_tokens: positiveInt.optional(),
+    temperature: z.number().min(0).optional(),
+    top_p: z.number().min(0).max(1).optional(),
+    seed: z.number().int().optional(),
+  })
+  .meta({ description: 'Chat completion request fields sent with every request (stream defaults to true).' });
+
+const prompt = z.strictObject({
+  input_tokens: lengthDistribution.optional(),
+  output_tokens: lengthDistribution.optional().meta({ description: 'Sets max_completion_tokens per request.' }),
+  shared_prefix_tokens: tokenCount.optional().meta({ description: 'Tokens of a prefix identical for every request of the scenario.' }),
+  system: z.string().optional().meta({ description: 'A system message sent with every request.' }),
+  dataset: z
+    .strictObject({
+      path: z.string().min(1).meta({ description: 'JSONL file, relative to the profile.' }),
+      field: z.string().min(1).optional().meta({ description: 'Field holding the prompt text or messages (default "prompt").' }),
+    })
+    .optional(),
+});
+
+const timeouts = z.strictObject({
+  connect: duration.optional(),
+  headers: duration.optional(),
+  first_token: duration.optional(),
+  idle: duration.optional(),
+  total: duration.optional(),
+});
+
+const retry = z.strictObject({
+  max_attempts: positiveInt.optional().meta({ description: '1 (default) = no retries.' }),
+  on: z.array(z.enum(RETRYABLE_ERROR_CLASSES)).optional(),
+  backoff: duration.optional(),
+});
+
+const encoding = z.strictObject({
+  content_type: z.enum(['json', 'msgpack']).optional(),
+  gzip: z.boolean().optional(),
+});
+
+const tiers = z.array(z.enum(SERVICE_TIERS as unknown as [ServiceTier, ...ServiceTier[]]));
+
+/** Every key a scenario may set; `defaults` takes the same keys except name. */
+const scenarioFields = {
+  models: z.array(z.string().min(1)).optional().meta({ description: 'One group per model x tier; omitted: the target\'s first model.' }),
+  tiers: tiers.optional().meta({ description: 'service_tier values; omitted: none sent.' }),
+  load: load.optional(),
+  duration: duration.optional(),
+  requests: positiveInt.optional(),
+  warmup: duration.optional(),
+  warmup_requests: tokenCount.optional(),
+  graceful_stop: duration.optional(),
+  request: request.optional(),
+  prompt: prompt.optional(),
+  timeouts: timeouts.optional(),
+  retry: retry.optional(),
+  encoding: encoding.optional(),
+  seed: z.number().int().min(0).optional(),
+};
+
+const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
+const scenario = z.strictObject({
+  name: z.string().regex(NAME_PATTERN, { error: 'expected a name of letters, digits, ".", "_" and "-"' }),
+  ...scenarioFields,
+});
+
+const headerValue = z.union([z.string(), z.number()]);
+
+const target = z.strictObject({
+  base_url: z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' }).optional(),
+  api_key_env: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: 'expected the NAME of an environment variable (the key itself never goes in a profile)' })
+    .optional(),
+  headers: z.record(z.string(), headerValue).optional(),
+  emulator_config: z.string().min(1).optional().meta({ description: 'Emulator YAML for the embedded emulator, relative to the profile.' }),
+});
+
+/** The whole profile as written. */
+export const profileSchema = z
+  .strictObject({
+    name: z.string().regex(NAME_PATTERN, { error: 'expected a name of letters, digits, ".", "_" and "-"' }).optional(),
+    target: target.optional().meta({ description: 'Omitted: the embedded emulator.' }),
+    defaults: z.strictObject(scenarioFields).optional().meta({ description: 'Merged into every scenario.' }),
+    scenarios: z.array(scenario).min(1, { error: 'a profile needs at least one scenario' }),
+    thresholds: z.array(z.string()).optional().meta({ description: '"[group-key:] metric[.stat] op number"; any failure exits 99.' }),
+    slo: z
+      .record(z.string().regex(new RegExp(METRIC_STAT_PATTERN), { error: 'expected metric.stat, e.g. ttft_ms.p99' }), z.number().nonnegative())
+      .optional(),
+    compare: z
+      .strictObject({
+        tolerances: z
+          .record(
+            z.string().regex(new RegExp(METRIC_OR_GROUP_VALUE_PATTERN), { error: 'expected metric.stat (e.g. ttft_ms.p99) or a group-level value' }),
+            z.string().regex(/^\d+(?:\.\d+)?(?:%|us|ms|s)?$/, { error: 'expected a tolerance like "10%" or "5ms"' }),
+          )
+          .optional(),
+      })
+      .optional(),
+  })
+  .meta({ title: 'inferbench profile', description: 'A load-test profile for inferbench (see README, "Profiles").' });
+
+export type ProfileInput = z.infer<typeof profileSchema>;
+export type ScenarioInput = z.infer<typeof scenario>;
+export type ScenarioFieldsInput = Omit<ScenarioInput, 'name'>;
+export type LengthInput = z.infer<typeof lengthDistribution>;
+export type DurationInput = z.infer<typeof duration>;

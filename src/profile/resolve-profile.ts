@@ -1,0 +1,145 @@
+/**
+ * Validated profile input -> ResolvedProfile: defaults applied, defaults merged into scenarios, durations
+ * in milliseconds, relative paths resolved against the profile's folder, thresholds parsed, the matrix
+ * expanded. Pure: the caller has already validated `input` and freezes the result.
+ */
+import { basename, extname, resolve } from 'node:path';
+import { parseDurationMs } from '../util/duration.js';
+import type { DurationInput, LengthInput, ProfileInput, ScenarioFieldsInput } from './profile-schema.js';
+import type { LengthDistribution, LoadSpec, LoadStage, ResolvedProfile, ResolvedScenario, ThresholdSpec } from './resolved-profile.js';
+import { mergeScenario } from './merge-scenario.js';
+import { parseThreshold } from './parse-threshold.js';
+import { expandGroups } from './groups.js';
+
+/** Defaults of DESIGN.md and the README's profile reference, in one place. */
+export const PROFILE_DEFAULTS = {
+  apiKeyEnv: 'INFERENCE_API_KEY',
+  inputTokens: 128,
+  stream: true,
+  concurrency: 1,
+  arrival: 'poisson',
+  burstiness: 1,
+  maxConcurrency: 1000,
+  gracefulStopMs: 30_000,
+  timeouts: { connectMs: 10_000, headersMs: 60_000, firstTokenMs: 60_000, idleMs: 30_000, totalMs: 600_000 },
+  retryOn: ['http_429', 'http_5xx', 'connect', 'reset'],
+  retryBackoffMs: 500,
+  datasetField: 'prompt',
+  seed: 1,
+  /** normal/lognormal lengths without max are clamped to mean + this many stddevs. */
+  lengthMaxStddevs: 5,
+} as const;
+
+const ms = (value: DurationInput | undefined, fallback: number): number => (value === undefined ? fallback : (parseDurationMs(value) as number));
+
+export function resolveProfileInput(input: ProfileInput, sourceName: string | null, baseDir: string): ResolvedProfile {
+  const scenarios = input.scenarios.map((scenario, i) => {
+    const merged = mergeScenario(input.defaults, scenario, i).fields as ScenarioFieldsInput;
+    return resolveScenario(scenario.name, merged, baseDir);
+  });
+  const thresholds = (input.thresholds ?? []).map((expression) => {
+    const parsed = parseThreshold(expression);
+    if (!parsed.ok) throw new Error(`unchecked threshold: ${parsed.message}`);
+    return parsed.spec;
+  }) satisfies ThresholdSpec[];
+  const target = input.target ?? {};
+  return {
+    name: input.name ?? (sourceName ? basename(sourceName, extname(sourceName)) : 'profile'),
+    sourcePath: sourceName,
+    target: {
+      baseUrl: target.base_url === undefined ? null : target.base_url.replace(/\/+$/, '').replace(/\/v1$/, ''),
+      apiKeyEnv: target.api_key_env ?? PROFILE_DEFAULTS.apiKeyEnv,
+      headers: Object.fromEntries(Object.entries(target.headers ?? {}).map(([k, v]) => [k, String(v)])),
+      emulatorConfig: target.emulator_config === undefined ? null : resolve(baseDir, target.emulator_config),
+    },
+    scenarios,
+    groups: expandGroups(scenarios),
+    thresholds,
+    slo: { ...(input.slo ?? {}) },
+    compare: { tolerances: { ...(input.compare?.tolerances ?? {}) } },
+  };
+}
+
+function resolveScenario(name: string, f: ScenarioFieldsInput, baseDir: string): ResolvedScenario {
+  const load = resolveLoad(f.load);
+  const stageTotalMs = load.stages?.reduce((sum, stage) => sum + stage.durationMs, 0) ?? null;
+  const prompt = f.prompt ?? {};
+  const { model: _model, messages: _messages, service_tier: _tier, ...request } = f.request ?? {};
+  const timeouts = f.timeouts ?? {};
+  const defaultsT = PROFILE_DEFAULTS.timeouts;
+  return {
+    name,
+    models: [...(f.models ?? [])],
+    tiers: [...(f.tiers ?? [])],
+    load,
+    durationMs: f.duration !== undefined ? ms(f.duration, 0) : stageTotalMs,
+    requests: f.requests ?? null,
+    warmupMs: ms(f.warmup, 0),
+    warmupRequests: f.warmup_requests ?? 0,
+    gracefulStopMs: ms(f.graceful_stop, PROFILE_DEFAULTS.gracefulStopMs),
+    request: { stream: PROFILE_DEFAULTS.stream, ...request },
+    prompt: {
+      inputTokens: resolveLength(prompt.input_tokens ?? PROFILE_DEFAULTS.inputTokens),
+      outputTokens: prompt.output_tokens === undefined ? null : resolveLength(prompt.output_tokens),
+      sharedPrefixTokens: prompt.shared_prefix_tokens ?? 0,
+      system: prompt.system ?? null,
+      dataset: prompt.dataset ? { path: resolve(baseDir, prompt.dataset.path), field: prompt.dataset.field ?? PROFILE_DEFAULTS.datasetField } : null,
+    },
+    timeouts: {
+      connectMs: ms(timeouts.connect, defaultsT.connectMs),
+      headersMs: ms(timeouts.headers, defaultsT.headersMs),
+      firstTokenMs: ms(timeouts.first_token, defaultsT.firstTokenMs),
+      idleMs: ms(timeouts.idle, defaultsT.idleMs),
+      totalMs: ms(timeouts.total, defaultsT.totalMs),
+    },
+    retry: {
+      maxAttempts: f.retry?.max_attempts ?? 1,
+      on: [...(f.retry?.on ?? PROFILE_DEFAULTS.retryOn)],
+      backoffMs: ms(f.retry?.backoff, PROFILE_DEFAULTS.retryBackoffMs),
+    },
+    encoding: { contentType: f.encoding?.content_type ?? 'json', gzip: f.encoding?.gzip ?? false },
+    seed: f.seed ?? PROFILE_DEFAULTS.seed,
+  };
+}
+
+function resolveLoad(load: ScenarioFieldsInput['load']): LoadSpec {
+  const l = load ?? {};
+  const mode = l.mode ?? (l.rate !== undefined || l.arrival !== undefined ? 'rate' : 'concurrency');
+  const stages: LoadStage[] | null = l.stages
+    ? l.stages.map((stage) => ({
+        durationMs: ms(stage.duration, 0),
+        target: (mode === 'rate' ? stage.rate : stage.concurrency) ?? 0,
+        ramp: stage.ramp ?? 'linear',
+      }))
+    : null;
+  const peak = stages ? Math.max(...stages.map((stage) => stage.target)) : undefined;
+  if (mode === 'concurrency') {
+    return { mode, concurrency: l.concurrency ?? peak ?? PROFILE_DEFAULTS.concurrency, stages };
+  }
+  return {
+    mode,
+    rate: l.rate ?? peak ?? 0,
+    arrival: l.arrival ?? PROFILE_DEFAULTS.arrival,
+    burstiness: l.burstiness ?? PROFILE_DEFAULTS.burstiness,
+    maxConcurrency: l.max_concurrency ?? PROFILE_DEFAULTS.maxConcurrency,
+    stages,
+  };
+}
+
+function resolveLength(length: LengthInput): LengthDistribution {
+  if (typeof length === 'number') return { dist: 'fixed', value: length };
+  switch (length.dist) {
+    case 'fixed':
+      return { dist: 'fixed', value: length.value };
+    case 'uniform':
+      return { dist: 'uniform', min: length.min, max: length.max };
+    default:
+      return {
+        dist: length.dist,
+        mean: length.mean,
+        stddev: length.stddev,
+        min: length.min ?? 1,
+        max: length.max ?? Math.max(Math.ceil(length.mean + PROFILE_DEFAULTS.lengthMaxStddevs * length.stddev), 1),
+      };
+  }
+}
