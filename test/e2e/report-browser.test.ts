@@ -1,0 +1,139 @@
+/**
+ * report.html in real headless Chromium via file://: no console errors, no network, every chart drawn,
+ * key numbers present, hostile strings from the profile and the server shown as text and never run.
+ * Screenshots go to test-artifacts/ (gitignored).
+ */
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromium } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { HOSTILE_ERROR, HOSTILE_MODEL, makeRunDir } from '../fixtures/make-run.js';
+import type { FixtureRun } from '../fixtures/make-run.js';
+import { writeHtmlReport } from '../../src/report/html/write-html-report.js';
+import { fmt } from '../../src/report/html/document-model.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const ARTIFACTS = resolve(import.meta.dirname, '..', '..', 'test-artifacts');
+const hasChromium = existsSync(CHROMIUM);
+if (!hasChromium) console.warn(`SKIPPED browser tests: ${CHROMIUM} is absent (.ci/run installs Debian's chromium)`);
+
+/** Opens a page with every network request routed: file:// passes, anything else is recorded and aborted. */
+export async function openOffline(browser: Browser, url: string): Promise<{ page: Page; consoleErrors: string[]; network: string[]; dialogs: string[] }> {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  const consoleErrors: string[] = [];
+  const network: string[] = [];
+  const dialogs: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') consoleErrors.push(m.text());
+  });
+  page.on('pageerror', (e) => consoleErrors.push(String(e)));
+  page.on('dialog', (d) => {
+    dialogs.push(d.message());
+    void d.dismiss();
+  });
+  await page.route('**/*', (route) => {
+    const requestUrl = route.request().url();
+    if (requestUrl.startsWith('file://')) return route.continue();
+    network.push(requestUrl);
+    return route.abort();
+  });
+  page.on('request', (r) => {
+    if (!r.url().startsWith('file://') && !network.includes(r.url())) network.push(r.url());
+  });
+  await page.goto(url, { waitUntil: 'load' });
+  return { page, consoleErrors, network, dialogs };
+}
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+}
+
+/** Per chart: id, uPlot series count and how many canvas pixels are not transparent. */
+export async function chartPixels(page: Page): Promise<{ id: string; series: number; painted: number }[]> {
+  return page.evaluate(() => {
+    const w = window as unknown as { inferbenchCharts: { id: string; series: number; chart: { root: HTMLElement } }[] };
+    return w.inferbenchCharts.map((c) => {
+      const canvas = c.chart.root.querySelector('canvas') as HTMLCanvasElement;
+      const ctx = canvas.getContext('2d') as CanvasRenderingContext2D;
+      const data = ctx.getImageData(0, 0, canvas.width, canvas.height).data;
+      let painted = 0;
+      for (let i = 3; i < data.length; i += 4) if ((data[i] as number) > 0) painted++;
+      return { id: c.id, series: c.series, painted };
+    });
+  });
+}
+
+describe.skipIf(!hasChromium)('report.html in headless Chromium', () => {
+  let browser: Browser;
+  let dir: string;
+  let run: FixtureRun;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'inferbench-report-'));
+    run = makeRunDir(join(dir, 'run'), { seed: 11 });
+    await writeHtmlReport(run.dir, run.summary, run.timeSeries);
+    browser = await launchChromium();
+    mkdirSync(ARTIFACTS, { recursive: true });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('renders offline with every chart drawn, key numbers shown and hostile strings inert', async () => {
+    const html = readFileSync(join(run.dir, 'report.html'), 'utf8');
+    // The hostile strings exist only inside the JSON, escaped: no raw "<script>alert" anywhere in the file.
+    expect(html).not.toContain('<script>alert');
+    expect(html).not.toMatch(/<img src=x/);
+    expect(html).not.toMatch(/<(?:script|link|img)[^>]+(?:src|href)=/i);
+
+    const { page, consoleErrors, network, dialogs } = await openOffline(browser, pathToFileURL(join(run.dir, 'report.html')).href);
+    await page.waitForFunction(() => Array.isArray((window as unknown as { inferbenchCharts?: unknown[] }).inferbenchCharts));
+    await page.screenshot({ path: join(ARTIFACTS, 'report-full.png'), fullPage: true });
+
+    expect(consoleErrors).toEqual([]);
+    expect(network).toEqual([]);
+    expect(dialogs).toEqual([]);
+
+    const charts = await chartPixels(page);
+    // 4 percentile distributions + 4 CDFs + 5 time series + 2 rate-limit charts.
+    expect(charts.map((c) => c.id).sort()).toEqual(
+      [
+        'cdf-e2e_ms', 'cdf-itl_ms', 'cdf-tpot_ms', 'cdf-ttft_ms',
+        'dist-e2e_ms', 'dist-itl_ms', 'dist-tpot_ms', 'dist-ttft_ms',
+        'ts-errors', 'ts-inflight', 'ts-ratelimit-requests', 'ts-ratelimit-tokens', 'ts-throughput', 'ts-tokens', 'ts-ttft',
+      ].sort(),
+    );
+    for (const chart of charts) {
+      expect(chart.series, chart.id).toBeGreaterThanOrEqual(run.summary.groups.length);
+      expect(chart.painted, `${chart.id} has painted pixels`).toBeGreaterThan(500);
+    }
+
+    const text = await page.evaluate(() => document.body.innerText);
+    expect(text).toContain(run.summary.run_id);
+    expect(text).toContain(run.summary.workload_hash);
+    expect(text).toContain('thresholds: 1 of 2 FAILED');
+    for (const group of run.summary.groups) {
+      expect(text).toContain(group.key);
+      expect(text).toContain(fmt(group.metrics.ttft_ms?.p50));
+      expect(text).toContain(fmt(group.metrics.e2e_ms?.p99));
+    }
+    // Shown as text, verbatim, and not turned into elements.
+    expect(text).toContain(HOSTILE_MODEL);
+    expect(text).toContain(HOSTILE_ERROR);
+    expect(await page.locator('main script').count()).toBe(0);
+    expect(await page.locator('main img').count()).toBe(0);
+    // The time_info breakdown drew a segment per component for each group.
+    expect(await page.locator('.stack .segment').count()).toBe(run.summary.groups.length * 4);
+
+    await page.locator('#distributions').screenshot({ path: join(ARTIFACTS, 'report-distributions.png') });
+    await page.close();
+  });
+});
