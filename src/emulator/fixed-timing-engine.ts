@@ -1,0 +1,123 @@
+/**
+ * The simplest Engine: no queue and no capacity limit; every job's first token is due `ttftMs` after
+ * submission and each further token `interTokenMs` later. One shared timer ticks while jobs are live and
+ * releases, per tick, every token that has come due for every job (batched into one callback per job),
+ * so thousands of streams cost one timer, not one per token. `time_info` reports what really happened.
+ * The capacity engine (queues, slots, tiers) replaces this as the default later.
+ */
+import type { TimeInfo } from '../protocol/chat.js';
+import { systemClock, type Clock } from '../util/clock.js';
+import type { Engine, EngineCallbacks, EngineHandle, EngineJob } from './engine.js';
+
+export interface FixedTimingOptions {
+  /** Submission -> first token, ms. */
+  readonly ttftMs?: number;
+  /** Between consecutive tokens, ms. */
+  readonly interTokenMs?: number;
+  /** Timer period, ms (tokens due within a tick go out together). */
+  readonly tickMs?: number;
+  readonly clock?: Clock;
+}
+
+interface LiveJob {
+  readonly job: EngineJob;
+  readonly callbacks: EngineCallbacks;
+  readonly submittedMs: number;
+  readonly createdWallMs: number;
+  readonly firstDueMs: number;
+  firstSentMs: number;
+  emitted: number;
+  cancelled: boolean;
+}
+
+export class FixedTimingEngine implements Engine {
+  readonly #ttftMs: number;
+  readonly #interTokenMs: number;
+  readonly #tickMs: number;
+  readonly #clock: Clock;
+  readonly #jobs = new Set<LiveJob>();
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(options: FixedTimingOptions = {}) {
+    this.#ttftMs = options.ttftMs ?? 5;
+    this.#interTokenMs = options.interTokenMs ?? 2;
+    this.#tickMs = options.tickMs ?? 2;
+    this.#clock = options.clock ?? systemClock;
+  }
+
+  submit(job: EngineJob, callbacks: EngineCallbacks): EngineHandle {
+    const now = this.#clock.nowMs();
+    const live: LiveJob = {
+      job,
+      callbacks,
+      submittedMs: now,
+      createdWallMs: this.#clock.wallMs(),
+      firstDueMs: now + this.#ttftMs,
+      firstSentMs: Number.NaN,
+      emitted: 0,
+      cancelled: false,
+    };
+    this.#jobs.add(live);
+    this.#arm();
+    return {
+      cancel: () => {
+        live.cancelled = true;
+        this.#jobs.delete(live);
+      },
+    };
+  }
+
+  /** No queue: requests never wait. */
+  averageQueueMs(): number {
+    return 0;
+  }
+
+  close(): void {
+    for (const live of this.#jobs) live.cancelled = true;
+    this.#jobs.clear();
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+
+  #arm(): void {
+    if (this.#timer) return;
+    this.#timer = setInterval(() => this.#tick(), this.#tickMs);
+  }
+
+  #tick(): void {
+    const now = this.#clock.nowMs();
+    for (const live of this.#jobs) {
+      if (live.cancelled) continue;
+      if (live.job.outputTokens === 0) {
+        if (now >= live.firstDueMs) this.#finish(live, now);
+        continue;
+      }
+      if (now < live.firstDueMs) continue;
+      const due = Math.min(live.job.outputTokens, 1 + Math.floor((now - live.firstDueMs) / this.#interTokenMs));
+      const count = due - live.emitted;
+      if (count <= 0) continue;
+      if (live.emitted === 0) live.firstSentMs = now;
+      live.emitted = due;
+      live.callbacks.onTokens(count);
+      if (live.cancelled) continue;
+      if (live.emitted >= live.job.outputTokens) this.#finish(live, now);
+    }
+    if (this.#jobs.size === 0 && this.#timer) {
+      clearInterval(this.#timer);
+      this.#timer = undefined;
+    }
+  }
+
+  #finish(live: LiveJob, now: number): void {
+    this.#jobs.delete(live);
+    const firstMs = Number.isNaN(live.firstSentMs) ? now : live.firstSentMs;
+    const timeInfo: TimeInfo = {
+      queue_time: 0,
+      prompt_time: (firstMs - live.submittedMs) / 1000,
+      completion_time: (now - firstMs) / 1000,
+      total_time: (now - live.submittedMs) / 1000,
+      created: live.createdWallMs / 1000,
+    };
+    live.callbacks.onFinish(timeInfo);
+  }
+}

@@ -1,0 +1,92 @@
+/**
+ * POST /v1/chat/completions: headers, body, model resolution, validation, then the load-side hooks in
+ * the order hooks.ts gives (faults -> rate limits -> queue_threshold -> prompt cache), planning, and the
+ * engine-driven response writer.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { HEADER } from '../../protocol/headers.js';
+import type { ServiceTierUsed } from '../../protocol/chat.js';
+import { ApiError, badRequest } from '../api-error.js';
+import type { EmulatorContext } from '../emulator-context.js';
+import { planCompletion } from '../generation/plan-completion.js';
+import { authenticate } from '../http/auth.js';
+import { readBody } from '../http/read-body.js';
+import { checkVersion, queueThresholdMs } from '../http/request-headers.js';
+import { sendError } from '../http/send.js';
+import { faultResponseError, runCompletion } from '../response/completion-writer.js';
+import { validateChatRequest } from '../validation/validate-chat-request.js';
+
+const SYSTEM_FINGERPRINT = 'fp_inferbench_emulator';
+
+export async function chatCompletions(req: IncomingMessage, res: ServerResponse, ctx: EmulatorContext): Promise<void> {
+  const apiKey = authenticate(req, 'inference', ctx.keys);
+  checkVersion(req);
+  const thresholdMs = queueThresholdMs(req);
+  const body = await readBody(req);
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badRequest('The request body must be a JSON object.');
+  const modelName = (body as { model?: unknown }).model;
+  if (typeof modelName !== 'string' || modelName.length === 0) throw badRequest('`model` is required and must be a string.', 'model');
+  const resolved = ctx.catalog.resolve(modelName);
+  if (!resolved) {
+    throw new ApiError(404, 'not_found_error', 'model_not_found', `Model ${JSON.stringify(modelName.slice(0, 200))} does not exist or you do not have access to it.`, 'model');
+  }
+  const model = resolved.spec;
+  const request = validateChatRequest(body, { model, dedicatedEndpoint: resolved.dedicated });
+
+  const requestNumber = ctx.nextRequestNumber();
+  const seed = request.seed ?? requestNumber;
+  const fault = ctx.faults.decide(model, headerValue(req, HEADER.emulatorFault), seed);
+  const faultError = faultResponseError(fault);
+  if (faultError) throw faultError;
+
+  const requestedTier = request.service_tier ?? null;
+  // `auto` takes the highest tier available: priority exists on dedicated endpoints only.
+  const tier: ServiceTierUsed = requestedTier === null || requestedTier === 'auto' ? (requestedTier === 'auto' && resolved.dedicated ? 'priority' : 'default') : requestedTier;
+
+  const plan = planCompletion(request, model, requestNumber);
+  const reservedTokens = plan.promptTokens + (request.max_completion_tokens ?? model.limits.maxCompletionTokens);
+  const admission = ctx.rateLimiter.admit(apiKey, model, tier, reservedTokens);
+  if (admission.rejection) {
+    sendError(res, admission.rejection, admission.headers);
+    return;
+  }
+  if (thresholdMs !== undefined && (requestedTier === 'flex' || requestedTier === 'auto')) {
+    const averageMs = ctx.engine.averageQueueMs(model.id);
+    if (averageMs > thresholdMs) {
+      throw new ApiError(
+        429,
+        'too_many_requests_error',
+        'queue_exceeded',
+        `The average queue time of ${model.id} (${Math.round(averageMs)} ms) exceeds queue_threshold (${thresholdMs} ms).`,
+        HEADER.queueThreshold,
+        admission.headers,
+      );
+    }
+  }
+  const cachedTokens = ctx.promptCache.cachedTokens(request, plan.promptTokens, model.id);
+
+  runCompletion({
+    res,
+    stream: request.stream === true,
+    identity: {
+      id: `chatcmpl-${requestNumber.toString(36)}${Math.floor(Math.random() * 0x7fffffff).toString(36)}`,
+      created: Math.floor(Date.now() / 1000),
+      model: modelName,
+      systemFingerprint: SYSTEM_FINGERPRINT,
+      serviceTierUsed: requestedTier === null ? undefined : tier,
+      reasoningModel: model.reasoning !== null,
+    },
+    plan,
+    cachedTokens,
+    job: { modelId: model.id, tier, inputTokens: plan.promptTokens, cachedTokens, outputTokens: plan.tokens.length, seed },
+    engine: ctx.engine,
+    fault,
+    headers: admission.headers,
+    doneMarker: ctx.doneMarker,
+  });
+}
+
+function headerValue(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}

@@ -1,0 +1,181 @@
+/**
+ * Drives one admitted completion from engine submission to the last byte: streams the tokens the engine
+ * releases (all tokens of one tick in ONE socket write) or answers the whole body at the end, and carries
+ * out the request's FaultPlan (the fault injector only decides; the effect of every kind lives here).
+ * A client that goes away cancels the engine job.
+ */
+import type { ServerResponse } from 'node:http';
+import type { TimeInfo } from '../../protocol/chat.js';
+import { CONTENT_TYPE } from '../../protocol/headers.js';
+import { ApiError } from '../api-error.js';
+import type { CompletionPlan } from '../completion-plan.js';
+import type { Engine, EngineHandle, EngineJob } from '../engine.js';
+import type { FaultPlan } from '../hooks.js';
+import { sendJson } from '../http/send.js';
+import { ChunkEncoder, completionBody, type ResponseIdentity } from './chunk-encoder.js';
+
+export interface CompletionRun {
+  readonly res: ServerResponse;
+  readonly stream: boolean;
+  readonly identity: ResponseIdentity;
+  readonly plan: CompletionPlan;
+  readonly cachedTokens: number;
+  readonly job: EngineJob;
+  readonly engine: Engine;
+  readonly fault: FaultPlan;
+  /** Headers for the 200 (rate-limit state). */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly doneMarker: boolean;
+}
+
+/** The error a fault answers with before any header, or null when the fault is not of that kind. */
+export function faultResponseError(fault: FaultPlan): ApiError | null {
+  if (fault.kind === 'http_500') return new ApiError(500, 'internal_server_error', 'internal_error', 'The server had an error while processing your request (injected fault).');
+  if (fault.kind === 'http_503') return new ApiError(503, 'service_unavailable_error', 'service_unavailable', 'The service is temporarily unavailable (injected fault).');
+  return null;
+}
+
+function streamErrorEvent(): string {
+  const error = { message: 'The server had an error while generating the response (injected fault).', type: 'internal_server_error', param: null, code: 'internal_error' };
+  return `data: ${JSON.stringify({ error, status_code: 500 })}\n\n`;
+}
+
+/** Runs the completion; never throws (failures after headers end the response). */
+export function runCompletion(run: CompletionRun): void {
+  new CompletionWriter(run).start();
+}
+
+class CompletionWriter {
+  readonly #run: CompletionRun;
+  readonly #encoder: ChunkEncoder | null;
+  readonly #total: number;
+  #handle: EngineHandle | undefined;
+  /** Tokens written (or, non-streaming, accounted for). */
+  #sent = 0;
+  /** Released by the engine, not yet written (held by a stall or slow headers). */
+  #pending = 0;
+  #held = false;
+  #stallDone = false;
+  #headersSent = false;
+  #finishInfo: TimeInfo | null = null;
+  #done = false;
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(run: CompletionRun) {
+    this.#run = run;
+    this.#encoder = run.stream ? new ChunkEncoder(run.identity, run.plan) : null;
+    this.#total = run.plan.tokens.length;
+  }
+
+  start(): void {
+    const { res, fault } = this.#run;
+    res.on('close', () => {
+      if (!this.#done) this.#abandon();
+    });
+    if (fault.kind === 'stall_before_headers') {
+      this.#timer = setTimeout(() => this.#begin(), fault.stallMs);
+      return;
+    }
+    this.#begin();
+  }
+
+  #begin(): void {
+    if (this.#done) return;
+    const { fault } = this.#run;
+    if (fault.kind === 'slow_headers') {
+      // The server works while the headers are late: tokens released meanwhile go out with the headers.
+      this.#held = true;
+      this.#timer = setTimeout(() => {
+        this.#held = false;
+        this.#sendHeaders();
+        this.#flush();
+      }, fault.stallMs);
+    } else {
+      this.#sendHeaders();
+    }
+    this.#handle = this.#run.engine.submit(this.#run.job, {
+      onTokens: (count) => {
+        this.#pending += count;
+        this.#flush();
+      },
+      onFinish: (timeInfo) => {
+        this.#finishInfo = timeInfo;
+        this.#flush();
+      },
+    });
+    this.#flush();
+  }
+
+  #sendHeaders(): void {
+    if (this.#headersSent || !this.#encoder) return;
+    this.#headersSent = true;
+    const { res, headers } = this.#run;
+    res.writeHead(200, { ...headers, 'content-type': CONTENT_TYPE.eventStream, 'cache-control': 'no-cache', connection: 'keep-alive' });
+    res.write(this.#encoder.roleChunk());
+  }
+
+  /** Writes what is due, applying the fault when its token count is reached. */
+  #flush(): void {
+    if (this.#done || this.#held) return;
+    const { fault } = this.#run;
+    let upTo = this.#sent + this.#pending;
+    const breaking = fault.kind === 'stream_error' || fault.kind === 'reset';
+    const stalling = fault.kind === 'stall_between_tokens' && !this.#stallDone;
+    const at = Math.min(fault.afterTokens, this.#total);
+    if ((breaking || stalling) && upTo >= at) upTo = at;
+    this.#write(this.#sent, upTo);
+    this.#pending -= upTo - this.#sent;
+    this.#sent = upTo;
+    // A fault whose token count is beyond a short answer still happens, at the end instead of the last chunk.
+    if (breaking && this.#sent === at && (at === fault.afterTokens || this.#finishInfo !== null)) return this.#break(fault.kind === 'reset');
+    if (stalling && this.#sent >= at && (this.#pending > 0 || this.#finishInfo || this.#sent < this.#total)) {
+      this.#held = true;
+      this.#stallDone = true;
+      this.#timer = setTimeout(() => {
+        this.#held = false;
+        this.#flush();
+      }, fault.stallMs);
+      return;
+    }
+    if (this.#finishInfo && this.#pending === 0 && this.#sent === this.#total) this.#finish(this.#finishInfo);
+  }
+
+  #write(from: number, to: number): void {
+    if (!this.#encoder || to <= from) return;
+    this.#run.res.write(this.#encoder.tokens(from, to));
+  }
+
+  #finish(timeInfo: TimeInfo): void {
+    this.#done = true;
+    const { res, identity, plan, cachedTokens, doneMarker, headers } = this.#run;
+    if (this.#encoder) {
+      res.end(this.#encoder.finalChunk(cachedTokens, timeInfo, doneMarker));
+    } else {
+      sendJson(res, 200, completionBody(identity, plan, cachedTokens, timeInfo), headers);
+    }
+  }
+
+  /** stream_error: an error event, then the end; reset: the socket destroyed. */
+  #break(reset: boolean): void {
+    this.#done = true;
+    this.#handle?.cancel();
+    const { res } = this.#run;
+    if (reset) {
+      res.socket?.destroy();
+      res.destroy();
+      return;
+    }
+    if (this.#encoder) {
+      res.end(streamErrorEvent());
+    } else {
+      const error = faultResponseError({ kind: 'http_500', afterTokens: 0, stallMs: 0 })!;
+      sendJson(res, error.status, error.toBody());
+    }
+  }
+
+  #abandon(): void {
+    this.#done = true;
+    this.#handle?.cancel();
+    if (this.#timer) clearTimeout(this.#timer);
+  }
+}
