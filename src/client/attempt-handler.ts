@@ -1,0 +1,342 @@
+/**
+ * One HTTP attempt of a chat completion as an undici dispatch handler (the new handler API:
+ * onRequestStart / onResponseStart / onResponseData / onResponseEnd / onResponseError). It writes the
+ * raw facts into the RequestRecord as bytes arrive: no fetch, no Readable, SSE decoded incrementally,
+ * JSON.parse only of data payloads. It settles exactly once (success, server error, socket error,
+ * timeout or abort) and never throws into undici.
+ */
+import type { Dispatcher } from 'undici';
+import { HEADER } from '../protocol/headers.js';
+import { nowUs } from '../util/clock.js';
+import { classifySocketError, classifyStatus } from './classify-error.js';
+import { errorDetails } from './error-body.js';
+import { isObject } from './json-shape.js';
+import type { ErrorClass, RequestRecord, TimeoutPhase } from './request-record.js';
+import { RequestDeadlines } from './request-deadlines.js';
+import { applyCompletionBody, applyStreamChunk } from './response-facts.js';
+import { SseDecoder, type SseEventSink } from './sse-decoder.js';
+import type { ClientOptions } from './types.js';
+
+/** Error bodies and non-streaming answers are buffered; beyond this a body is cut (and marked bad). */
+const MAX_BUFFERED_BODY_BYTES = 16 * 1024 * 1024;
+/** Of an error body only the message matters. */
+const MAX_ERROR_BODY_BYTES = 64 * 1024;
+
+/** What the client shares with every attempt. */
+export interface AttemptContext {
+  readonly timeouts: ClientOptions['timeouts'];
+  /** Removes the API key from a message and shortens it. */
+  readonly scrub: (message: string) => string;
+  /** True once the client is closing: errors then mean "aborted", not a server failure. */
+  readonly isClosed: () => boolean;
+}
+
+/** A request encoded once and sent by each attempt. */
+export interface PreparedRequest {
+  readonly payload: string | Uint8Array;
+  readonly headers: Readonly<Record<string, string>>;
+  /** body.stream was true: a body without an SSE content type is still read as a stream. */
+  readonly stream: boolean;
+}
+
+/** What the retry layer needs to know about a finished attempt. */
+export interface AttemptOutcome {
+  /** The server's `retry-after` in milliseconds; NaN when absent. */
+  readonly retryAfterMs: number;
+}
+
+type BodyMode = 'none' | 'sse' | 'json' | 'error';
+
+function headerValue(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** Seconds (possibly fractional) or an HTTP date, to milliseconds; NaN when absent or unreadable. */
+function parseRetryAfterMs(value: string | undefined): number {
+  if (value === undefined || value === '') return Number.NaN;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const at = Date.parse(value);
+  return Number.isFinite(at) ? Math.max(0, at - Date.now()) : Number.NaN;
+}
+
+function rateLimitHeader(headers: Record<string, string | string[] | undefined>, resource: 'requests' | 'tokens'): number {
+  const value = headerValue(headers, `x-ratelimit-remaining-${resource}-minute`) ?? headerValue(headers, `x-ratelimit-remaining-${resource}`);
+  return value === undefined ? Number.NaN : Number(value);
+}
+
+/** The handler of one attempt; `done` resolves when it has settled (never rejects). */
+export class AttemptHandler implements Dispatcher.DispatchHandler, SseEventSink {
+  readonly done: Promise<AttemptOutcome>;
+  readonly #record: RequestRecord;
+  readonly #context: AttemptContext;
+  readonly #streamRequested: boolean;
+  readonly #deadlines: RequestDeadlines;
+  #resolve!: (outcome: AttemptOutcome) => void;
+  #controller: Dispatcher.DispatchController | null = null;
+  #settled = false;
+  #mode: BodyMode = 'none';
+  #decoder: SseDecoder | null = null;
+  #parts: Buffer[] | null = null;
+  #bodyBytes = 0;
+  #retryAfterMs = Number.NaN;
+  #sawDone = false;
+  /** Arrival time of the read being decoded: every event of one read arrived together. */
+  #readUs = 0;
+
+  constructor(record: RequestRecord, context: AttemptContext, streamRequested: boolean) {
+    this.#record = record;
+    this.#context = context;
+    this.#streamRequested = streamRequested;
+    this.#deadlines = new RequestDeadlines(context.timeouts, nowUs, (phase, limitMs) =>
+      this.#fail('timeout', phase, `${phase} timeout after ${limitMs} ms`),
+    );
+    this.done = new Promise((resolve) => {
+      this.#resolve = resolve;
+    });
+  }
+
+  /** Call right before dispatching, with the attempt's send time. */
+  started(atUs: number): void {
+    this.#deadlines.start(atUs);
+  }
+
+  /** Ends the attempt now as a timeout of phase `total` (graceful-stop expiry), without the server. */
+  abort(message: string): void {
+    this.#fail('timeout', 'total', message);
+  }
+
+  /** The dispatch itself threw (bad options): recorded, never thrown. */
+  dispatchFailed(error: unknown): void {
+    this.onResponseError(null, error instanceof Error ? error : new Error(String(error)));
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.#controller = controller;
+    // Settled already (timed out in the pool queue, or aborted): do not send it now.
+    if (this.#settled) {
+      controller.abort(new Error('inferbench: attempt already ended'));
+      return;
+    }
+    this.#deadlines.connected();
+  }
+
+  onResponseStart(
+    controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: Record<string, string | string[] | undefined>,
+  ): void {
+    this.#controller = controller;
+    if (this.#settled) return;
+    // 1xx informational responses are followed by the real one.
+    if (statusCode < 200) return;
+    const atUs = nowUs();
+    const record = this.#record;
+    record.headersUs = atUs;
+    record.status = statusCode;
+    record.rateLimitRemainingRequests = rateLimitHeader(headers, 'requests');
+    record.rateLimitRemainingTokens = rateLimitHeader(headers, 'tokens');
+    this.#retryAfterMs = parseRetryAfterMs(headerValue(headers, HEADER.retryAfter));
+    this.#deadlines.headersReceived(atUs);
+    if (classifyStatus(statusCode) !== null) {
+      this.#mode = 'error';
+      this.#parts = [];
+      return;
+    }
+    const contentType = headerValue(headers, HEADER.contentType) ?? '';
+    if (contentType.includes('text/event-stream') || (this.#streamRequested && !contentType.includes('json'))) {
+      this.#mode = 'sse';
+      this.#decoder = new SseDecoder(this);
+    } else {
+      this.#mode = 'json';
+      this.#parts = [];
+    }
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.#settled) return;
+    const atUs = nowUs();
+    this.#deadlines.data(atUs);
+    if (this.#mode === 'sse') {
+      this.#readUs = atUs;
+      this.#decoder?.push(chunk);
+      return;
+    }
+    const parts = this.#parts;
+    if (parts === null) return;
+    const limit = this.#mode === 'error' ? MAX_ERROR_BODY_BYTES : MAX_BUFFERED_BODY_BYTES;
+    if (this.#bodyBytes >= limit) return;
+    // Copy: undici may reuse a chunk's memory after this returns.
+    parts.push(Buffer.from(chunk));
+    this.#bodyBytes += chunk.length;
+  }
+
+  onResponseEnd(): void {
+    if (this.#settled) return;
+    const atUs = nowUs();
+    switch (this.#mode) {
+      case 'sse':
+        this.#readUs = atUs;
+        this.#decoder?.end();
+        if (this.#settled) return;
+        if (this.#record.finishReason === null && !this.#sawDone) {
+          this.#fail('stream_truncated', null, 'stream ended before finish_reason or [DONE]');
+          return;
+        }
+        this.#succeed(atUs);
+        return;
+      case 'json':
+        this.#endJsonBody(atUs);
+        return;
+      case 'error':
+        this.#endErrorBody();
+        return;
+      case 'none':
+        this.#fail('reset', null, 'response ended before its headers');
+    }
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController | null, error: Error): void {
+    if (this.#settled) return;
+    if (this.#context.isClosed()) {
+      this.#fail('timeout', 'total', 'client closed');
+      return;
+    }
+    const { errorClass, timeoutPhase } = classifySocketError(error);
+    const code = (error as { code?: unknown }).code;
+    const label = typeof code === 'string' ? `${code}: ${error.message}` : error.message;
+    this.#fail(errorClass, timeoutPhase, label);
+  }
+
+  /** One SSE event (SseEventSink). */
+  onSseEvent(data: string, event: string): void {
+    if (this.#settled) return;
+    const atUs = this.#readUs;
+    if (event === 'error') {
+      this.#streamError(data);
+      return;
+    }
+    if (data === '[DONE]') {
+      this.#sawDone = true;
+      // The end marker is the end of the response: e2e stops here; the connection drains on its own.
+      this.#succeed(atUs);
+      return;
+    }
+    let chunk: unknown;
+    try {
+      chunk = JSON.parse(data);
+    } catch {
+      this.#fail('bad_chunk', null, `unparseable data payload: ${data.slice(0, 80)}`);
+      return;
+    }
+    if (!isObject(chunk)) {
+      this.#fail('bad_chunk', null, `data payload is not a JSON object: ${data.slice(0, 80)}`);
+      return;
+    }
+    const record = this.#record;
+    record.chunkCount += 1;
+    if (Number.isNaN(record.firstChunkUs)) record.firstChunkUs = atUs;
+    if (chunk['error'] !== undefined && chunk['error'] !== null) {
+      this.#streamErrorFrom(chunk);
+      return;
+    }
+    const hadToken = !Number.isNaN(record.firstTokenUs);
+    applyStreamChunk(record, chunk, atUs);
+    if (!hadToken && !Number.isNaN(record.firstTokenUs)) this.#deadlines.firstToken();
+  }
+
+  #streamError(data: string): void {
+    let parsed: unknown = null;
+    try {
+      parsed = JSON.parse(data);
+    } catch {
+      // `event: error` with a plain-text payload: the text is the message.
+    }
+    if (isObject(parsed)) {
+      this.#streamErrorFrom(parsed);
+      return;
+    }
+    this.#fail('stream_error', null, data.length > 0 ? data : 'error event in stream');
+  }
+
+  #streamErrorFrom(body: Record<string, unknown>): void {
+    const details = errorDetails(body);
+    this.#record.errorCode = details.code;
+    this.#fail('stream_error', null, details.message ?? 'error event in stream');
+  }
+
+  #endJsonBody(atUs: number): void {
+    const text = this.#takeBody();
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      this.#fail('bad_chunk', null, `response body is not JSON: ${text.slice(0, 80)}`);
+      return;
+    }
+    if (!isObject(body)) {
+      this.#fail('bad_chunk', null, 'response body is not a JSON object');
+      return;
+    }
+    if (body['error'] !== undefined && body['error'] !== null) {
+      this.#record.firstChunkUs = atUs;
+      this.#streamErrorFrom(body);
+      return;
+    }
+    this.#record.chunkCount = 1;
+    applyCompletionBody(this.#record, body, atUs);
+    this.#succeed(atUs);
+  }
+
+  #endErrorBody(): void {
+    const record = this.#record;
+    const errorClass = classifyStatus(record.status) ?? 'http_4xx';
+    const text = this.#takeBody();
+    let parsed: unknown = null;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      // A non-JSON error page (a proxy's HTML): its first characters are the message.
+    }
+    const details = errorDetails(parsed);
+    record.errorCode = details.code;
+    const fallback = text.trim().length > 0 ? text.trim().slice(0, 120) : `HTTP ${record.status}`;
+    this.#fail(errorClass, null, details.message ?? fallback);
+  }
+
+  #takeBody(): string {
+    const parts = this.#parts ?? [];
+    this.#parts = null;
+    return parts.length === 1 ? (parts[0] as Buffer).toString('utf8') : Buffer.concat(parts).toString('utf8');
+  }
+
+  #succeed(atUs: number): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    this.#deadlines.stop();
+    this.#record.endUs = atUs;
+    this.#resolve({ retryAfterMs: this.#retryAfterMs });
+  }
+
+  /** Records a failure and ends the attempt; the connection is cut unless the response already ended. */
+  #fail(errorClass: ErrorClass, timeoutPhase: TimeoutPhase | null, message: string): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    this.#deadlines.stop();
+    const record = this.#record;
+    record.endUs = nowUs();
+    record.errorClass = errorClass;
+    record.timeoutPhase = timeoutPhase;
+    record.errorMessage = this.#context.scrub(message);
+    this.#parts = null;
+    this.#decoder = null;
+    const controller = this.#controller;
+    // After the response completed or errored undici ignores the abort, so the keep-alive connection
+    // survives; mid-response it cuts the socket (the rest of that response is not wanted).
+    if (controller !== null && !controller.aborted) {
+      controller.abort(new Error(`inferbench: ${errorClass}`));
+    }
+    this.#resolve({ retryAfterMs: this.#retryAfterMs });
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * Maps what went wrong to the error classes of DESIGN.md: HTTP statuses, and the socket-level errors
+ * undici and Node report (by their stable `code`, never by message text).
+ */
+import type { ErrorClass } from './request-record.js';
+
+/** Error class of a non-2xx status; null for 2xx. 3xx (not followed) counts as a client-side 4xx. */
+export function classifyStatus(status: number): ErrorClass | null {
+  if (status >= 200 && status < 300) return null;
+  if (status === 429) return 'http_429';
+  if (status >= 500) return 'http_5xx';
+  return 'http_4xx';
+}
+
+/** Could not get a connection at all: nothing was sent. */
+const CONNECT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EADDRNOTAVAIL',
+  'UND_ERR_CONNECT',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'CERT_HAS_EXPIRED',
+]);
+
+/** The response did not arrive whole: the server (or something between) closed or broke the stream. */
+const PARSE_CODES = new Set(['HPE_INVALID_CONSTANT', 'HPE_INVALID_CHUNK_SIZE', 'HPE_INVALID_HEADER_TOKEN', 'HPE_INVALID_STATUS', 'HPE_INVALID_VERSION']);
+
+/** Result of classifying a socket-level error. */
+export interface SocketErrorClass {
+  readonly errorClass: ErrorClass;
+  /** `connect` for a connect timeout, else null. */
+  readonly timeoutPhase: 'connect' | null;
+}
+
+function codeOf(error: unknown): string {
+  if (typeof error !== 'object' || error === null) return '';
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string') return code;
+  const cause = (error as { cause?: unknown }).cause;
+  return cause !== undefined && cause !== error ? codeOf(cause) : '';
+}
+
+/**
+ * A socket-level error: connect refused / DNS / TLS -> connect; undici's connect timeout -> timeout
+ * (phase connect); malformed HTTP -> bad_chunk; everything else (ECONNRESET, "other side closed", EPIPE,
+ * a body shorter than its content-length) -> reset.
+ */
+export function classifySocketError(error: unknown): SocketErrorClass {
+  const code = codeOf(error);
+  if (code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'ETIMEDOUT') return { errorClass: 'timeout', timeoutPhase: 'connect' };
+  if (CONNECT_CODES.has(code)) return { errorClass: 'connect', timeoutPhase: null };
+  if (PARSE_CODES.has(code) || (error instanceof Error && error.name === 'HTTPParserError')) return { errorClass: 'bad_chunk', timeoutPhase: null };
+  return { errorClass: 'reset', timeoutPhase: null };
+}

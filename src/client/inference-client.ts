@@ -1,0 +1,107 @@
+/**
+ * The composition root of the client: an undici Pool (keep-alive, one connection per concurrent
+ * request, no pipelining) with the auth interceptor composed on, the body encoder the profile asks for,
+ * and the retry wrapper around one attempt (attempt-handler.ts). send() never rejects: every failure is
+ * a classified fact in the RequestRecord.
+ */
+import { Pool, type Dispatcher } from 'undici';
+import { nowUs } from '../util/clock.js';
+import { AttemptHandler, type AttemptContext } from './attempt-handler.js';
+import { authInterceptor } from './auth-interceptor.js';
+import { createBodyEncoder } from './body-encoders.js';
+import { listModelIds } from './list-models.js';
+import type { RequestRecord } from './request-record.js';
+import { withRetry, type Attempt } from './retry.js';
+import { createScrubber } from './scrub-secret.js';
+import type { ClientOptions, InferenceClient, RequestPlan } from './types.js';
+
+/** Idle keep-alive connections are kept this long (a run's gaps between requests are shorter). */
+const KEEP_ALIVE_MS = 60_000;
+
+function splitBaseUrl(baseUrl: string): { origin: string; pathPrefix: string } {
+  const url = new URL(baseUrl);
+  return { origin: url.origin, pathPrefix: url.pathname.replace(/\/+$/, '') };
+}
+
+/** Creates a client for one target. Close it when the run ends. */
+export function createInferenceClient(options: ClientOptions): InferenceClient {
+  const { origin, pathPrefix } = splitBaseUrl(options.baseUrl);
+  const connectMs = options.timeouts.connectMs;
+  const pool = new Pool(origin, {
+    connections: Math.max(1, Math.ceil(options.maxConnections)),
+    pipelining: 1,
+    keepAliveTimeout: KEEP_ALIVE_MS,
+    keepAliveMaxTimeout: KEEP_ALIVE_MS,
+    // undici's own header/body timers are off: request-deadlines.ts is the single authority.
+    headersTimeout: 0,
+    bodyTimeout: 0,
+    ...(Number.isFinite(connectMs) && connectMs > 0 ? { connectTimeout: connectMs } : {}),
+  });
+  const dispatcher: Dispatcher = pool.compose(authInterceptor(options.apiKey));
+  const encode = createBodyEncoder(options.encoding);
+  const scrub = createScrubber(options.apiKey);
+  const completionsPath = `${pathPrefix}/v1/chat/completions`;
+  let closed = false;
+  const context: AttemptContext = { timeouts: options.timeouts, scrub, isClosed: () => closed };
+
+  const attemptOnce: Attempt = (request, record, signal) => {
+    record.attempts += 1;
+    const handler = new AttemptHandler(record, context, request.stream);
+    const atUs = nowUs();
+    if (Number.isNaN(record.sentUs)) record.sentUs = atUs;
+    if (signal?.aborted) {
+      handler.abort('aborted before sending');
+      return handler.done;
+    }
+    const onAbort = (): void => handler.abort('aborted (graceful stop expired)');
+    signal?.addEventListener('abort', onAbort, { once: true });
+    handler.started(atUs);
+    try {
+      dispatcher.dispatch({ path: completionsPath, method: 'POST', headers: request.headers, body: request.payload }, handler);
+    } catch (error) {
+      handler.dispatchFailed(error);
+    }
+    if (signal === undefined) return handler.done;
+    return handler.done.then((outcome) => {
+      signal.removeEventListener('abort', onAbort);
+      return outcome;
+    });
+  };
+  const attempt = withRetry(attemptOnce, options.retry);
+
+  return {
+    async send(plan: RequestPlan, record: RequestRecord, signal?: AbortSignal): Promise<void> {
+      try {
+        if (closed) {
+          record.errorClass = 'timeout';
+          record.timeoutPhase = 'total';
+          record.errorMessage = 'client closed';
+          record.endUs = nowUs();
+          return;
+        }
+        const encoded = encode(plan.body);
+        const headers = plan.headers === undefined
+          ? { ...options.headers, ...encoded.headers }
+          : { ...options.headers, ...plan.headers, ...encoded.headers };
+        await attempt({ payload: encoded.payload, headers, stream: plan.body['stream'] === true }, record, signal);
+      } catch (error) {
+        // Only a harness bug (an unencodable body) lands here; it is still data, not an exception.
+        if (record.errorClass === null) {
+          record.errorClass = 'connect';
+          record.errorMessage = scrub(`request not sent: ${error instanceof Error ? error.message : String(error)}`);
+          record.endUs = nowUs();
+        }
+      }
+    },
+
+    listModels(signal?: AbortSignal): Promise<string[]> {
+      return listModelIds(dispatcher, pathPrefix, options.headers, options.timeouts, scrub, signal);
+    },
+
+    async close(): Promise<void> {
+      if (closed) return;
+      closed = true;
+      await pool.destroy();
+    },
+  };
+}

@@ -1,0 +1,84 @@
+/**
+ * Retries as a wrapper around one attempt. What is measured does not move: the record keeps the first
+ * attempt's send time (`sentUs`, so schedule lag and every latency measured from the start include the
+ * failed attempts and the backoff; nothing is hidden), while the outcome (status, tokens, usage, error)
+ * is that of the last attempt. `attempts` counts them. A 429's `retry-after` is honoured; otherwise the
+ * wait doubles from `backoffMs`.
+ */
+import { nowUs } from '../util/clock.js';
+import type { AttemptOutcome, PreparedRequest } from './attempt-handler.js';
+import type { ErrorClass, RequestRecord } from './request-record.js';
+import type { ClientOptions } from './types.js';
+
+/** One attempt: fills the attempt fields of `record`, resolves when it ended. */
+export type Attempt = (request: PreparedRequest, record: RequestRecord, signal: AbortSignal | undefined) => Promise<AttemptOutcome>;
+
+/** A server asking for an hour must not stall a benchmark: waits are capped. */
+const MAX_RETRY_WAIT_MS = 60_000;
+
+/** Clears what one attempt wrote, keeping identity, the first send time and the attempt count. */
+export function resetAttemptFields(record: RequestRecord): void {
+  record.headersUs = Number.NaN;
+  record.firstChunkUs = Number.NaN;
+  record.firstTokenUs = Number.NaN;
+  record.firstOutputUs = Number.NaN;
+  record.lastTokenUs = Number.NaN;
+  record.endUs = Number.NaN;
+  record.tokenChunkTimesUs.length = 0;
+  record.status = 0;
+  record.errorClass = null;
+  record.timeoutPhase = null;
+  record.errorMessage = null;
+  record.errorCode = null;
+  record.outputText = '';
+  record.reasoningText = '';
+  record.chunkCount = 0;
+  record.usage = null;
+  record.timeInfo = null;
+  record.finishReason = null;
+  record.serviceTierUsed = null;
+  record.rateLimitRemainingRequests = Number.NaN;
+  record.rateLimitRemainingTokens = Number.NaN;
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts (true then). */
+function wait(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) {
+      resolve(true);
+      return;
+    }
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve(false);
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** Wraps `attempt` with the profile's retry policy (`maxAttempts` 1: the attempt itself). */
+export function withRetry(attempt: Attempt, spec: ClientOptions['retry']): Attempt {
+  if (spec.maxAttempts <= 1) return attempt;
+  const retryOn = new Set<string>(spec.on);
+  return async (request, record, signal) => {
+    for (let n = 1; ; n += 1) {
+      const outcome = await attempt(request, record, signal);
+      const errorClass: ErrorClass | null = record.errorClass;
+      if (errorClass === null || !retryOn.has(errorClass) || n >= spec.maxAttempts || signal?.aborted) return outcome;
+      const backoffMs = spec.backoffMs * 2 ** (n - 1);
+      const waitMs = Math.min(MAX_RETRY_WAIT_MS, Number.isNaN(outcome.retryAfterMs) ? backoffMs : outcome.retryAfterMs);
+      if (await wait(waitMs, signal)) {
+        record.endUs = nowUs();
+        record.errorClass = 'timeout';
+        record.timeoutPhase = 'total';
+        record.errorMessage = 'aborted while waiting to retry';
+        return outcome;
+      }
+      resetAttemptFields(record);
+    }
+  };
+}
