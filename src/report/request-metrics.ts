@@ -1,16 +1,19 @@
 /**
- * The per-request values of one requests.csv row, from a RequestRecord: latencies in ms (DESIGN.md,
- * "What is measured"), token counts from usage (or flagged as estimated), the server's time_info.
- * null where the request never got that far.
+ * The per-request values of one requests.csv row, from a RequestRecord, through the pure functions of
+ * measure/ (the same definitions the collector aggregates): latencies in ms, token counts from usage
+ * (or flagged as estimated), the server's time_info. null where the request never got that far.
  */
 import type { RequestRecord } from '../client/request-record.js';
-import { countTokens } from '../util/tokenizer.js';
+import { e2eMs, itlGapCount, scheduleLagMs, tpotMs, decodeTps, ttfbMs, ttftMs, ttfoMs } from '../measure/request-timings.js';
+import { clientOverheadMs, completionTimeMs, promptTimeMs, queueTimeMs, totalTimeMs } from '../measure/server-timings.js';
+import { tokenCounts } from '../measure/token-counts.js';
 
 export interface RequestMetrics {
   scheduleLagMs: number | null;
   ttfbMs: number | null;
   ttftMs: number | null;
   ttfoMs: number | null;
+  /** Start -> end of the response, or -> the failure for a failed request. */
   e2eMs: number | null;
   tpotMs: number | null;
   itlMeanMs: number | null;
@@ -29,56 +32,35 @@ export interface RequestMetrics {
 }
 
 export function requestMetrics(record: RequestRecord): RequestMetrics {
-  const start = record.intendedStartUs;
-  const ok = record.errorClass === null;
-  const ttftMs = since(start, record.firstTokenUs);
-  const e2eMs = ok ? since(start, record.endUs) : null;
-  const { usage, timeInfo } = record;
-  let outputTokens: number | null = null;
-  let inputTokens: number | null = null;
-  let tokensEstimated = false;
-  if (usage) {
-    outputTokens = usage.completion_tokens;
-    inputTokens = usage.prompt_tokens;
-  } else if (ok) {
-    tokensEstimated = true;
-    outputTokens = countTokens(record.outputText) + (record.reasoningText ? countTokens(record.reasoningText) : 0);
-    inputTokens = Number.isFinite(record.expectedInputTokens) ? record.expectedInputTokens : null;
-  }
-  const gaps = record.tokenChunkTimesUs;
-  let itlSumUs = 0;
+  // The mismatch check retokenises the text; the collector reports mismatches, the CSV need not pay twice.
+  const tokens = tokenCounts(record, false);
+  const times = record.tokenChunkTimesUs;
   let itlMaxUs = 0;
-  for (let i = 1; i < gaps.length; i++) {
-    const gap = (gaps[i] as number) - (gaps[i - 1] as number);
-    itlSumUs += gap;
-    if (gap > itlMaxUs) itlMaxUs = gap;
-  }
-  const decodeMs = e2eMs !== null && ttftMs !== null ? e2eMs - ttftMs : null;
-  const multiToken = outputTokens !== null && outputTokens >= 2 && decodeMs !== null && decodeMs > 0;
-  const totalTimeMs = timeInfo ? timeInfo.total_time * 1000 : null;
+  for (let i = 1; i < times.length; i++) itlMaxUs = Math.max(itlMaxUs, (times[i] as number) - (times[i - 1] as number));
+  const gaps = itlGapCount(record);
   return {
-    scheduleLagMs: since(start, record.sentUs),
-    ttfbMs: since(start, record.headersUs),
-    ttftMs,
-    ttfoMs: since(start, record.firstOutputUs),
-    e2eMs,
-    tpotMs: multiToken ? (decodeMs as number) / ((outputTokens as number) - 1) : null,
-    itlMeanMs: gaps.length >= 2 ? itlSumUs / (gaps.length - 1) / 1000 : null,
-    itlMaxMs: gaps.length >= 2 ? itlMaxUs / 1000 : null,
-    decodeTps: multiToken ? ((outputTokens as number) - 1) / ((decodeMs as number) / 1000) : null,
-    inputTokens,
-    outputTokens,
-    reasoningTokens: usage?.completion_tokens_details?.reasoning_tokens ?? null,
-    cachedTokens: usage?.prompt_tokens_details?.cached_tokens ?? null,
-    tokensEstimated,
-    queueTimeMs: timeInfo ? timeInfo.queue_time * 1000 : null,
-    promptTimeMs: timeInfo ? timeInfo.prompt_time * 1000 : null,
-    completionTimeMs: timeInfo ? timeInfo.completion_time * 1000 : null,
-    totalTimeMs,
-    clientOverheadMs: totalTimeMs !== null && e2eMs !== null ? e2eMs - totalTimeMs : null,
+    scheduleLagMs: value(scheduleLagMs(record)),
+    ttfbMs: value(ttfbMs(record)),
+    ttftMs: value(ttftMs(record)),
+    ttfoMs: value(ttfoMs(record)),
+    e2eMs: value(e2eMs(record)),
+    tpotMs: value(tpotMs(record, tokens.output)),
+    itlMeanMs: gaps > 0 ? ((times[times.length - 1] as number) - (times[0] as number)) / gaps / 1000 : null,
+    itlMaxMs: gaps > 0 ? itlMaxUs / 1000 : null,
+    decodeTps: value(decodeTps(record, tokens.output)),
+    inputTokens: value(tokens.input),
+    outputTokens: value(tokens.output),
+    reasoningTokens: value(tokens.reasoning),
+    cachedTokens: value(tokens.cached),
+    tokensEstimated: tokens.estimated,
+    queueTimeMs: value(queueTimeMs(record)),
+    promptTimeMs: value(promptTimeMs(record)),
+    completionTimeMs: value(completionTimeMs(record)),
+    totalTimeMs: value(totalTimeMs(record)),
+    clientOverheadMs: value(clientOverheadMs(record)),
   };
 }
 
-function since(startUs: number, atUs: number): number | null {
-  return Number.isFinite(atUs) && Number.isFinite(startUs) ? (atUs - startUs) / 1000 : null;
+function value(x: number): number | null {
+  return Number.isFinite(x) ? x : null;
 }
