@@ -1,0 +1,107 @@
+/**
+ * Per-request SLO checks, for goodput: a request is "good" when it is ok and meets every SLO of the
+ * profile. SLO keys are `metric.stat` (`ttft_ms.p99: 500`); per request the stat has one value, the
+ * request's own: ttft_ms.p99 <= 500 means this request's TTFT <= 500 ms. For `itl_ms` the request has
+ * many gaps, so its own statistic of its gaps is used (itl_ms.p99: the request's p99 gap, nearest rank;
+ * itl_ms.max: its largest gap). Latency metrics (`*_ms`) must be at or below the limit, `decode_tps` at or
+ * above it. A metric the request does not have (no time_info, a one-token answer) does not fail it;
+ * group-level keys (error_rate, *_per_s) and token counts are not per-request checks and are ignored here.
+ */
+import type { RequestRecord } from '../client/request-record.js';
+import { LATENCY_METRICS, type LatencyMetric } from '../report/run-summary.js';
+import { isOk } from './request-status.js';
+import { decodeTps, e2eMs, scheduleLagMs, tpotMs, ttfbMs, ttfoMs, ttftMs } from './request-timings.js';
+import { clientOverheadMs, completionTimeMs, promptTimeMs, queueTimeMs, totalTimeMs } from './server-timings.js';
+
+type PerRequestValue = (record: RequestRecord, outputTokens: number) => number;
+
+const LATENCY_VALUES = {
+  ttfb_ms: ttfbMs,
+  ttft_ms: ttftMs,
+  ttfo_ms: ttfoMs,
+  // itl_ms needs the stat: handled apart.
+  itl_ms: () => Number.NaN,
+  tpot_ms: tpotMs,
+  e2e_ms: e2eMs,
+  queue_time_ms: queueTimeMs,
+  prompt_time_ms: promptTimeMs,
+  completion_time_ms: completionTimeMs,
+  total_time_ms: totalTimeMs,
+  client_overhead_ms: clientOverheadMs,
+  schedule_lag_ms: scheduleLagMs,
+} as const satisfies Record<LatencyMetric, PerRequestValue>;
+
+/** One parsed SLO entry. */
+export interface SloCheck {
+  readonly key: string;
+  readonly metric: LatencyMetric | 'decode_tps';
+  readonly stat: string;
+  readonly limit: number;
+}
+
+/** The SLO entries that apply per request (unknown and group-level keys are left out). */
+export function parseSlo(slo: Readonly<Record<string, number>>): SloCheck[] {
+  const checks: SloCheck[] = [];
+  for (const [key, limit] of Object.entries(slo)) {
+    const dot = key.lastIndexOf('.');
+    const metric = dot < 0 ? key : key.slice(0, dot);
+    const stat = dot < 0 ? 'max' : key.slice(dot + 1);
+    if (metric === 'decode_tps' || (LATENCY_METRICS as readonly string[]).includes(metric)) {
+      checks.push({ key, metric: metric as SloCheck['metric'], stat, limit });
+    }
+  }
+  return checks;
+}
+
+/** Checks requests against an SLO; reuses one scratch buffer for ITL statistics (no allocation per call). */
+export interface SloEvaluator {
+  readonly checks: readonly SloCheck[];
+  /** True when the request is ok and meets every per-request SLO. */
+  isGood(record: RequestRecord, outputTokens: number): boolean;
+}
+
+export function createSloEvaluator(slo: Readonly<Record<string, number>>): SloEvaluator {
+  const checks = parseSlo(slo);
+  let scratch = new Float64Array(256);
+
+  const itlStatMs = (record: RequestRecord, stat: string): number => {
+    const times = record.tokenChunkTimesUs;
+    const n = times.length - 1;
+    if (n < 1) return Number.NaN;
+    if (scratch.length < n) scratch = new Float64Array(Math.max(n, scratch.length * 2));
+    let sum = 0;
+    for (let i = 0; i < n; i++) {
+      const gap = (times[i + 1] as number) - (times[i] as number);
+      scratch[i] = gap;
+      sum += gap;
+    }
+    const gaps = scratch.subarray(0, n);
+    if (stat === 'mean') return sum / n / 1000;
+    gaps.sort();
+    if (stat === 'min') return (gaps[0] as number) / 1000;
+    if (stat === 'max') return (gaps[n - 1] as number) / 1000;
+    const percentile = stat === 'p999' ? 99.9 : Number(stat.replace(/^p/, ''));
+    if (!Number.isFinite(percentile)) return (gaps[n - 1] as number) / 1000;
+    // Nearest rank: the smallest gap with at least `percentile` % of the gaps at or below it.
+    const rank = Math.min(n, Math.max(1, Math.ceil((percentile / 100) * n)));
+    return (gaps[rank - 1] as number) / 1000;
+  };
+
+  return {
+    checks,
+    isGood(record, outputTokens) {
+      if (!isOk(record)) return false;
+      for (const check of checks) {
+        if (check.metric === 'decode_tps') {
+          const value = decodeTps(record, outputTokens);
+          if (value < check.limit) return false;
+          continue;
+        }
+        const value = check.metric === 'itl_ms' ? itlStatMs(record, check.stat) : LATENCY_VALUES[check.metric](record, outputTokens);
+        // NaN compares false: a metric the request does not have does not fail it.
+        if (value > check.limit) return false;
+      }
+      return true;
+    },
+  };
+}
