@@ -15,7 +15,7 @@ const DURATION_MESSAGE = 'expected a duration like "30s", "250ms", "2m" or a num
 
 const duration = z
   .union([z.string().regex(new RegExp(DURATION_PATTERN), { error: DURATION_MESSAGE }), z.number().nonnegative()], { error: DURATION_MESSAGE })
-  .meta({ description: 'A duration: "250ms", "30s", "2m", "1m30s", or a number of seconds.' });
+  .meta({ id: 'duration', description: 'A duration: "250ms", "30s", "2m", "1m30s", or a number of seconds.' });
 
 const positiveInt = z.number().int().min(1);
 const tokenCount = z.number().int().min(0);
@@ -39,7 +39,7 @@ const lengthDistribution = z
     ],
     { error: 'expected a number of tokens or { dist: fixed|uniform|normal|lognormal, ... }' },
   )
-  .meta({ description: 'Tokens: a number (fixed) or { dist: fixed, value } | { dist: uniform, min, max } | { dist: normal|lognormal, mean, stddev, min?, max? }.' });
+  .meta({ id: 'tokenLength', description: 'Tokens: a number (fixed) or { dist: fixed, value } | { dist: uniform, min, max } | { dist: normal|lognormal, mean, stddev, min?, max? }.' });
 
 const stage = z.strictObject({
   duration,
@@ -58,7 +58,7 @@ const load = z
     max_concurrency: positiveInt.optional().meta({ description: 'Open loop: arrivals beyond this many in flight are dropped (default 1000).' }),
     stages: z.array(stage).min(1).optional(),
   })
-  .meta({ description: 'How much load: { mode: concurrency, concurrency: 16 } or { mode: rate, rate: 20, arrival: poisson }.' });
+  .meta({ id: 'load', description: 'How much load: { mode: concurrency, concurrency: 16 } or { mode: rate, rate: 20, arrival: poisson }.' });
 
 const forbidden = (message: string) => z.never({ error: message }).optional();
 
@@ -74,9 +74,10 @@ const request = z
     top_p: z.number().min(0).max(1).optional(),
     seed: z.number().int().optional(),
   })
-  .meta({ description: 'Chat completion request fields sent with every request (stream defaults to true).' });
+  .meta({ id: 'request', description: 'Chat completion request fields sent with every request (stream defaults to true).' });
 
-const prompt = z.strictObject({
+const prompt = z
+  .strictObject({
   input_tokens: lengthDistribution.optional(),
   output_tokens: lengthDistribution.optional().meta({ description: 'Sets max_completion_tokens per request.' }),
   shared_prefix_tokens: tokenCount.optional().meta({ description: 'Tokens of a prefix identical for every request of the scenario.' }),
@@ -87,7 +88,8 @@ const prompt = z.strictObject({
       field: z.string().min(1).optional().meta({ description: 'Field holding the prompt text or messages (default "prompt").' }),
     })
     .optional(),
-});
+  })
+  .meta({ id: 'prompt', description: 'What each request asks: synthetic token-exact text or a JSONL dataset.' });
 
 const timeouts = z.strictObject({
   connect: duration.optional(),
@@ -95,18 +97,18 @@ const timeouts = z.strictObject({
   first_token: duration.optional(),
   idle: duration.optional(),
   total: duration.optional(),
-});
+}).meta({ id: 'timeouts', description: 'Per-request time limits (defaults: connect 10s, headers 60s, first_token 60s, idle 30s, total 600s).' });
 
 const retry = z.strictObject({
   max_attempts: positiveInt.optional().meta({ description: '1 (default) = no retries.' }),
   on: z.array(z.enum(RETRYABLE_ERROR_CLASSES)).optional(),
   backoff: duration.optional(),
-});
+}).meta({ id: 'retry', description: 'Retries (default none); the first attempt is what is measured.' });
 
 const encoding = z.strictObject({
   content_type: z.enum(['json', 'msgpack']).optional(),
   gzip: z.boolean().optional(),
-});
+}).meta({ id: 'encoding', description: 'Request body encoding (default json, no gzip).' });
 
 const tiers = z.array(z.enum(SERVICE_TIERS as unknown as [ServiceTier, ...ServiceTier[]]));
 

@@ -1,0 +1,46 @@
+/**
+ * What to send: the chat completion body of request number `index` of a group, built from the scenario's
+ * prompt spec and request fields. Deterministic for (scenario seed, group, index): the same profile sends
+ * the same requests in every run, whatever order they are built in.
+ */
+import { InferbenchError } from '../errors.js';
+import type { ResolvedGroup, ResolvedScenario } from '../profile/resolved-profile.js';
+import { PROMPT_SOURCES, promptSourceKind } from './prompt-sources.js';
+import { requestRng, streamSeed } from './request-seed.js';
+import { sampleLength } from './sample-length.js';
+
+export interface RequestBodyPlan {
+  /** The chat request: model, messages, the scenario's request fields, service_tier, max_completion_tokens. */
+  readonly body: Record<string, unknown>;
+  /** Tokens of the prompt text (system + shared prefix + user), as the real tokenizer counts them. */
+  readonly expectedInputTokens: number;
+}
+
+export interface Workload {
+  next(index: number): RequestBodyPlan;
+}
+
+/** Builds the workload of one group. Throws BAD_PROFILE for an unreadable dataset, INTERNAL for an unresolved model. */
+export function createWorkload(scenario: ResolvedScenario, group: ResolvedGroup): Workload {
+  if (group.model === null) {
+    throw new InferbenchError('INTERNAL', `group ${group.key} has no model yet`, {
+      hint: 'resolve models first with resolveGroupModels(profile, firstModel)',
+    });
+  }
+  const model = group.model;
+  const source = PROMPT_SOURCES[promptSourceKind(scenario)](scenario, group);
+  const lengthBase = streamSeed(scenario.seed, scenario.name, 'lengths');
+  const request = scenario.request;
+  const tier = group.tier;
+  const outputTokens = scenario.prompt.outputTokens;
+  return {
+    next(index) {
+      const lengths = requestRng(lengthBase, index);
+      const prompt = source.build(index, lengths);
+      const body: Record<string, unknown> = { model, messages: prompt.messages, ...request };
+      if (tier !== null) body.service_tier = tier;
+      if (outputTokens !== null) body.max_completion_tokens = sampleLength(outputTokens, lengths);
+      return { body, expectedInputTokens: prompt.expectedInputTokens };
+    },
+  };
+}
