@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { PrefixPromptCache } from '../../../../src/emulator/prompt-cache/prefix-prompt-cache.js';
+import type { ChatCompletionRequest, ChatMessage } from '../../../../src/protocol/chat.js';
+
+const system: ChatMessage = { role: 'system', content: 'You are terse. '.repeat(200) };
+const question: ChatMessage = { role: 'user', content: 'What is the capital of France? '.repeat(50) };
+const answer: ChatMessage = { role: 'assistant', content: 'Paris.' };
+const followUp: ChatMessage = { role: 'user', content: 'And of Italy?' };
+
+function request(messages: ChatMessage[], key: string | null = 'conv-1'): ChatCompletionRequest {
+  return { model: 'm', messages, prompt_cache_key: key };
+}
+
+describe('prefix prompt cache', () => {
+  it('caches nothing the first time and the whole prompt, in whole blocks, on an exact repeat', () => {
+    const cache = new PrefixPromptCache();
+    expect(cache.cachedTokens(request([system, question]), 1000, 'm')).toBe(0);
+    expect(cache.cachedTokens(request([system, question]), 1000, 'm')).toBe(896);
+  });
+
+  it('caches the shared message prefix of a growing conversation, proportionally to its size', () => {
+    const cache = new PrefixPromptCache({ blockTokens: 1 });
+    cache.cachedTokens(request([system, question]), 1000, 'm');
+    const cached = cache.cachedTokens(request([system, question, answer, followUp]), 1100, 'm');
+    // system + question are nearly all of the characters of the new prompt.
+    expect(cached).toBeGreaterThan(1000);
+    expect(cached).toBeLessThan(1100);
+    // A different second message shares only the system prompt (about a third of the characters).
+    const branch = cache.cachedTokens(request([system, followUp]), 600, 'm');
+    expect(branch).toBeGreaterThan(450);
+    expect(branch).toBeLessThan(600);
+  });
+
+  it('needs the same prompt_cache_key, the same model and the same first message', () => {
+    const cache = new PrefixPromptCache();
+    cache.cachedTokens(request([system, question]), 1000, 'm');
+    expect(cache.cachedTokens(request([system, question], null), 1000, 'm')).toBe(0);
+    expect(cache.cachedTokens(request([system, question], 'conv-2'), 1000, 'm')).toBe(0);
+    expect(cache.cachedTokens(request([system, question]), 1000, 'other-model')).toBe(0);
+    expect(cache.cachedTokens(request([question, system]), 1000, 'm')).toBe(0);
+    // Different tools change everything after them.
+    const withTools: ChatCompletionRequest = {
+      ...request([question, system]),
+      tools: [{ type: 'function', function: { name: 'f' } }],
+    };
+    expect(cache.cachedTokens(withTools, 1000, 'm')).toBe(0);
+  });
+
+  it('is bounded: the least recently used key goes first', () => {
+    const cache = new PrefixPromptCache({ maxEntries: 2 });
+    cache.cachedTokens(request([system], 'a'), 500, 'm');
+    cache.cachedTokens(request([system], 'b'), 500, 'm');
+    expect(cache.cachedTokens(request([system], 'a'), 500, 'm')).toBe(384);
+    cache.cachedTokens(request([system], 'c'), 500, 'm');
+    expect(cache.size).toBe(2);
+    expect(cache.cachedTokens(request([system], 'b'), 500, 'm')).toBe(0);
+  });
+});
