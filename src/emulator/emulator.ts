@@ -12,12 +12,16 @@ import { builtinCatalog } from './catalog/builtin-catalog.js';
 import { CatalogIndex, type Catalog } from './catalog/catalog.js';
 import type { EmulatorContext } from './emulator-context.js';
 import type { Engine } from './engine.js';
-import { FixedTimingEngine } from './fixed-timing-engine.js';
+import { capacityLookup } from './capacity/capacity-defaults.js';
+import { CapacityEngine } from './capacity/capacity-engine.js';
+import { SeededFaultInjector } from './faults/seeded-fault-injector.js';
+import { PrefixPromptCache } from './prompt-cache/prefix-prompt-cache.js';
+import { BucketRateLimiter } from './rate-limit/bucket-rate-limiter.js';
 import { chatCompletions } from './handlers/chat-completions.js';
 import { fileContent } from './handlers/files.js';
 import { listEndpoints } from './handlers/management.js';
 import { listModels, listPublicModels, retrieveModel, retrievePublicModel } from './handlers/models.js';
-import { noFaults, noPromptCache, noRateLimits, type FaultInjector, type PromptCache, type RateLimiter } from './hooks.js';
+import type { FaultInjector, PromptCache, RateLimiter } from './hooks.js';
 import { sendError, sendJson } from './http/send.js';
 
 export interface EmulatorOptions {
@@ -37,7 +41,7 @@ export interface EmulatorOptions {
   readonly filesDir?: string;
   /** End streams with `data: [DONE]` (default false, like the real service). */
   readonly doneMarker?: boolean;
-  /** Timing model (default: a FixedTimingEngine); closed with the emulator. */
+  /** Timing model (default: the capacity engine over the catalog's CapacitySpecs); closed with the emulator. */
   readonly engine?: Engine;
   readonly rateLimiter?: RateLimiter;
   readonly promptCache?: PromptCache;
@@ -102,15 +106,15 @@ function decodeSegment(segment: string): string {
 export async function createEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
   const org = options.org ?? 'local';
   const catalog = options.catalog ?? builtinCatalog(org);
-  const engine = options.engine ?? new FixedTimingEngine();
+  const engine = options.engine ?? new CapacityEngine({ capacityOf: capacityLookup(catalog.models, catalog.endpoints) });
   let requestNumber = 0;
   const ctx: EmulatorContext = {
     catalog: new CatalogIndex(catalog),
     keys: { inference: new Set(options.apiKeys ?? []), management: new Set(options.managementKeys ?? []) },
     engine,
-    rateLimiter: options.rateLimiter ?? noRateLimits,
-    promptCache: options.promptCache ?? noPromptCache,
-    faults: options.faults ?? noFaults,
+    rateLimiter: options.rateLimiter ?? new BucketRateLimiter(),
+    promptCache: options.promptCache ?? new PrefixPromptCache(),
+    faults: options.faults ?? new SeededFaultInjector(),
     orgs: [org],
     filesDir: options.filesDir,
     doneMarker: options.doneMarker ?? false,
