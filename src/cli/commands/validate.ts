@@ -1,4 +1,62 @@
-/** `inferbench validate`: PLACEHOLDER until its issue lands (replace this whole file). */
+/**
+ * `inferbench validate <profile>`: loads the profile exactly as `run` would (overrides included), builds
+ * the first request of every group (so a bad dataset fails here too), and prints the plan it expands to.
+ * Sends nothing. A bad profile exits 2 with every problem listed (the error comes from profile/).
+ */
+import { isAbsolute, resolve } from 'node:path';
+import type { Argv } from 'yargs';
+import { loadProfile } from '../../profile/load-profile.js';
+import { formatProfilePlan } from '../../profile/format-plan.js';
+import type { ResolvedProfile } from '../../profile/resolved-profile.js';
+import { createWorkload } from '../../workload/create-workload.js';
+import { workloadHash } from '../../workload/workload-hash.js';
+import type { CliContext } from '../context.js';
+import { EXIT } from '../exit-codes.js';
 import type { CommandRegistration } from './command.js';
 
-export const validateCommand: CommandRegistration = (parser) => parser;
+interface ValidateArgs {
+  profile: string;
+  set?: string[];
+  json: boolean;
+}
+
+export const validateCommand: CommandRegistration = (parser, ctx) =>
+  parser.command(
+    'validate <profile>',
+    'Check a profile and print the plan it expands to, sending nothing (exit 2 listing every problem)',
+    (command: Argv) =>
+      command
+        .positional('profile', { type: 'string', describe: 'Profile YAML file', demandOption: true })
+        .option('set', { type: 'string', array: true, describe: 'Override a profile field: --set path=value (repeatable)' })
+        .option('json', { type: 'boolean', default: false, describe: 'Print the resolved profile as JSON' }),
+    (argv) => {
+      ctx.exitCode = runValidate(argv as unknown as ValidateArgs, ctx);
+    },
+  );
+
+function runValidate(args: ValidateArgs, ctx: CliContext): number {
+  const path = isAbsolute(args.profile) ? args.profile : resolve(ctx.cwd, args.profile);
+  const profile = loadProfile(path, { overrides: args.set ?? [] });
+  const firstRequests = buildFirstRequests(profile);
+  const hash = workloadHash(profile);
+  if (args.json) {
+    ctx.stdout.write(`${JSON.stringify({ valid: true, workload_hash: hash, profile, first_requests: firstRequests }, null, 2)}\n`);
+    return EXIT.ok;
+  }
+  ctx.stdout.write(formatProfilePlan(profile));
+  ctx.stdout.write(`workload hash: ${hash}\n`);
+  const groups = profile.groups.length;
+  const scenarios = profile.scenarios.length;
+  ctx.stdout.write(`\nvalid: ${scenarios} scenario${scenarios === 1 ? '' : 's'}, ${groups} group${groups === 1 ? '' : 's'}; nothing was sent\n`);
+  return EXIT.ok;
+}
+
+/** Request 0 of every group, summarised; building it proves datasets and prompts are usable. */
+function buildFirstRequests(profile: ResolvedProfile): { group: string; input_tokens: number; max_completion_tokens: unknown }[] {
+  return profile.groups.map((group) => {
+    const scenario = profile.scenarios.find((s) => s.name === group.scenario)!;
+    // A scenario without models runs on the target's first model; any name builds the same prompt shape.
+    const plan = createWorkload(scenario, group.model === null ? { ...group, model: '(first model of the target)' } : group).next(0);
+    return { group: group.key, input_tokens: plan.expectedInputTokens, max_completion_tokens: plan.body.max_completion_tokens ?? null };
+  });
+}

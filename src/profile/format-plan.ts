@@ -1,0 +1,90 @@
+/**
+ * The human description of a resolved profile that `inferbench validate` prints: every scenario with its
+ * load, limits, prompt, request fields and groups, then thresholds, SLOs and compare tolerances, so a user
+ * sees exactly what a run would do (defaults included) before sending anything.
+ */
+import { formatDurationMs } from '../util/duration.js';
+import type { LengthDistribution, LoadSpec, ResolvedProfile, ResolvedScenario } from './resolved-profile.js';
+
+const LABEL_WIDTH = 11;
+const row = (label: string, value: string): string => `  ${label.padEnd(LABEL_WIDTH)}${value}\n`;
+const duration = (ms: number): string => formatDurationMs(ms);
+
+export function formatLength(length: LengthDistribution): string {
+  switch (length.dist) {
+    case 'fixed':
+      return `${length.value} tokens`;
+    case 'uniform':
+      return `uniform ${length.min}..${length.max} tokens`;
+    default:
+      return `${length.dist} mean ${length.mean} stddev ${length.stddev} tokens, clamped to ${length.min}..${length.max}`;
+  }
+}
+
+export function formatLoad(load: LoadSpec): string {
+  const stages = load.stages
+    ? `; stages: ${load.stages.map((s) => `${duration(s.durationMs)} ${s.ramp === 'linear' ? 'ramp to' : 'hold'} ${s.target}${load.mode === 'rate' ? '/s' : ''}`).join(', ')}`
+    : '';
+  if (load.mode === 'concurrency') return `closed loop, ${load.stages ? `up to ${load.concurrency}` : load.concurrency} concurrent${stages}`;
+  const arrival = load.arrival === 'gamma' ? `gamma arrivals (burstiness ${load.burstiness})` : `${load.arrival} arrivals`;
+  return `open loop, ${load.stages ? `up to ${load.rate}` : load.rate} requests/s, ${arrival}, at most ${load.maxConcurrency} in flight (more are dropped)${stages}`;
+}
+
+function formatLimits(s: ResolvedScenario): string {
+  const parts = [
+    `duration ${s.durationMs === null ? '-' : duration(s.durationMs)}`,
+    `requests ${s.requests ?? '-'}`,
+    s.warmupRequests > 0 ? `warmup ${s.warmupRequests} requests` : s.warmupMs > 0 ? `warmup ${duration(s.warmupMs)}` : 'no warmup',
+    `graceful stop ${duration(s.gracefulStopMs)}`,
+  ];
+  if (s.durationMs !== null && s.requests !== null) parts.push('whichever comes first');
+  return parts.join(', ');
+}
+
+function formatPrompt(s: ResolvedScenario): string {
+  const p = s.prompt;
+  const parts = p.dataset ? [`dataset ${p.dataset.path} (field "${p.dataset.field}")`] : [`input ${formatLength(p.inputTokens)}`];
+  parts.push(p.outputTokens ? `output ${formatLength(p.outputTokens)} (max_completion_tokens)` : 'output: not set');
+  if (p.sharedPrefixTokens > 0) parts.push(`shared prefix ${p.sharedPrefixTokens} tokens`);
+  if (p.system !== null) parts.push(`system prompt ${JSON.stringify(p.system.length > 40 ? `${p.system.slice(0, 40)}...` : p.system)}`);
+  return parts.join('; ');
+}
+
+function formatScenario(s: ResolvedScenario, groupKeys: readonly string[]): string {
+  const t = s.timeouts;
+  const plural = (n: number, what: string): string => `${n} ${what}${n === 1 ? '' : 's'}`;
+  const matrix = `${s.models.length > 0 ? plural(s.models.length, 'model') : "the target's first model"} x ${s.tiers.length > 0 ? plural(s.tiers.length, 'tier') : 'no tier'}`;
+  return (
+    `scenario ${s.name} (${matrix}: ${groupKeys.length} group${groupKeys.length === 1 ? '' : 's'})\n` +
+    row('load', formatLoad(s.load)) +
+    row('limits', formatLimits(s)) +
+    row('prompt', formatPrompt(s)) +
+    row('request', JSON.stringify(s.request)) +
+    row('timeouts', `connect ${duration(t.connectMs)}, headers ${duration(t.headersMs)}, first token ${duration(t.firstTokenMs)}, idle ${duration(t.idleMs)}, total ${duration(t.totalMs)}`) +
+    row('retry', s.retry.maxAttempts <= 1 ? 'none' : `up to ${s.retry.maxAttempts} attempts on ${s.retry.on.join(', ')}, backoff ${duration(s.retry.backoffMs)}`) +
+    row('encoding', `${s.encoding.contentType}${s.encoding.gzip ? ' + gzip' : ''}`) +
+    row('seed', String(s.seed)) +
+    row('groups', groupKeys.join(', '))
+  );
+}
+
+/** The plan as text (ends with a newline). */
+export function formatProfilePlan(profile: ResolvedProfile): string {
+  const target = profile.target;
+  let out = `profile ${profile.name}${profile.sourcePath ? ` (${profile.sourcePath})` : ''}\n`;
+  out += `target: ${target.baseUrl ?? `the embedded emulator${target.emulatorConfig ? ` with ${target.emulatorConfig}` : ''}`}`;
+  out += target.baseUrl ? `, API key from $${target.apiKeyEnv}` : '';
+  const headers = Object.keys(target.headers);
+  out += headers.length > 0 ? `, headers: ${headers.join(', ')}\n` : '\n';
+  for (const scenario of profile.scenarios) {
+    out += `\n${formatScenario(scenario, profile.groups.filter((g) => g.scenario === scenario.name).map((g) => g.key))}`;
+  }
+  out += '\n';
+  out += `thresholds:${profile.thresholds.length === 0 ? ' none' : ''}\n`;
+  for (const t of profile.thresholds) out += `  ${t.group ? `${t.group}: ` : ''}${t.metric}${t.stat ? `.${t.stat}` : ''} ${t.op} ${t.value}${t.group ? '' : ' (every group)'}\n`;
+  const slo = Object.entries(profile.slo);
+  out += `slo: ${slo.length === 0 ? 'none (goodput = throughput)' : slo.map(([k, v]) => `${k} <= ${v}`).join(', ')}\n`;
+  const tolerances = Object.entries(profile.compare.tolerances);
+  out += `compare tolerances: ${tolerances.length === 0 ? 'defaults of compare' : tolerances.map(([k, v]) => `${k} ${v}`).join(', ')}\n`;
+  return out;
+}
