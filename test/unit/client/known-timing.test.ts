@@ -1,0 +1,88 @@
+/**
+ * The known-timing server (src/bench) against the client: the client's TTFT/ITL/E2E agree with what the
+ * server really did (generous tolerance here; the precise figures are the accuracy benchmark's job),
+ * token counts are exact and time_info passes through exactly.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { startKnownTimingServer, type KnownTimingServer } from '../../../src/bench/known-timing-server.js';
+import { createInferenceClient } from '../../../src/client/inference-client.js';
+import { createRequestRecord, type RequestRecord } from '../../../src/client/request-record.js';
+import type { InferenceClient } from '../../../src/client/types.js';
+
+const TIME_INFO = { queue_time: 0.0123, prompt_time: 0.0456789, completion_time: 0.1, total_time: 0.1579789, created: 1_767_225_600.123456 };
+
+let server: KnownTimingServer | null = null;
+let client: InferenceClient | null = null;
+afterEach(async () => {
+  await client?.close();
+  await server?.close();
+  client = null;
+  server = null;
+});
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+}
+
+async function run(concurrency: number, body: Record<string, unknown>): Promise<RequestRecord[]> {
+  const active = client;
+  if (active === null) throw new Error('no client');
+  return Promise.all(
+    Array.from({ length: concurrency }, async (_, i) => {
+      const record = createRequestRecord(i, 0, 0);
+      await active.send({ body }, record);
+      return record;
+    }),
+  );
+}
+
+function clientFor(url: string, concurrency: number): InferenceClient {
+  return createInferenceClient({
+    baseUrl: url,
+    apiKey: null,
+    headers: {},
+    maxConnections: concurrency,
+    timeouts: { connectMs: 5_000, headersMs: 10_000, firstTokenMs: 10_000, idleMs: 10_000, totalMs: 30_000 },
+    retry: { maxAttempts: 1, on: [], backoffMs: 0 },
+    encoding: { contentType: 'json', gzip: false },
+  });
+}
+
+describe('known-timing server and client', () => {
+  it('agree on TTFT, ITL and E2E; usage and time_info pass through exactly', async () => {
+    server = await startKnownTimingServer({ ttftMs: 60, itlMs: 15, tokens: 12, timeInfo: TIME_INFO, doneMarker: true });
+    client = clientFor(server.url, 8);
+    const body = { model: 'known-timing', messages: [], stream: true };
+    // Warm up: the first round pays for connection setup and JIT, which is not what is compared here.
+    await run(8, body);
+    server.stats.reset();
+    const records = await run(8, body);
+    for (const r of records) {
+      expect(r.errorClass).toBeNull();
+      expect(r.tokenChunkTimesUs).toHaveLength(12);
+      expect(r.usage?.completion_tokens).toBe(12);
+      expect(r.timeInfo).toEqual(TIME_INFO);
+      expect(r.outputText).toBe(' tok'.repeat(12));
+    }
+    const stats = server.stats;
+    expect(stats.completed).toBe(8);
+    const clientTtft = median(records.map((r) => (r.firstTokenUs - r.sentUs) / 1000));
+    const clientE2e = median(records.map((r) => (r.endUs - r.sentUs) / 1000));
+    const clientItl = median(records.flatMap((r) => r.tokenChunkTimesUs.slice(1).map((t, i) => (t - (r.tokenChunkTimesUs[i] as number)) / 1000)));
+    expect(median(stats.ttftMs)).toBeGreaterThanOrEqual(59);
+    expect(Math.abs(clientTtft - median(stats.ttftMs))).toBeLessThan(25);
+    expect(Math.abs(clientE2e - median(stats.e2eMs))).toBeLessThan(25);
+    expect(Math.abs(clientItl - median(stats.itlMs))).toBeLessThan(10);
+  });
+
+  it('answers non-streaming requests at the end of the schedule', async () => {
+    server = await startKnownTimingServer({ ttftMs: 20, itlMs: 10, tokens: 5 });
+    client = clientFor(server.url, 2);
+    const [record] = await run(1, { model: 'known-timing', messages: [], stream: false });
+    expect(record?.errorClass).toBeNull();
+    expect(record?.usage?.completion_tokens).toBe(5);
+    expect(((record?.firstTokenUs ?? 0) - (record?.sentUs ?? 0)) / 1000).toBeGreaterThanOrEqual(59);
+    expect(await client.listModels()).toEqual(['known-timing']);
+  });
+});
