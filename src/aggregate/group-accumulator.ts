@@ -1,0 +1,169 @@
+/**
+ * Everything one group (scenario x model x tier) accumulates during a run: an HDR histogram per metric
+ * (created on first use), request counters by outcome and error class with a few sample messages, token
+ * accounting, tiers the server reported, totals for throughput and goodput, the measured window and the
+ * per-second time series. `add` runs once per finished request and keeps nothing of the record.
+ */
+import type { RequestRecord } from '../client/request-record.js';
+import { isTokenMismatch } from '../measure/token-counts.js';
+import type { ResolvedGroup } from '../profile/resolved-profile.js';
+import { LATENCY_METRICS, VALUE_METRICS, type GroupSummary, type MetricName, type MetricStats } from '../report/run-summary.js';
+import { createHistogram, encodeHistogram, metricScale, metricStatsFromHistogram, type Histogram } from './histogram.js';
+import { GroupTimeSeries } from './time-series.js';
+
+/** Sample messages kept per error class. */
+export const ERROR_SAMPLES_PER_CLASS = 3;
+
+const ALL_METRICS: readonly MetricName[] = [...LATENCY_METRICS, ...VALUE_METRICS];
+
+/** Per-request values the collector derived (reused object; NaN = not measured). */
+export interface RequestValues {
+  scheduleLagUs: number;
+  ttfbUs: number;
+  ttftUs: number;
+  ttfoUs: number;
+  tpotUs: number;
+  e2eUs: number;
+  queueTimeUs: number;
+  promptTimeUs: number;
+  completionTimeUs: number;
+  totalTimeUs: number;
+  clientOverheadUs: number;
+  decodeTpsX1000: number;
+  inputTokens: number;
+  outputTokens: number;
+  reasoningTokens: number;
+  cachedTokens: number;
+  estimated: boolean;
+  /** NaN when not checked. */
+  mismatch: number;
+  good: boolean;
+}
+
+export class GroupAccumulator {
+  readonly group: ResolvedGroup;
+  readonly series: GroupTimeSeries;
+  readonly #histograms = new Map<MetricName, Histogram>();
+  started = 0;
+  inFlight = 0;
+  ok = 0;
+  failed = 0;
+  throttled = 0;
+  dropped = 0;
+  good = 0;
+  readonly errors: Record<string, number> = {};
+  readonly errorSamples: Record<string, string[]> = {};
+  estimatedRequests = 0;
+  mismatchedRequests = 0;
+  maxMismatch = 0;
+  readonly tiersUsed: Record<string, number> = {};
+  outputTokens = 0;
+  inputTokens = 0;
+  firstIntendedUs = Number.POSITIVE_INFINITY;
+  lastEndUs = Number.NEGATIVE_INFINITY;
+
+  constructor(group: ResolvedGroup) {
+    this.group = group;
+    this.series = new GroupTimeSeries(group.key);
+  }
+
+  /** Records `value` (already in the histogram's integer unit) unless NaN; negatives clamp to 0. */
+  record(metric: MetricName, value: number): void {
+    if (value !== value) return;
+    let histogram = this.#histograms.get(metric);
+    if (histogram === undefined) {
+      histogram = createHistogram();
+      this.#histograms.set(metric, histogram);
+    }
+    histogram.recordValue(value > 0 ? Math.round(value) : 0);
+  }
+
+  histogram(metric: MetricName): Histogram | undefined {
+    return this.#histograms.get(metric);
+  }
+
+  /** Counts a failed or throttled request's class and keeps a few distinct messages. */
+  countError(record: RequestRecord): void {
+    const errorClass = record.errorClass as string;
+    this.errors[errorClass] = (this.errors[errorClass] ?? 0) + 1;
+    const message = record.errorMessage;
+    if (message === null) return;
+    const samples = (this.errorSamples[errorClass] ??= []);
+    if (samples.length < ERROR_SAMPLES_PER_CLASS && !samples.includes(message)) samples.push(message);
+  }
+
+  /** Adds the values of an ok request. */
+  addOk(record: RequestRecord, v: RequestValues): void {
+    this.ok++;
+    if (v.good) this.good++;
+    this.record('ttfb_ms', v.ttfbUs);
+    this.record('ttft_ms', v.ttftUs);
+    this.record('ttfo_ms', v.ttfoUs);
+    this.record('tpot_ms', v.tpotUs);
+    this.record('e2e_ms', v.e2eUs);
+    this.record('queue_time_ms', v.queueTimeUs);
+    this.record('prompt_time_ms', v.promptTimeUs);
+    this.record('completion_time_ms', v.completionTimeUs);
+    this.record('total_time_ms', v.totalTimeUs);
+    this.record('client_overhead_ms', v.clientOverheadUs);
+    this.record('decode_tps', v.decodeTpsX1000);
+    this.record('input_tokens', v.inputTokens);
+    this.record('output_tokens', v.outputTokens);
+    this.record('reasoning_tokens', v.reasoningTokens);
+    this.record('cached_tokens', v.cachedTokens);
+    const times = record.tokenChunkTimesUs;
+    for (let i = 1; i < times.length; i++) this.record('itl_ms', (times[i] as number) - (times[i - 1] as number));
+    if (v.outputTokens === v.outputTokens) this.outputTokens += v.outputTokens;
+    if (v.inputTokens === v.inputTokens) this.inputTokens += v.inputTokens;
+    if (v.estimated) this.estimatedRequests++;
+    if (v.mismatch === v.mismatch) {
+      if (v.mismatch > this.maxMismatch) this.maxMismatch = v.mismatch;
+      if (isTokenMismatch(v.mismatch, v.outputTokens)) this.mismatchedRequests++;
+    }
+    if (record.serviceTierUsed !== null) this.tiersUsed[record.serviceTierUsed] = (this.tiersUsed[record.serviceTierUsed] ?? 0) + 1;
+  }
+
+  /** The group's final summary (stats and encoded histograms of every metric that has values). */
+  summary(): GroupSummary {
+    const durationMs = this.lastEndUs > this.firstIntendedUs ? (this.lastEndUs - this.firstIntendedUs) / 1000 : 0;
+    const perS = (n: number): number => (durationMs > 0 ? round3(n / (durationMs / 1000)) : 0);
+    const metrics: Partial<Record<MetricName, MetricStats>> = {};
+    const histograms: Partial<Record<MetricName, string>> = {};
+    for (const metric of ALL_METRICS) {
+      const histogram = this.#histograms.get(metric);
+      if (!histogram || histogram.totalCount === 0) continue;
+      metrics[metric] = metricStatsFromHistogram(histogram, metricScale(metric));
+      histograms[metric] = encodeHistogram(histogram);
+    }
+    const group = this.group;
+    return {
+      scenario: group.scenario,
+      model: group.model ?? '',
+      tier: group.tier,
+      key: group.key,
+      requests: {
+        ok: this.ok,
+        failed: this.failed,
+        dropped: this.dropped,
+        errors: { ...this.errors },
+        error_samples: Object.fromEntries(Object.entries(this.errorSamples).map(([k, v]) => [k, [...v]])),
+      },
+      error_rate: this.ok + this.failed > 0 ? this.failed / (this.ok + this.failed) : 0,
+      throughput: {
+        requests_per_s: perS(this.ok),
+        output_tokens_per_s: perS(this.outputTokens),
+        total_tokens_per_s: perS(this.outputTokens + this.inputTokens),
+        goodput_per_s: perS(this.good),
+      },
+      duration_ms: round3(durationMs),
+      metrics,
+      histograms,
+      tokens: { estimated_requests: this.estimatedRequests, mismatched_requests: this.mismatchedRequests, max_mismatch: this.maxMismatch },
+      tiers_used: { ...this.tiersUsed },
+    };
+  }
+}
+
+function round3(value: number): number {
+  return Math.round(value * 1000) / 1000;
+}

@@ -1,0 +1,67 @@
+/**
+ * HDR histograms of a run: how they are built (integer microseconds for *_ms metrics, the raw integer
+ * for token counts, tokens/s x 1000 for decode_tps; 3 significant digits; auto-resizing), encoded
+ * (HdrHistogram compressed base64, "HISTFAAA...", decodable by any HdrHistogram library), decoded, and
+ * summarised into MetricStats in the metric's unit.
+ */
+import { build, decodeFromCompressedBase64, encodeIntoCompressedBase64, type Histogram } from 'hdr-histogram-js';
+import type { MetricName, MetricStats } from '../report/run-summary.js';
+
+export type { Histogram } from 'hdr-histogram-js';
+
+/** One hour in microseconds: the initial range; histograms resize beyond it rather than fail. */
+export const HISTOGRAM_HIGHEST_US = 3_600_000_000;
+
+/** A new empty histogram with the run's settings. */
+export function createHistogram(): Histogram {
+  return build({
+    lowestDiscernibleValue: 1,
+    highestTrackableValue: HISTOGRAM_HIGHEST_US,
+    numberOfSignificantValueDigits: 3,
+    autoResize: true,
+  });
+}
+
+/**
+ * Recorded value per unit of the reported value: 1000 for *_ms (recorded in µs) and decode_tps (recorded
+ * x 1000 to keep three decimals), 1 for token counts.
+ */
+export function metricScale(metric: MetricName): number {
+  return metric.endsWith('_ms') || metric === 'decode_tps' ? 1000 : 1;
+}
+
+export function encodeHistogram(histogram: Histogram): string {
+  return encodeIntoCompressedBase64(histogram);
+}
+
+/** Decodes a histogram of summary.json (auto-resizing, so it can take merges of any range). */
+export function decodeHistogram(base64: string): Histogram {
+  const histogram = decodeFromCompressedBase64(base64);
+  histogram.autoResize = true;
+  return histogram;
+}
+
+function round3(value: number): number {
+  return Math.round(value * 1000) / 1000;
+}
+
+/**
+ * count, mean, min, max and percentiles of a histogram divided by `scale` (1000: µs -> ms). Percentiles
+ * are HdrHistogram's (the highest value equivalent to the bucket holding that rank), so any library
+ * reading the encoded histogram gets the same numbers.
+ */
+export function metricStatsFromHistogram(histogram: Histogram, scale: number): MetricStats {
+  const count = histogram.totalCount;
+  if (count === 0) return { count: 0, mean: 0, min: 0, max: 0, p50: 0, p90: 0, p95: 0, p99: 0, p999: 0 };
+  return {
+    count,
+    mean: round3(histogram.mean / scale),
+    min: round3(histogram.getValueAtPercentile(0) / scale),
+    max: round3(histogram.maxValue / scale),
+    p50: round3(histogram.getValueAtPercentile(50) / scale),
+    p90: round3(histogram.getValueAtPercentile(90) / scale),
+    p95: round3(histogram.getValueAtPercentile(95) / scale),
+    p99: round3(histogram.getValueAtPercentile(99) / scale),
+    p999: round3(histogram.getValueAtPercentile(99.9) / scale),
+  };
+}

@@ -1,0 +1,78 @@
+/**
+ * Exact merge of two summaries of the same group (shards of one run that ran at the same time):
+ * histograms add, counters add, stats are recomputed from the merged histograms, so percentiles are those
+ * of the union of the requests, not an average of percentiles. Throughput totals add over the longer of
+ * the two measured windows.
+ */
+import type { GroupSummary, MetricName, MetricStats } from '../report/run-summary.js';
+import { decodeHistogram, encodeHistogram, metricScale, metricStatsFromHistogram } from './histogram.js';
+import { ERROR_SAMPLES_PER_CLASS } from './group-accumulator.js';
+
+function addCounts(a: Record<string, number>, b: Record<string, number>): Record<string, number> {
+  const out: Record<string, number> = { ...a };
+  for (const [key, n] of Object.entries(b)) out[key] = (out[key] ?? 0) + n;
+  return out;
+}
+
+function round3(value: number): number {
+  return Math.round(value * 1000) / 1000;
+}
+
+/** Merges `b` into a copy of `a` (same group key expected; a's identity is kept). */
+export function mergeGroupSummaries(a: GroupSummary, b: GroupSummary): GroupSummary {
+  const metrics: Partial<Record<MetricName, MetricStats>> = {};
+  const histograms: Partial<Record<MetricName, string>> = {};
+  const names = new Set([...Object.keys(a.histograms), ...Object.keys(b.histograms)] as MetricName[]);
+  for (const metric of names) {
+    const left = a.histograms[metric];
+    const right = b.histograms[metric];
+    const merged = decodeHistogram((left ?? right) as string);
+    if (left !== undefined && right !== undefined) merged.add(decodeHistogram(right));
+    metrics[metric] = metricStatsFromHistogram(merged, metricScale(metric));
+    histograms[metric] = encodeHistogram(merged);
+  }
+
+  const samples: Record<string, string[]> = {};
+  for (const source of [a.requests.error_samples, b.requests.error_samples]) {
+    for (const [errorClass, messages] of Object.entries(source)) {
+      const list = (samples[errorClass] ??= []);
+      for (const message of messages) if (list.length < ERROR_SAMPLES_PER_CLASS && !list.includes(message)) list.push(message);
+    }
+  }
+
+  const ok = a.requests.ok + b.requests.ok;
+  const failed = a.requests.failed + b.requests.failed;
+  const durationMs = Math.max(a.duration_ms, b.duration_ms);
+  const total = (pick: (g: GroupSummary) => number): number => pick(a) * (a.duration_ms / 1000) + pick(b) * (b.duration_ms / 1000);
+  const perS = (n: number): number => (durationMs > 0 ? round3(n / (durationMs / 1000)) : 0);
+  return {
+    scenario: a.scenario,
+    model: a.model,
+    tier: a.tier,
+    key: a.key,
+    requests: {
+      ok,
+      failed,
+      dropped: a.requests.dropped + b.requests.dropped,
+      errors: addCounts(a.requests.errors, b.requests.errors),
+      error_samples: samples,
+    },
+    error_rate: ok + failed > 0 ? failed / (ok + failed) : 0,
+    throughput: {
+      // Requests are counted exactly; token totals are recovered from rate x window.
+      requests_per_s: perS(ok),
+      output_tokens_per_s: perS(total((g) => g.throughput.output_tokens_per_s)),
+      total_tokens_per_s: perS(total((g) => g.throughput.total_tokens_per_s)),
+      goodput_per_s: perS(total((g) => g.throughput.goodput_per_s)),
+    },
+    duration_ms: durationMs,
+    metrics,
+    histograms,
+    tokens: {
+      estimated_requests: a.tokens.estimated_requests + b.tokens.estimated_requests,
+      mismatched_requests: a.tokens.mismatched_requests + b.tokens.mismatched_requests,
+      max_mismatch: Math.max(a.tokens.max_mismatch, b.tokens.max_mismatch),
+    },
+    tiers_used: addCounts(a.tiers_used, b.tiers_used),
+  };
+}

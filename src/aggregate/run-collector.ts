@@ -1,0 +1,210 @@
+/**
+ * The run collector: the one owner of a run's numbers (STYLE 2). The runner reports starts, drops and
+ * finished records; each record is turned into values once (through measure/), recorded into its group's
+ * histograms, counters and time series, and dropped. Warmup records count in nothing. `completed` is on
+ * the hot path: it reuses one values object and allocates nothing beyond what the histograms record.
+ */
+import type { RequestRecord } from '../client/request-record.js';
+import { createSloEvaluator } from '../measure/slo.js';
+import { decodeTps, e2eMs, tpotMs, ttfbMs, ttfoMs, ttftMs } from '../measure/request-timings.js';
+import { clientOverheadMs, completionTimeMs, promptTimeMs, queueTimeMs, totalTimeMs } from '../measure/server-timings.js';
+import { createTokenCounts, fillTokenCounts } from '../measure/token-counts.js';
+import type { TimeSeriesPoint } from '../report/run-summary.js';
+import { GroupAccumulator, type RequestValues } from './group-accumulator.js';
+import { createHistogram } from './histogram.js';
+import type { CollectorOptions, CollectorResult, ProgressSnapshot, RunCollector } from './types.js';
+
+/**
+ * Retokenising every answer to check the server's usage costs about 1 µs per token; above this many
+ * checked tokens per second the check is sampled (the first requests of each second are checked), so the
+ * collector never becomes the bottleneck. Requests without usage are always counted (they need it).
+ */
+export const TOKEN_CHECK_BUDGET_PER_S = 50_000;
+
+/** Seconds the progress rates are averaged over. */
+const PROGRESS_WINDOW_S = 5;
+const RING = 8;
+
+function createValues(): RequestValues {
+  return {
+    scheduleLagUs: Number.NaN,
+    ttfbUs: Number.NaN,
+    ttftUs: Number.NaN,
+    ttfoUs: Number.NaN,
+    tpotUs: Number.NaN,
+    e2eUs: Number.NaN,
+    queueTimeUs: Number.NaN,
+    promptTimeUs: Number.NaN,
+    completionTimeUs: Number.NaN,
+    totalTimeUs: Number.NaN,
+    clientOverheadUs: Number.NaN,
+    decodeTpsX1000: Number.NaN,
+    inputTokens: Number.NaN,
+    outputTokens: Number.NaN,
+    reasoningTokens: Number.NaN,
+    cachedTokens: Number.NaN,
+    estimated: false,
+    mismatch: Number.NaN,
+    good: false,
+  };
+}
+
+export function createRunCollector(options: CollectorOptions): RunCollector {
+  const runStartUs = options.runStartUs;
+  const groups = options.groups.map((group) => new GroupAccumulator(group));
+  const slo = createSloEvaluator(options.slo);
+  const values = createValues();
+  const tokens = createTokenCounts();
+  const recentTtftUs = createHistogram();
+  // Progress rates: per-second buckets in a small ring, stamped with their second.
+  const ringSecond = new Float64Array(RING).fill(-1);
+  const ringEnded = new Float64Array(RING);
+  const ringTokens = new Float64Array(RING);
+  let started = 0;
+  let ended = 0;
+  let failed = 0;
+  let throttled = 0;
+  let dropped = 0;
+  let checkSecond = -1;
+  let checkedTokens = 0;
+
+  const secondOf = (atUs: number): number => Math.max(0, Math.floor((atUs - runStartUs) / 1_000_000));
+  const totalInFlight = (): number => groups.reduce((sum, g) => sum + g.inFlight, 0);
+
+  const ringSlot = (second: number): number => {
+    const slot = second % RING;
+    if (ringSecond[slot] !== second) {
+      ringSecond[slot] = second;
+      ringEnded[slot] = 0;
+      ringTokens[slot] = 0;
+    }
+    return slot;
+  };
+
+  const fillValues = (record: RequestRecord, second: number): void => {
+    // The mismatch check is the expensive part: sampled beyond a token budget per second.
+    if (second !== checkSecond) {
+      checkSecond = second;
+      checkedTokens = 0;
+    }
+    const reported = record.usage?.completion_tokens ?? 0;
+    const check = checkedTokens + reported <= TOKEN_CHECK_BUDGET_PER_S;
+    fillTokenCounts(record, tokens, check);
+    if (check || record.usage === null) checkedTokens += reported > 0 ? reported : tokens.output;
+    values.inputTokens = tokens.input;
+    values.outputTokens = tokens.output;
+    values.reasoningTokens = tokens.reasoning;
+    values.cachedTokens = tokens.cached;
+    values.estimated = tokens.estimated;
+    values.mismatch = tokens.mismatch;
+    values.ttfbUs = ttfbMs(record) * 1000;
+    values.ttftUs = ttftMs(record) * 1000;
+    values.ttfoUs = ttfoMs(record) * 1000;
+    values.e2eUs = e2eMs(record) * 1000;
+    values.tpotUs = tpotMs(record, tokens.output) * 1000;
+    values.decodeTpsX1000 = decodeTps(record, tokens.output) * 1000;
+    values.queueTimeUs = queueTimeMs(record) * 1000;
+    values.promptTimeUs = promptTimeMs(record) * 1000;
+    values.completionTimeUs = completionTimeMs(record) * 1000;
+    values.totalTimeUs = totalTimeMs(record) * 1000;
+    values.clientOverheadUs = clientOverheadMs(record) * 1000;
+    values.good = slo.isGood(record, tokens.output);
+  };
+
+  return {
+    started(groupIndex, atUs) {
+      const group = groups[groupIndex];
+      if (!group) return;
+      started++;
+      group.started++;
+      group.inFlight++;
+      group.series.row(secondOf(atUs), group.inFlight).started++;
+    },
+
+    dropped(groupIndex, atUs) {
+      const group = groups[groupIndex];
+      if (!group) return;
+      dropped++;
+      group.dropped++;
+      if (atUs < group.firstIntendedUs) group.firstIntendedUs = atUs;
+    },
+
+    completed(record) {
+      if (record.warmup) return;
+      const group = groups[record.groupIndex];
+      if (!group) return;
+      if (group.inFlight > 0) group.inFlight--;
+      ended++;
+      const endUs = record.endUs === record.endUs ? record.endUs : record.intendedStartUs;
+      if (record.intendedStartUs < group.firstIntendedUs) group.firstIntendedUs = record.intendedStartUs;
+      if (endUs > group.lastEndUs) group.lastEndUs = endUs;
+      const second = secondOf(endUs);
+      const row = group.series.row(second, group.inFlight);
+      row.completed++;
+      const slot = ringSlot(second);
+      ringEnded[slot] = (ringEnded[slot] as number) + 1;
+      if (record.sentUs === record.sentUs) group.record('schedule_lag_ms', record.sentUs - record.intendedStartUs);
+      if (record.errorClass === null) {
+        fillValues(record, second);
+        group.addOk(record, values);
+        if (values.outputTokens === values.outputTokens) {
+          row.output_tokens += values.outputTokens;
+          ringTokens[slot] = (ringTokens[slot] as number) + values.outputTokens;
+        }
+        group.series.recordLatencies(second, values.ttftUs, values.e2eUs);
+        if (values.ttftUs >= 0) recentTtftUs.recordValue(Math.round(values.ttftUs));
+      } else {
+        group.countError(record);
+        if (record.errorClass === 'http_429') {
+          throttled++;
+          group.throttled++;
+          row.throttled++;
+        } else {
+          failed++;
+          group.failed++;
+          row.failed++;
+        }
+      }
+      if (record.rateLimitRemainingRequests === record.rateLimitRemainingRequests) {
+        row.ratelimit_remaining_requests = record.rateLimitRemainingRequests;
+      }
+      if (record.rateLimitRemainingTokens === record.rateLimitRemainingTokens) {
+        row.ratelimit_remaining_tokens = record.rateLimitRemainingTokens;
+      }
+    },
+
+    progress(nowUs): ProgressSnapshot {
+      const elapsedUs = Math.max(0, nowUs - runStartUs);
+      const current = secondOf(nowUs);
+      const from = Math.max(0, current - (PROGRESS_WINDOW_S - 1));
+      let windowEnded = 0;
+      let windowTokens = 0;
+      for (let s = from; s <= current; s++) {
+        const slot = s % RING;
+        if (ringSecond[slot] === s) {
+          windowEnded += ringEnded[slot] as number;
+          windowTokens += ringTokens[slot] as number;
+        }
+      }
+      const windowS = (elapsedUs - from * 1_000_000) / 1_000_000;
+      return {
+        elapsedMs: elapsedUs / 1000,
+        started,
+        completed: ended,
+        failed,
+        throttled,
+        dropped,
+        inFlight: totalInFlight(),
+        requestsPerS: windowS > 0 ? windowEnded / windowS : 0,
+        outputTokensPerS: windowS > 0 ? windowTokens / windowS : 0,
+        ttftP50Ms: recentTtftUs.totalCount > 0 ? recentTtftUs.getValueAtPercentile(50) / 1000 : null,
+      };
+    },
+
+    finish(): CollectorResult {
+      const timeSeries: TimeSeriesPoint[] = [];
+      for (const group of groups) timeSeries.push(...group.series.finish(group.inFlight));
+      return { groups: groups.map((group) => group.summary()), timeSeries };
+    },
+  };
+}
