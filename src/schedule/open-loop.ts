@@ -6,7 +6,7 @@
  * requests in flight is dropped and counted, never queued.
  */
 import type { LoadSpec } from '../profile/resolved-profile.js';
-import { createArrivalProcess } from './arrival-process.js';
+import { createArrivalProcess } from './arrivals.js';
 import { LaunchTracker } from './launch-tracker.js';
 import type { ScheduleCallbacks, ScheduleDeps, ScheduleLimits, ScheduleRun } from './types.js';
 

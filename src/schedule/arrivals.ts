@@ -51,10 +51,10 @@ export function createArrivalProcess(load: RateLoad, rng: Rng): ArrivalProcess {
 
 /** The first arrival offsets (ms) below `horizonMs` and at most `maxCount` of them: for tests and `validate`. */
 export function arrivalOffsetsMs(load: RateLoad, rng: Rng, horizonMs: number, maxCount = Number.POSITIVE_INFINITY): number[] {
-  const process = createArrivalProcess(load, rng);
+  const arrivals = createArrivalProcess(load, rng);
   const offsets: number[] = [];
   while (offsets.length < maxCount) {
-    const offset = process.next();
+    const offset = arrivals.next();
     if (!(offset < horizonMs)) break;
     offsets.push(offset);
   }

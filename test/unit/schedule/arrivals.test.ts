@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { LoadSpec, LoadStage } from '../../../src/profile/resolved-profile.js';
-import { arrivalOffsetsMs } from '../../../src/schedule/arrival-process.js';
+import { arrivalOffsetsMs } from '../../../src/schedule/arrivals.js';
 import { createStageProfile } from '../../../src/schedule/stage-profile.js';
 import { createRng } from '../../../src/util/rng.js';
 
