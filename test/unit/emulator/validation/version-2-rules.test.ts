@@ -79,7 +79,7 @@ describe('validateChatRequest: strict schemas (rule 5 and Versioning 6(a))', () 
   it('rule 5: every object level needs additionalProperties false', () => {
     const { additionalProperties: _root, ...rootOpen } = good;
     expectRejected(strictFormat(rootOpen), 'response_format.json_schema.schema', /the object at '#' must set 'additionalProperties': false/);
-    const nestedOpen = structuredClone(good) as typeof good & { properties: { address: Record<string, unknown> } };
+    const nestedOpen = structuredClone(good) as unknown as { properties: { address: Record<string, unknown> } };
     delete nestedOpen.properties.address['additionalProperties'];
     expectRejected(strictFormat(nestedOpen), 'response_format.json_schema.schema', /the object at '#\/properties\/address' must set 'additionalProperties': false/);
     const itemOpen = structuredClone(good) as unknown as { properties: { tags: { items: Record<string, unknown> } } };
