@@ -1,4 +1,56 @@
-/** `inferbench report`: PLACEHOLDER until its issue lands (replace this whole file). */
+/**
+ * `inferbench report <run-dir>`: rebuilds report.html, summary.csv and timeseries.csv of a run from its
+ * saved results (histograms decoded from summary.json, the time series read from timeseries.csv), e.g.
+ * after an upgrade of inferbench or when only summary.json was kept.
+ */
+import { mkdir } from 'node:fs/promises';
+import { isAbsolute, resolve } from 'node:path';
+import type { Argv } from 'yargs';
+import { loadRun, loadTimeSeries } from '../../report/compare/load-run.js';
+import { writeHtmlReport } from '../../report/html/write-html-report.js';
+import { writeSummaryCsv } from '../../report/summary-csv.js';
+import { writeTimeSeriesCsv } from '../../report/timeseries-csv.js';
+import type { CliContext } from '../context.js';
+import { EXIT } from '../exit-codes.js';
 import type { CommandRegistration } from './command.js';
 
-export const reportCommand: CommandRegistration = (parser) => parser;
+interface ReportArgs {
+  runDir: string;
+  out?: string;
+  quiet: boolean;
+  json: boolean;
+}
+
+export const reportCommand: CommandRegistration = (parser, ctx) =>
+  parser.command(
+    'report <run-dir>',
+    'Rebuild report.html, summary.csv and timeseries.csv of a run from its saved results',
+    (command: Argv) =>
+      command
+        .positional('run-dir', { type: 'string', describe: 'Run directory (or its summary.json)', demandOption: true })
+        .option('out', { type: 'string', describe: 'Write the files here instead of the run directory' })
+        .option('quiet', { type: 'boolean', default: false, describe: 'Print nothing but errors' })
+        .option('json', { type: 'boolean', default: false, describe: 'Print the written paths as JSON' }),
+    async (argv) => {
+      ctx.exitCode = await runReport(argv as unknown as ReportArgs, ctx);
+    },
+  );
+
+async function runReport(args: ReportArgs, ctx: CliContext): Promise<number> {
+  const abs = (p: string): string => (isAbsolute(p) ? p : resolve(ctx.cwd, p));
+  const run = await loadRun(abs(args.runDir));
+  const timeSeries = await loadTimeSeries(run.dir);
+  const outDir = args.out ? abs(args.out) : run.dir;
+  await mkdir(outDir, { recursive: true });
+  const written = {
+    report_html: await writeHtmlReport(outDir, run.summary, timeSeries),
+    summary_csv: await writeSummaryCsv(outDir, run.summary.groups),
+    timeseries_csv: await writeTimeSeriesCsv(outDir, timeSeries),
+  };
+  if (args.json) ctx.stdout.write(`${JSON.stringify(written, null, 2)}\n`);
+  else if (!args.quiet) {
+    ctx.stdout.write(`rebuilt the report of run ${run.summary.run_id} (${run.summary.groups.length} group(s), ${timeSeries.length} time-series rows)\n`);
+    for (const path of Object.values(written)) ctx.stdout.write(`  ${path}\n`);
+  }
+  return EXIT.ok;
+}

@@ -1,0 +1,274 @@
+/**
+ * The comparison of two runs: groups matched by key, per metric the baseline and candidate values, the
+ * absolute and relative change, a significance test and a verdict. A regression is a change that is
+ * statistically significant (p < alpha) AND worse than the metric's tolerance. Pure given loaded data.
+ */
+import { InferbenchError } from '../../errors.js';
+import type { GroupSummary, MetricName, MetricStats, RunSummary } from '../run-summary.js';
+import { decodeHistogram } from '../html/histogram-series.js';
+import { metricUnit } from '../html/metric-labels.js';
+import type { RequestValues } from './load-run.js';
+import { mannWhitneyU, toWeighted, twoProportionTest } from './mann-whitney.js';
+import { quantileTest } from './quantile-test.js';
+import type { WeightedValue } from '../html/histogram-series.js';
+import { DEFAULT_TOLERANCES, describeTolerance, parseMetricId, resolveTolerances } from './tolerance.js';
+import type { Tolerance } from './tolerance.js';
+
+export type Verdict = 'regression' | 'improved' | 'within_tolerance' | 'not_significant' | 'no_data';
+
+export interface MetricComparison {
+  readonly group: string;
+  /** `ttft_ms.p99` or a group value such as `error_rate`. */
+  readonly metricId: string;
+  readonly unit: string;
+  readonly lowerIsBetter: boolean;
+  readonly baseline: number | null;
+  readonly candidate: number | null;
+  /** candidate - baseline. */
+  readonly absoluteChange: number | null;
+  /** (candidate - baseline) / baseline; null when the baseline is 0 or missing. */
+  readonly relativeChange: number | null;
+  /** Two-sided p-value; null when no test applies (run-level rates). */
+  readonly pValue: number | null;
+  /** Which test gave pValue. */
+  readonly test: string;
+  readonly tolerance: string;
+  readonly verdict: Verdict;
+  /** One sentence on why, for JUnit failure messages and the terminal. */
+  readonly reason: string;
+}
+
+export interface RunRef {
+  readonly runId: string;
+  readonly dir: string;
+  readonly profile: string;
+}
+
+export interface CompareResult {
+  readonly baseline: RunRef;
+  readonly candidate: RunRef;
+  readonly alpha: number;
+  /** Ways the two runs' workloads differ (workload hash, models, tiers, groups, target). */
+  readonly mismatches: readonly string[];
+  /** True when mismatches were overridden with --force. */
+  readonly forced: boolean;
+  readonly comparisons: readonly MetricComparison[];
+  readonly regressions: number;
+}
+
+export interface CompareInput {
+  readonly dir: string;
+  readonly summary: RunSummary;
+  /** Per-request values from requests.csv, or null when the run has none. */
+  readonly requests: RequestValues | null;
+}
+
+export interface CompareOptions {
+  /** Significance level (default 0.05). */
+  readonly alpha?: number;
+  /** `--tolerance` flags (id -> value), over the baseline profile's and the defaults. */
+  readonly tolerances?: Readonly<Record<string, string>>;
+  /** Proceed despite workload mismatches. */
+  readonly force?: boolean;
+}
+
+const HIGHER_IS_BETTER = new Set(['decode_tps', 'requests_per_s', 'output_tokens_per_s', 'total_tokens_per_s', 'goodput_per_s']);
+
+/** requests.csv columns that carry a summary metric per request (itl_ms is pooled per gap: histograms only). */
+const REQUEST_COLUMN_OF: Partial<Record<MetricName, string>> = {
+  ttfb_ms: 'ttfb_ms',
+  ttft_ms: 'ttft_ms',
+  ttfo_ms: 'ttfo_ms',
+  tpot_ms: 'tpot_ms',
+  e2e_ms: 'e2e_ms',
+  queue_time_ms: 'queue_time_ms',
+  prompt_time_ms: 'prompt_time_ms',
+  completion_time_ms: 'completion_time_ms',
+  total_time_ms: 'total_time_ms',
+  client_overhead_ms: 'client_overhead_ms',
+  schedule_lag_ms: 'schedule_lag_ms',
+  output_tokens: 'output_tokens',
+  input_tokens: 'input_tokens',
+  reasoning_tokens: 'reasoning_tokens',
+  cached_tokens: 'cached_tokens',
+  decode_tps: 'decode_tps',
+};
+
+/** The tolerances a comparison uses: defaults, then the baseline profile's `compare.tolerances`, then flags. */
+export function effectiveTolerances(baseline: RunSummary, flags: Readonly<Record<string, string>> = {}): Map<string, Tolerance> {
+  return resolveTolerances([
+    { origin: 'default tolerances', entries: DEFAULT_TOLERANCES },
+    { origin: `compare.tolerances of the baseline profile "${baseline.profile.name}"`, entries: profileTolerances(baseline) },
+    { origin: '--tolerance', entries: flags },
+  ]);
+}
+
+function profileTolerances(summary: RunSummary): Record<string, string> {
+  const resolved = summary.profile.resolved as { compare?: { tolerances?: unknown } } | null | undefined;
+  const tolerances = resolved?.compare?.tolerances;
+  if (!tolerances || typeof tolerances !== 'object') return {};
+  return Object.fromEntries(Object.entries(tolerances as Record<string, unknown>).map(([k, v]) => [k, String(v)]));
+}
+
+/** Ways two runs differ in what they sent; empty when they are comparable. */
+export function workloadMismatches(baseline: RunSummary, candidate: RunSummary): string[] {
+  const out: string[] = [];
+  if (baseline.workload_hash !== candidate.workload_hash) {
+    out.push(`workload hash differs: ${baseline.workload_hash.slice(0, 12)}… vs ${candidate.workload_hash.slice(0, 12)}…`);
+  }
+  const set = (s: RunSummary, f: (g: GroupSummary) => string): string => [...new Set(s.groups.map(f))].sort().join(', ');
+  const models = [set(baseline, (g) => g.model), set(candidate, (g) => g.model)];
+  if (models[0] !== models[1]) out.push(`models differ: [${models[0]}] vs [${models[1]}]`);
+  const tiers = [set(baseline, (g) => g.tier ?? '-'), set(candidate, (g) => g.tier ?? '-')];
+  if (tiers[0] !== tiers[1]) out.push(`tiers differ: [${tiers[0]}] vs [${tiers[1]}]`);
+  const keys = [set(baseline, (g) => g.key), set(candidate, (g) => g.key)];
+  if (keys[0] !== keys[1] && models[0] === models[1] && tiers[0] === tiers[1]) out.push(`groups differ: [${keys[0]}] vs [${keys[1]}]`);
+  // The embedded emulator listens on a new port every run: two embedded runs have the same target.
+  const targetOf = (s: RunSummary): string => (s.target.embedded_emulator ? 'the embedded emulator' : s.target.base_url);
+  if (targetOf(baseline) !== targetOf(candidate)) out.push(`target differs: ${targetOf(baseline)} vs ${targetOf(candidate)}`);
+  return out;
+}
+
+/** Compares two loaded runs. Throws BAD_RESULTS (exit 2) on workload mismatches unless `force`. */
+export function compareRuns(baseline: CompareInput, candidate: CompareInput, options: CompareOptions = {}): CompareResult {
+  const alpha = options.alpha ?? 0.05;
+  if (!(alpha > 0 && alpha < 1)) throw new InferbenchError('BAD_USAGE', `--alpha ${alpha} must be between 0 and 1.`, { hint: 'The usual significance level is 0.05.' });
+  const mismatches = workloadMismatches(baseline.summary, candidate.summary);
+  if (mismatches.length > 0 && !options.force) {
+    throw new InferbenchError('BAD_RESULTS', `The runs did not send the same workload, so comparing them would mislead:\n  ${mismatches.join('\n  ')}`, {
+      hint: 'Compare runs of the same profile against the same target, or pass --force to compare the groups they share anyway.',
+    });
+  }
+  const tolerances = effectiveTolerances(baseline.summary, options.tolerances);
+  const candidateGroups = new Map(candidate.summary.groups.map((g) => [g.key, g]));
+  const comparisons: MetricComparison[] = [];
+  for (const base of baseline.summary.groups) {
+    const cand = candidateGroups.get(base.key);
+    if (!cand) continue;
+    for (const [metricId, tolerance] of tolerances) {
+      if (tolerance.kind === 'off') continue;
+      comparisons.push(compareMetric(base, cand, metricId, tolerance, alpha, baseline.requests, candidate.requests));
+    }
+  }
+  return {
+    baseline: refOf(baseline),
+    candidate: refOf(candidate),
+    alpha,
+    mismatches,
+    forced: mismatches.length > 0,
+    comparisons,
+    regressions: comparisons.filter((c) => c.verdict === 'regression').length,
+  };
+}
+
+function refOf(input: CompareInput): RunRef {
+  return { runId: input.summary.run_id, dir: input.dir, profile: input.summary.profile.name };
+}
+
+function groupValue(group: GroupSummary, metric: string, stat: string | null): number | null {
+  if (stat === null) {
+    if (metric === 'error_rate') return group.error_rate;
+    const value = (group.throughput as Record<string, number>)[metric];
+    return typeof value === 'number' && Number.isFinite(value) ? value : null;
+  }
+  const stats = group.metrics[metric as MetricName];
+  const value = stats ? stats[stat as keyof MetricStats] : undefined;
+  return typeof value === 'number' && Number.isFinite(value) ? value : null;
+}
+
+function significance(
+  base: GroupSummary,
+  cand: GroupSummary,
+  metric: string,
+  stat: string | null,
+  baseRequests: RequestValues | null,
+  candRequests: RequestValues | null,
+): { p: number | null; test: string } {
+  if (metric === 'error_rate') {
+    const t = twoProportionTest(base.requests.failed, base.requests.ok + base.requests.failed, cand.requests.failed, cand.requests.ok + cand.requests.failed);
+    return { p: t.p, test: 'two-proportion z-test' };
+  }
+  if (stat === null) return { p: null, test: 'none (one value per run)' };
+  const column = REQUEST_COLUMN_OF[metric as MetricName];
+  const baseValues = column ? baseRequests?.get(base.key)?.get(column) : undefined;
+  const candValues = column ? candRequests?.get(cand.key)?.get(column) : undefined;
+  if (baseValues && candValues && baseValues.length > 0 && candValues.length > 0) {
+    return testSamples(toWeighted(baseValues), toWeighted(candValues), stat, 'requests.csv');
+  }
+  const baseHistogram = decodeHistogram(base.histograms[metric as MetricName], metric);
+  const candHistogram = decodeHistogram(cand.histograms[metric as MetricName], metric);
+  if (baseHistogram && candHistogram) return testSamples(baseHistogram.buckets, candHistogram.buckets, stat, 'histograms');
+  return { p: null, test: 'none (no samples)' };
+}
+
+const PERCENTILE_OF_STAT: Record<string, number> = { p50: 50, p90: 90, p95: 95, p99: 99, p999: 99.9 };
+
+/** Percentiles get the quantile test (about that tail); mean, min and max get Mann-Whitney (about the whole distribution). */
+function testSamples(base: readonly WeightedValue[], cand: readonly WeightedValue[], stat: string, source: string): { p: number; test: string } {
+  const percentile = PERCENTILE_OF_STAT[stat];
+  if (percentile !== undefined) return { p: quantileTest(base, cand, percentile).p, test: `quantile test at ${stat} (${source})` };
+  return { p: mannWhitneyU(base, cand).p, test: `Mann-Whitney U (${source})` };
+}
+
+function compareMetric(
+  base: GroupSummary,
+  cand: GroupSummary,
+  metricId: string,
+  tolerance: Tolerance,
+  alpha: number,
+  baseRequests: RequestValues | null,
+  candRequests: RequestValues | null,
+): MetricComparison {
+  const parsed = parseMetricId(metricId);
+  const { metric, stat } = typeof parsed === 'string' ? { metric: metricId, stat: null } : parsed;
+  const unit = metric === 'error_rate' ? '' : metricUnit(metric);
+  const lowerIsBetter = !HIGHER_IS_BETTER.has(metric);
+  const baseline = groupValue(base, metric, stat);
+  const candidate = groupValue(cand, metric, stat);
+  const toleranceText = describeTolerance(tolerance, unit);
+  const common = { group: base.key, metricId, unit, lowerIsBetter, baseline, candidate, tolerance: toleranceText };
+  if (baseline === null || candidate === null) {
+    return { ...common, absoluteChange: null, relativeChange: null, pValue: null, test: 'none', verdict: 'no_data', reason: `${metricId}: no value in the ${baseline === null ? 'baseline' : 'candidate'}` };
+  }
+  const absoluteChange = candidate - baseline;
+  const relativeChange = baseline !== 0 ? absoluteChange / Math.abs(baseline) : null;
+  const { p, test } = significance(base, cand, metric, stat, baseRequests, candRequests);
+  const worseBy = lowerIsBetter ? absoluteChange : -absoluteChange;
+  const beyond = (amount: number): boolean => {
+    if (amount <= 0) return false;
+    if (tolerance.kind === 'relative') return baseline === 0 ? true : amount / Math.abs(baseline) > tolerance.fraction;
+    if (tolerance.kind === 'absolute') return amount > tolerance.amount;
+    return false;
+  };
+  // Run-level rates have no per-request sample: the tolerance alone decides for them.
+  const significant = p === null || p < alpha;
+  const change = `${fmtNumber(baseline)} -> ${fmtNumber(candidate)}${unit ? ` ${unit}` : ''} (${relativeChange === null ? 'n/a' : `${relativeChange >= 0 ? '+' : ''}${(relativeChange * 100).toFixed(1)}%`})`;
+  const pText = p === null ? 'no test' : `p=${formatP(p)}`;
+  let verdict: Verdict;
+  let reason: string;
+  if (beyond(worseBy) && significant) {
+    verdict = 'regression';
+    reason = `${metricId} regressed: ${change}, beyond tolerance ${toleranceText}, ${pText} < ${alpha}`;
+  } else if (beyond(-worseBy) && significant) {
+    verdict = 'improved';
+    reason = `${metricId} improved: ${change}, ${pText}`;
+  } else if (beyond(worseBy) || beyond(-worseBy)) {
+    verdict = 'not_significant';
+    reason = `${metricId} changed ${change} but not significantly (${pText} >= ${alpha})`;
+  } else {
+    verdict = 'within_tolerance';
+    reason = `${metricId} within tolerance ${toleranceText}: ${change}`;
+  }
+  return { ...common, absoluteChange, relativeChange, pValue: p, test, verdict, reason };
+}
+
+/** A p-value for people: 3 significant digits, "<1e-6" below that. */
+export function formatP(p: number): string {
+  if (p < 1e-6) return '<1e-6';
+  return p >= 0.001 ? p.toFixed(3) : p.toExponential(1);
+}
+
+function fmtNumber(value: number): string {
+  const abs = Math.abs(value);
+  return String(Math.round(value * (abs >= 100 ? 10 : abs >= 1 ? 100 : 10000)) / (abs >= 100 ? 10 : abs >= 1 ? 100 : 10000));
+}

@@ -1,0 +1,124 @@
+/**
+ * Reads a run's saved results back: summary.json (validated enough to be used safely), timeseries.csv
+ * into TimeSeriesPoints, and the per-request values of requests.csv per group. Used by `report`,
+ * `compare` and `run --repeat`. A run is named by its directory or by its summary.json path.
+ */
+import { existsSync, statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { InferbenchError } from '../../errors.js';
+import type { RunSummary, TimeSeriesPoint } from '../run-summary.js';
+import { parseCsvRecords } from './parse-csv.js';
+
+export interface LoadedRun {
+  /** The run directory (where summary.json lives). */
+  readonly dir: string;
+  readonly summaryPath: string;
+  readonly summary: RunSummary;
+}
+
+/** Resolves a run directory or a summary.json path and reads the summary. Throws BAD_RESULTS on anything unusable. */
+export async function loadRun(path: string): Promise<LoadedRun> {
+  let summaryPath = path;
+  if (existsSync(path) && statSync(path).isDirectory()) summaryPath = join(path, 'summary.json');
+  if (!existsSync(summaryPath)) {
+    throw new InferbenchError('BAD_RESULTS', `No run results at ${path}: ${basename(summaryPath) === 'summary.json' ? summaryPath : `${summaryPath}`} does not exist.`, {
+      hint: 'Pass a run directory (reports/<run-id>/) or the path of its summary.json.',
+    });
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(await readFile(summaryPath, 'utf8'));
+  } catch (cause) {
+    throw new InferbenchError('BAD_RESULTS', `${summaryPath} is not valid JSON.`, { cause, hint: 'Was the run interrupted while writing it? Rerun the profile.' });
+  }
+  return { dir: dirname(summaryPath), summaryPath, summary: checkSummary(parsed, summaryPath) };
+}
+
+function checkSummary(value: unknown, path: string): RunSummary {
+  const problems: string[] = [];
+  const v = value as Partial<RunSummary> | null;
+  if (!v || typeof v !== 'object') problems.push('not an object');
+  else {
+    if (typeof v.schema_version !== 'number') problems.push('schema_version missing');
+    else if (v.schema_version !== 1) problems.push(`schema_version ${v.schema_version} is not supported (expected 1)`);
+    if (typeof v.run_id !== 'string') problems.push('run_id missing');
+    if (!Array.isArray(v.groups)) problems.push('groups missing');
+    else
+      v.groups.forEach((g, i) => {
+        if (!g || typeof g.key !== 'string') problems.push(`groups[${i}].key missing`);
+        else if (typeof g.metrics !== 'object' || typeof g.histograms !== 'object' || typeof g.requests !== 'object') problems.push(`groups[${i}] lacks metrics, histograms or requests`);
+      });
+    if (!v.target || typeof v.target.base_url !== 'string') problems.push('target.base_url missing');
+  }
+  if (problems.length > 0) {
+    throw new InferbenchError('BAD_RESULTS', `${path} is not an inferbench summary.json: ${problems.join('; ')}.`, {
+      hint: 'Pass the summary.json that `inferbench run` wrote.',
+    });
+  }
+  const summary = value as RunSummary;
+  // Older or hand-made files may lack the optional parts; fill them so every reader can rely on them.
+  return {
+    ...summary,
+    thresholds: Array.isArray(summary.thresholds) ? summary.thresholds : [],
+    harness: summary.harness ?? {
+      event_loop_delay_ms: { p50: Number.NaN, p99: Number.NaN, max: Number.NaN },
+      cpu_utilization: Number.NaN,
+      schedule_lag_ms: { p50: Number.NaN, p99: Number.NaN, max: Number.NaN },
+      warnings: [],
+      client_bottleneck: false,
+    },
+    groups: summary.groups.map((g) => ({
+      ...g,
+      requests: { ...g.requests, errors: g.requests.errors ?? {}, error_samples: g.requests.error_samples ?? {} },
+      tokens: g.tokens ?? { estimated_requests: 0, mismatched_requests: 0, max_mismatch: 0 },
+      tiers_used: g.tiers_used ?? {},
+    })),
+  };
+}
+
+const NUMERIC_SERIES_COLUMNS = ['second', 'started', 'completed', 'failed', 'throttled', 'output_tokens', 'in_flight'] as const;
+const NULLABLE_SERIES_COLUMNS = ['ttft_p50_ms', 'ttft_p99_ms', 'e2e_p50_ms', 'ratelimit_remaining_requests', 'ratelimit_remaining_tokens'] as const;
+
+/** Reads `<dir>/timeseries.csv`; an empty list when the file is absent. */
+export async function loadTimeSeries(dir: string): Promise<TimeSeriesPoint[]> {
+  const path = join(dir, 'timeseries.csv');
+  if (!existsSync(path)) return [];
+  const { records } = parseCsvRecords(await readFile(path, 'utf8'));
+  return records.map((r) => {
+    const point: Record<string, string | number | null> = { group: r['group'] ?? '' };
+    for (const c of NUMERIC_SERIES_COLUMNS) point[c] = Number(r[c] ?? 0) || 0;
+    for (const c of NULLABLE_SERIES_COLUMNS) point[c] = r[c] === undefined || r[c] === '' ? null : Number(r[c]);
+    return point as unknown as TimeSeriesPoint;
+  });
+}
+
+/** Per group key, per column: the values of successful, non-warmup requests. */
+export type RequestValues = Map<string, Map<string, number[]>>;
+
+/** Reads `<dir>/requests.csv` into per-group numeric columns; null when the file is absent. */
+export async function loadRequestValues(dir: string): Promise<RequestValues | null> {
+  const path = join(dir, 'requests.csv');
+  if (!existsSync(path)) return null;
+  const { columns, records } = parseCsvRecords(await readFile(path, 'utf8'));
+  const skip = new Set(['id', 'group', 'scenario', 'model', 'tier', 'warmup', 'status', 'error_class', 'timeout_phase', 'error_code', 'error_message', 'finish_reason', 'service_tier_used']);
+  const numeric = columns.filter((c) => !skip.has(c));
+  const out: RequestValues = new Map();
+  for (const r of records) {
+    if (r['warmup'] === '1' || r['warmup'] === 'true') continue;
+    if (r['error_class']) continue;
+    const key = r['group'] || `${r['scenario'] ?? ''}/${r['model'] ?? ''}/${r['tier'] || '-'}`;
+    let group = out.get(key);
+    if (!group) out.set(key, (group = new Map()));
+    for (const c of numeric) {
+      const cell = r[c];
+      if (cell === undefined || cell === '') continue;
+      const value = Number(cell);
+      if (!Number.isFinite(value)) continue;
+      let list = group.get(c);
+      if (!list) group.set(c, (list = []));
+      list.push(value);
+    }
+  }
+  return out;
+}

@@ -1,0 +1,59 @@
+/**
+ * JUnit XML of a comparison, for CI test dashboards: one testsuite per group, one testcase per group x
+ * metric, a <failure> for each regression. Every string is XML-escaped and characters XML 1.0 forbids
+ * are dropped, so hostile model names or messages cannot break the file.
+ */
+import type { CompareResult } from './compare/compare-runs.js';
+import { formatChange, formatPValue, formatValue } from './compare/format-values.js';
+
+/** Escapes text for XML element content and attribute values. */
+export function escapeXml(text: string): string {
+  return (
+    text
+      // eslint-disable-next-line no-control-regex
+      .replace(/[^\x09\x0A\x0D\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, '')
+      .replace(/&/g, '&amp;')
+      .replace(/</g, '&lt;')
+      .replace(/>/g, '&gt;')
+      .replace(/"/g, '&quot;')
+      .replace(/'/g, '&apos;')
+  );
+}
+
+/** The comparison as a JUnit XML document. */
+export function formatCompareJunit(result: CompareResult): string {
+  const x = escapeXml;
+  const byGroup = new Map<string, CompareResult['comparisons'][number][]>();
+  for (const c of result.comparisons) {
+    const list = byGroup.get(c.group) ?? [];
+    list.push(c);
+    byGroup.set(c.group, list);
+  }
+  const lines = [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="inferbench compare" tests="${result.comparisons.length}" failures="${result.regressions}" errors="0">`,
+  ];
+  for (const [group, cases] of byGroup) {
+    const failures = cases.filter((c) => c.verdict === 'regression').length;
+    lines.push(`  <testsuite name="${x(group)}" tests="${cases.length}" failures="${failures}" errors="0" skipped="${cases.filter((c) => c.verdict === 'no_data').length}">`);
+    lines.push('    <properties>');
+    lines.push(`      <property name="baseline_run" value="${x(result.baseline.runId)}"/>`);
+    lines.push(`      <property name="candidate_run" value="${x(result.candidate.runId)}"/>`);
+    lines.push(`      <property name="alpha" value="${result.alpha}"/>`);
+    lines.push('    </properties>');
+    for (const c of cases) {
+      const open = `    <testcase classname="${x(`inferbench.compare.${group}`)}" name="${x(c.metricId)}" time="0">`;
+      const details = `baseline ${formatValue(c.baseline, c.unit)}, candidate ${formatValue(c.candidate, c.unit)}, change ${formatChange(c)}, p ${formatPValue(c.pValue)} (${c.test}), tolerance ${c.tolerance}`;
+      if (c.verdict === 'regression') {
+        lines.push(open, `      <failure type="regression" message="${x(c.reason)}">${x(details)}</failure>`, '    </testcase>');
+      } else if (c.verdict === 'no_data') {
+        lines.push(open, `      <skipped message="${x(c.reason)}"/>`, '    </testcase>');
+      } else {
+        lines.push(open, `      <system-out>${x(`${c.reason}; ${details}`)}</system-out>`, '    </testcase>');
+      }
+    }
+    lines.push('  </testsuite>');
+  }
+  lines.push('</testsuites>', '');
+  return lines.join('\n');
+}

@@ -1,0 +1,41 @@
+/**
+ * The markdown of a comparison: a verdict line and one table row per group x metric, for `--markdown FILE`
+ * and GitHub's $GITHUB_STEP_SUMMARY. Cells are escaped: GitHub renders inline HTML, so `<`, `>`, `&`,
+ * `|` and newlines from model names or profile strings are neutralised.
+ */
+import type { CompareResult } from './compare/compare-runs.js';
+import { verdictLine } from './compare/compare-table.js';
+import { formatChange, formatPValue, formatValue, VERDICT_TEXT } from './compare/format-values.js';
+
+/** Escapes text for one markdown table cell. */
+export function escapeMarkdownCell(text: string): string {
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/\\/g, '\\\\')
+    .replace(/\|/g, '\\|')
+    .replace(/[`*_[\]]/g, (c) => `\\${c}`)
+    .replace(/\r?\n|\r/g, ' ');
+}
+
+/** The comparison as GitHub-flavoured markdown. */
+export function formatCompareMarkdown(result: CompareResult): string {
+  const e = escapeMarkdownCell;
+  const lines = [
+    `### inferbench compare: ${result.regressions > 0 ? `❌ ${result.regressions} regression(s)` : '✅ no regression'}`,
+    '',
+    `Baseline \`${e(result.baseline.runId)}\` vs candidate \`${e(result.candidate.runId)}\` (profile ${e(result.candidate.profile)}); significance level ${result.alpha}.`,
+    '',
+  ];
+  if (result.mismatches.length > 0) {
+    lines.push(`> **Warning:** compared with --force although the workloads differ: ${e(result.mismatches.join('; '))}`, '');
+  }
+  lines.push('| group | metric | baseline | candidate | change | p | tolerance | verdict |', '|---|---|---:|---:|---:|---:|---:|---|');
+  for (const c of result.comparisons) {
+    const verdict = c.verdict === 'regression' ? '**REGRESSION**' : e(VERDICT_TEXT[c.verdict]);
+    lines.push(`| ${e(c.group)} | ${e(c.metricId)} | ${e(formatValue(c.baseline, c.unit))} | ${e(formatValue(c.candidate, c.unit))} | ${e(formatChange(c))} | ${e(formatPValue(c.pValue))} | ${e(c.tolerance)} | ${verdict} |`);
+  }
+  lines.push('', e(verdictLine(result)), '');
+  return lines.join('\n');
+}
