@@ -14,7 +14,7 @@ import type { YamlSource } from './yaml-source.js';
 import { applyOverrides, parseOverride } from './overrides.js';
 import type { Override } from './overrides.js';
 import { formatIssuePath, fromZodIssues } from './profile-issue.js';
-import type { ProfileIssue } from './profile-issue.js';
+import type { IssuePath, ProfileIssue } from './profile-issue.js';
 import { crossFieldChecks } from './cross-field-checks.js';
 import { resolveProfileInput } from './resolve-profile.js';
 import { deepFreeze } from './deep-freeze.js';
@@ -69,7 +69,7 @@ export function resolveProfileText(text: string, sourceName: string, overrides: 
 
 function profileError(source: YamlSource, overrides: readonly Override[], issues: readonly ProfileIssue[]): InferbenchError {
   const placed = issues.map((issue) => {
-    const origin = issue.origin ?? overrideOrigin(overrides, issue);
+    const origin = issue.origin ?? overrideOrigin(overrides, issue, source.data);
     const field = formatIssuePath(issue.path);
     if (origin !== undefined) return { order: [Infinity, 0], line: `${origin}: ${field}: ${issue.message}` };
     const { line, col } = source.locate(issue.path, issue.atKey);
@@ -81,11 +81,25 @@ function profileError(source: YamlSource, overrides: readonly Override[], issues
   return new InferbenchError('BAD_PROFILE', `${source.name}: ${count}:\n${unique.map((l) => `  ${l}`).join('\n')}`, { hint: HINT });
 }
 
-/** The `--set` that wrote the field of an issue (the last one wins, as when applying). */
-function overrideOrigin(overrides: readonly Override[], issue: ProfileIssue): string | undefined {
+/**
+ * The `--set` that wrote the field of an issue (the last one wins, as when applying): one whose path
+ * leads to the field, or one that created the field (an unknown key the file does not have).
+ */
+function overrideOrigin(overrides: readonly Override[], issue: ProfileIssue, fileData: unknown): string | undefined {
+  const isPrefix = (short: IssuePath, long: IssuePath): boolean => short.length <= long.length && short.every((segment, j) => segment === long[j]);
   for (let i = overrides.length - 1; i >= 0; i--) {
     const o = overrides[i]!;
-    if (o.path.length <= issue.path.length && o.path.every((segment, j) => segment === issue.path[j])) return `--set ${o.text}`;
+    if (isPrefix(o.path, issue.path)) return `--set ${o.text}`;
+    if (isPrefix(issue.path, o.path) && !existsIn(fileData, issue.path)) return `--set ${o.text}`;
   }
   return undefined;
+}
+
+function existsIn(data: unknown, path: IssuePath): boolean {
+  let node = data;
+  for (const segment of path) {
+    if (typeof node !== 'object' || node === null || !(segment in node)) return false;
+    node = (node as Record<string | number, unknown>)[segment];
+  }
+  return true;
 }

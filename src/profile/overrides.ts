@@ -52,11 +52,14 @@ function joinDottedKeys(path: (string | number)[]): (string | number)[] {
 
 /** Applies overrides in order to a deep copy of `data`; returns the copy and the overrides that could not apply. */
 export function applyOverrides(data: unknown, overrides: readonly Override[]): { data: unknown; issues: ProfileIssue[] } {
-  const root: unknown = structuredClone(data ?? {});
+  let root: unknown = structuredClone(data ?? {});
   const issues: ProfileIssue[] = [];
   for (const override of overrides) {
-    const problem = applyOne(root, override);
+    // Applied to a copy so that an override that fails half-way leaves no half-made parents behind.
+    const next = structuredClone(root);
+    const problem = applyOne(next, override);
     if (problem) issues.push({ path: override.path, origin: `--set ${override.text}`, message: problem });
+    else root = next;
   }
   return { data: root, issues };
 }
@@ -76,7 +79,10 @@ function applyOne(root: unknown, { path, value }: Override): string | null {
       if (segment >= node.length) return `index ${segment} is out of range (the list has ${node.length} item${node.length === 1 ? '' : 's'})`;
       if (last) node[segment] = value;
       else {
-        node[segment] ??= typeof path[i + 1] === 'number' ? [] : {};
+        if (node[segment] === undefined || node[segment] === null) {
+          if (typeof path[i + 1] === 'number') return `there is no list at [${segment}] to index; set the whole list instead`;
+          node[segment] = {};
+        }
         node = node[segment];
       }
       continue;
@@ -84,7 +90,10 @@ function applyOne(root: unknown, { path, value }: Override): string | null {
     if (!isRecord(node)) return `"${segment}" is a key, but its parent is not a mapping`;
     if (last) node[segment] = value;
     else {
-      if (node[segment] === undefined || node[segment] === null) node[segment] = typeof path[i + 1] === 'number' ? [] : {};
+      if (node[segment] === undefined || node[segment] === null) {
+        if (typeof path[i + 1] === 'number') return `there is no list at "${segment}" to index; set the whole list instead, e.g. ${segment}=[...]`;
+        node[segment] = {};
+      }
       node = node[segment];
     }
   }

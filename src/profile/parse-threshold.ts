@@ -32,7 +32,7 @@ export function parseThreshold(expression: string): ThresholdParse {
       message: `"${expression}": unknown metric "${metric}"; one of ${[...PER_REQUEST_METRICS, ...GROUP_VALUES].join(', ')}`,
     };
   }
-  if (group !== undefined && group.split('/').length !== 3) {
+  if (group !== undefined && group.split('/').length < 3) {
     return { ok: false, message: `"${expression}": group key "${group}" must be "scenario/model/tier" (tier "-" when none)` };
   }
   return { ok: true, spec: { expression: expression.trim(), group: group ?? null, metric, stat: stat ?? null, op, value: Number(value) } };
