@@ -57,7 +57,8 @@ export function metricStatsFromHistogram(histogram: Histogram, scale: number): M
     count,
     mean: round3(histogram.mean / scale),
     min: round3(histogram.getValueAtPercentile(0) / scale),
-    max: round3(histogram.maxValue / scale),
+    // Not maxValue: a live histogram knows the exact max, a decoded one only its bucket; stay consistent.
+    max: round3(histogram.getValueAtPercentile(100) / scale),
     p50: round3(histogram.getValueAtPercentile(50) / scale),
     p90: round3(histogram.getValueAtPercentile(90) / scale),
     p95: round3(histogram.getValueAtPercentile(95) / scale),

@@ -115,10 +115,12 @@ export function createRunCollector(options: CollectorOptions): RunCollector {
     started(groupIndex, atUs) {
       const group = groups[groupIndex];
       if (!group) return;
+      // The row first: opening a new second closes the previous one with the in-flight count it ended with.
+      const row = group.series.row(secondOf(atUs), group.inFlight);
       started++;
       group.started++;
       group.inFlight++;
-      group.series.row(secondOf(atUs), group.inFlight).started++;
+      row.started++;
     },
 
     dropped(groupIndex, atUs) {
@@ -133,13 +135,13 @@ export function createRunCollector(options: CollectorOptions): RunCollector {
       if (record.warmup) return;
       const group = groups[record.groupIndex];
       if (!group) return;
-      if (group.inFlight > 0) group.inFlight--;
-      ended++;
       const endUs = record.endUs === record.endUs ? record.endUs : record.intendedStartUs;
-      if (record.intendedStartUs < group.firstIntendedUs) group.firstIntendedUs = record.intendedStartUs;
-      if (endUs > group.lastEndUs) group.lastEndUs = endUs;
       const second = secondOf(endUs);
       const row = group.series.row(second, group.inFlight);
+      if (group.inFlight > 0) group.inFlight--;
+      ended++;
+      if (record.intendedStartUs < group.firstIntendedUs) group.firstIntendedUs = record.intendedStartUs;
+      if (endUs > group.lastEndUs) group.lastEndUs = endUs;
       row.completed++;
       const slot = ringSlot(second);
       ringEnded[slot] = (ringEnded[slot] as number) + 1;
