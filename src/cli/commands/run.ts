@@ -1,4 +1,144 @@
-/** `inferbench run`: PLACEHOLDER until its issue lands (replace this whole file). */
+/**
+ * `inferbench run <profile>`: loads the profile, starts the embedded emulator when there is no target,
+ * runs it (runner/execute-run.ts), prints the progress line, the summary table, threshold verdicts and
+ * where the report is, and maps the outcome to an exit code (cli/exit-codes.ts).
+ */
+import { isAbsolute, resolve } from 'node:path';
+import type { Argv } from 'yargs';
+import { InferbenchError } from '../../errors.js';
+import { systemClock } from '../../util/clock.js';
+import { loadProfile } from '../../profile/load-profile.js';
+import { executeRun } from '../../runner/execute-run.js';
+import type { RunOutcome } from '../../runner/execute-run.js';
+import { formatSummaryJson } from '../../report/summary-json.js';
+import { formatSummaryTable, formatThresholds } from '../../report/summary-table.js';
+import { createProgressLine } from '../../report/progress-line.js';
+import type { CliContext } from '../context.js';
+import { EXIT } from '../exit-codes.js';
+import { inferbenchVersion } from '../version.js';
+import { startEmbeddedEmulator } from '../embedded-emulator.js';
+import type { EmbeddedEmulator } from '../embedded-emulator.js';
 import type { CommandRegistration } from './command.js';
 
-export const runCommand: CommandRegistration = (parser) => parser;
+interface RunArgs {
+  profile: string;
+  'base-url'?: string;
+  'api-key-env'?: string;
+  out?: string;
+  set?: string[];
+  quiet: boolean;
+  json: boolean;
+}
+
+export const runCommand: CommandRegistration = (parser, ctx) =>
+  parser.command(
+    'run <profile>',
+    'Run a profile against a target (default: the embedded emulator) and write reports/<run-id>/',
+    (command: Argv) =>
+      command
+        .positional('profile', { type: 'string', describe: 'Profile YAML file', demandOption: true })
+        .option('base-url', { type: 'string', describe: 'Target base URL (without /v1); overrides target.base_url' })
+        .option('api-key-env', {
+          type: 'string',
+          describe: 'Environment variable holding the API key (default: target.api_key_env, else INFERENCE_API_KEY)',
+        })
+        .option('out', { type: 'string', describe: 'Write the run into this folder instead of reports/<run-id>/' })
+        .option('set', { type: 'string', array: true, describe: 'Override a profile field: --set path=value (repeatable)' })
+        .option('quiet', { type: 'boolean', default: false, describe: 'Print only the report path and errors' })
+        .option('json', { type: 'boolean', default: false, describe: 'Print summary.json to stdout and nothing else there' }),
+    async (argv) => {
+      ctx.exitCode = await runRun(argv as unknown as RunArgs, ctx);
+    },
+  );
+
+async function runRun(args: RunArgs, ctx: CliContext): Promise<number> {
+  const profilePath = isAbsolute(args.profile) ? args.profile : resolve(ctx.cwd, args.profile);
+  const profile = await loadProfile(profilePath, { overrides: args.set ?? [] });
+  const apiKeyEnv = args['api-key-env'] ?? profile.target.apiKeyEnv;
+  const baseUrlFlag = args['base-url'] ?? null;
+  const baseUrl = baseUrlFlag ?? profile.target.baseUrl;
+
+  let emulator: EmbeddedEmulator | null = null;
+  const onSignalBeforeStart = (): void => {
+    void emulator?.stop();
+  };
+  ctx.interrupt.addEventListener('abort', onSignalBeforeStart, { once: true });
+  try {
+    if (baseUrl === null) {
+      emulator = await startEmbeddedEmulator({ configPath: profile.target.emulatorConfig, env: childEnv(ctx.env) });
+    }
+    const target = emulator ? emulator.url : (baseUrl as string).replace(/\/+$/, '').replace(/\/v1$/, '');
+    // The embedded emulator gets its throwaway key; a real target gets the key from the environment only.
+    const apiKey = emulator ? emulator.apiKey : (ctx.env[apiKeyEnv] ?? null);
+    const quiet = args.quiet || args.json;
+    const progress = quiet ? null : createProgressLine(ctx.stderr, { tty: Boolean((ctx.stderr as { isTTY?: boolean }).isTTY) });
+    if (!quiet) ctx.stderr.write(`inferbench: running ${profile.name} against ${emulator ? `the embedded emulator (${target})` : target}\n`);
+
+    const outcome = await executeRun({
+      profile,
+      baseUrl: target,
+      apiKey,
+      clock: systemClock,
+      interrupt: ctx.interrupt,
+      cpuProbe: () => process.cpuUsage(),
+      version: inferbenchVersion(),
+      reportsDir: resolve(ctx.cwd, 'reports'),
+      outDir: args.out ? resolve(ctx.cwd, args.out) : null,
+      embeddedEmulator: emulator !== null,
+      events: progress ? { onTick: (tick) => progress.update(tick) } : {},
+    });
+    progress?.finish();
+    return printOutcome(outcome, args, ctx);
+  } finally {
+    ctx.interrupt.removeEventListener('abort', onSignalBeforeStart);
+    await emulator?.stop();
+  }
+}
+
+function printOutcome(outcome: RunOutcome, args: RunArgs, ctx: CliContext): number {
+  const { summary } = outcome;
+  if (args.json) {
+    ctx.stdout.write(formatSummaryJson(summary));
+  } else if (!args.quiet) {
+    ctx.stdout.write(`\n${formatSummaryTable(summary.groups)}`);
+    if (summary.thresholds.length > 0) ctx.stdout.write(`\nthresholds:\n${formatThresholds(summary.thresholds)}`);
+  }
+  for (const warning of summary.harness.warnings) ctx.stderr.write(`inferbench: warning: ${warning}\n`);
+  for (const problem of outcome.problems) ctx.stderr.write(`inferbench: warning: ${problem}\n`);
+  if (!args.json) ctx.stdout.write(`report: ${outcome.runDir}\n`);
+  else ctx.stderr.write(`report: ${outcome.runDir}\n`);
+
+  switch (outcome.verdict) {
+    case 'interrupted':
+      ctx.stderr.write('inferbench: interrupted; the results measured so far are written (complete: false)\n');
+      return EXIT.interrupted;
+    case 'all_failed': {
+      const error = new InferbenchError('RUN_FAILED', describeAllFailed(summary.groups));
+      ctx.stderr.write(`inferbench: ${error.message}\n  hint: check the target URL, the API key variable and the model names\n`);
+      return EXIT.runFailed;
+    }
+    case 'threshold_failed':
+      for (const failed of outcome.failedThresholds) {
+        ctx.stderr.write(`inferbench: threshold failed: ${failed.expression} [${failed.group}] (actual ${failed.actual ?? 'none'})\n`);
+      }
+      return EXIT.thresholdFailed;
+    case 'ok':
+      return EXIT.ok;
+  }
+}
+
+function describeAllFailed(groups: RunOutcome['summary']['groups']): string {
+  const counts: Record<string, number> = {};
+  for (const group of groups) for (const [cls, n] of Object.entries(group.requests.errors)) counts[cls] = (counts[cls] ?? 0) + n;
+  const classes = Object.entries(counts)
+    .filter(([, n]) => n > 0)
+    .map(([cls, n]) => `${cls} ${n}`)
+    .join(', ');
+  const sample = groups.flatMap((group) => Object.values(group.requests.error_samples).flat())[0];
+  return `every request failed (${classes})${sample ? `: ${sample}` : ''}`;
+}
+
+/** The emulator child needs no secrets: only what Node itself uses. */
+function childEnv(env: CliContext['env']): Record<string, string | undefined> {
+  return { PATH: env.PATH, NODE_OPTIONS: env.NODE_OPTIONS, INFERBENCH_DEBUG: env.INFERBENCH_DEBUG };
+}

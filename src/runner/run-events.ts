@@ -1,0 +1,26 @@
+/**
+ * What the runner tells the outside world while it runs: a tick per second with a progress snapshot,
+ * each finished request (for the streamed requests.csv), and scenario boundaries. Sinks are called
+ * synchronously and must return at once; the runner swallows their errors so a broken sink never
+ * stops a measurement.
+ */
+import type { RequestRecord } from '../client/request-record.js';
+import type { ProgressSnapshot } from '../aggregate/types.js';
+import type { ResolvedGroup, ResolvedScenario } from '../profile/resolved-profile.js';
+
+export interface RunTick {
+  readonly snapshot: ProgressSnapshot;
+  /** Scenario running now. */
+  readonly scenario: string;
+  /** Planned length of the whole run (warmups and durations), null when a scenario is bounded by a request count only. */
+  readonly plannedMs: number | null;
+  /** Requests planned in total, when every scenario has a request count (for "time left" without durations). */
+  readonly plannedRequests: number | null;
+}
+
+export interface RunEvents {
+  onTick?(tick: RunTick): void;
+  /** Every request, warmup included (warmup=true), when it has ended. */
+  onRecord?(record: RequestRecord, group: ResolvedGroup): void;
+  onScenarioStart?(scenario: ResolvedScenario, groups: readonly ResolvedGroup[]): void;
+}

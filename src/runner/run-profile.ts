@@ -1,0 +1,361 @@
+/**
+ * The run loop: scenarios one after another; inside a scenario every group (model x tier) at the same
+ * time, each with the scenario's whole load, its own schedule and its own workload. Each group runs its
+ * warmup (recorded, counted in nothing), then the measured part, then a graceful stop (requests in
+ * flight get gracefulStopMs, then are aborted and end as timeouts of phase `total`). An interrupt stops
+ * scheduling everywhere, lets the graceful stop run, and returns what was measured with complete=false.
+ * Writes nothing itself: records and ticks go to the RunEvents sinks, numbers to the collector.
+ */
+import { InferbenchError } from '../errors.js';
+import type { Clock } from '../util/clock.js';
+import { nowUs } from '../util/clock.js';
+import { createRng, hashString } from '../util/rng.js';
+import { countTokens } from '../util/tokenizer.js';
+import { createRequestRecord } from '../client/request-record.js';
+import type { RequestRecord } from '../client/request-record.js';
+import type { InferenceClient } from '../client/types.js';
+import type { RunCollector } from '../aggregate/types.js';
+import type { LoadSpec, ResolvedGroup, ResolvedProfile, ResolvedScenario } from '../profile/resolved-profile.js';
+import type { GroupSummary, HarnessHealth, TimeSeriesPoint } from '../report/run-summary.js';
+import type { ScheduleLimits, ScheduleRun } from '../schedule/types.js';
+import { startHarnessMonitor } from './harness-monitor.js';
+import type { CpuProbe, HarnessMonitor } from './harness-monitor.js';
+import { requestHeaders } from './request-headers.js';
+import type { RunEvents } from './run-events.js';
+import { defaultRunnerDeps } from './runner-deps.js';
+import type { RunnerDeps, Workload } from './runner-deps.js';
+
+export interface RunProfileOptions {
+  readonly profile: ResolvedProfile;
+  /** Base URL of the target, without `/v1`. */
+  readonly baseUrl: string;
+  /** Bearer key (never logged); null sends no Authorization header. */
+  readonly apiKey: string | null;
+  readonly clock: Clock;
+  /** Aborted on Ctrl-C: stop scheduling, finish gracefully, return complete=false. */
+  readonly interrupt: AbortSignal;
+  /** process.cpuUsage from cli/ (null: CPU use reported as 0). */
+  readonly cpuProbe: CpuProbe | null;
+  /** inferbench version, for the integration header. */
+  readonly version: string;
+  readonly events?: RunEvents;
+  readonly deps?: RunnerDeps;
+  /** Tick interval (default 1000 ms). */
+  readonly tickIntervalMs?: number;
+}
+
+export interface RunResult {
+  /** The profile as run: models resolved from the target where the profile named none. */
+  readonly profile: ResolvedProfile;
+  readonly workloadHash: string;
+  /** Wall-clock start and end (epoch ms), for labels only. */
+  readonly startedAtWallMs: number;
+  readonly endedAtWallMs: number;
+  /** False when interrupted. */
+  readonly complete: boolean;
+  readonly interrupted: boolean;
+  readonly groups: GroupSummary[];
+  readonly timeSeries: TimeSeriesPoint[];
+  readonly harness: HarnessHealth;
+}
+
+/** Runs a whole profile against one target. Throws only for a run that cannot start (unreachable target). */
+export async function runProfile(options: RunProfileOptions): Promise<RunResult> {
+  const deps = options.deps ?? defaultRunnerDeps;
+  const headers = requestHeaders(options.version, options.profile.target.headers);
+  const profile = await resolveModels(options, deps, headers);
+  // The tokenizer loads its vocabulary on first use (seconds): pay that before the clock starts, not
+  // inside the first request's latency or as a stall of the event loop mid-run.
+  countTokens('inferbench');
+  const startedAtWallMs = options.clock.wallMs();
+  const runStartUs = nowUs();
+  const collector = deps.createCollector({ groups: profile.groups, slo: profile.slo, runStartUs });
+  const monitor = startHarnessMonitor(options.cpuProbe);
+  const state: RunState = {
+    options,
+    deps,
+    collector,
+    monitor,
+    headers,
+    nextRecordId: 0,
+    interrupted: options.interrupt.aborted,
+    activeSchedules: new Set(),
+    currentScenario: profile.scenarios[0]?.name ?? '',
+  };
+  const onInterrupt = (): void => {
+    state.interrupted = true;
+    for (const schedule of state.activeSchedules) schedule.stop();
+  };
+  options.interrupt.addEventListener('abort', onInterrupt, { once: true });
+  const plannedMs = plannedDurationMs(profile.scenarios);
+  const plannedRequests = plannedRequestCount(profile);
+  const ticker = setInterval(() => {
+    const sink = options.events?.onTick;
+    if (!sink) return;
+    try {
+      sink({ snapshot: collector.progress(nowUs()), scenario: state.currentScenario, plannedMs, plannedRequests });
+    } catch {
+      // A progress sink that throws must not end the measurement.
+    }
+  }, options.tickIntervalMs ?? 1000);
+
+  try {
+    for (const scenario of profile.scenarios) {
+      if (state.interrupted) break;
+      const groups = profile.groups.filter((group) => group.scenario === scenario.name);
+      state.currentScenario = scenario.name;
+      safeCall(() => options.events?.onScenarioStart?.(scenario, groups));
+      await runScenario(state, scenario, groups);
+    }
+  } finally {
+    clearInterval(ticker);
+    options.interrupt.removeEventListener('abort', onInterrupt);
+  }
+
+  const result = collector.finish(nowUs());
+  const harness = monitor.finish();
+  return {
+    profile,
+    workloadHash: deps.workloadHash(profile),
+    startedAtWallMs,
+    endedAtWallMs: options.clock.wallMs(),
+    complete: !state.interrupted,
+    interrupted: state.interrupted,
+    groups: result.groups,
+    timeSeries: result.timeSeries,
+    harness,
+  };
+}
+
+interface RunState {
+  readonly options: RunProfileOptions;
+  readonly deps: RunnerDeps;
+  readonly collector: RunCollector;
+  readonly monitor: HarnessMonitor;
+  readonly headers: Readonly<Record<string, string>>;
+  nextRecordId: number;
+  interrupted: boolean;
+  readonly activeSchedules: Set<ScheduleRun>;
+  currentScenario: string;
+}
+
+/**
+ * Asks the target for its models first: a scenario without models runs the first one, and a target that
+ * cannot be reached at all ends the run here (exit 3) rather than after a whole duration of connect
+ * errors. A target without GET /v1/models (an HTTP error answer) is fine when the profile names models.
+ */
+async function resolveModels(options: RunProfileOptions, deps: RunnerDeps, headers: Record<string, string>): Promise<ResolvedProfile> {
+  const { profile } = options;
+  const first = profile.scenarios[0];
+  if (!first) return profile;
+  const needModels = profile.groups.some((group) => group.model === null);
+  const client = deps.createClient(clientOptions(options, first, headers, 1));
+  let ids: string[] = [];
+  try {
+    ids = await client.listModels(options.interrupt);
+  } catch (error) {
+    if (!needModels && !isConnectionFailure(error)) return profile;
+    if (error instanceof InferbenchError) throw error;
+    throw new InferbenchError('TARGET_UNREACHABLE', `could not list the models of ${options.baseUrl} (GET /v1/models): ${describe(error)}`, {
+      cause: error,
+      hint: 'check that the target is running and the base URL is right, or name the models in the profile (scenarios[].models)',
+    });
+  } finally {
+    await client.close();
+  }
+  if (!needModels) return profile;
+  const firstModel = ids[0];
+  if (firstModel === undefined) {
+    throw new InferbenchError('RUN_FAILED', `${options.baseUrl} lists no models (GET /v1/models returned an empty list)`, {
+      hint: 'name the models in the profile (scenarios[].models)',
+    });
+  }
+  return deps.resolveGroupModels(profile, firstModel);
+}
+
+/** The client reports a failed connection (no HTTP answer at all) with the socket error as `cause`. */
+function isConnectionFailure(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  if (!(error instanceof InferbenchError)) return true;
+  return error.cause !== undefined && error.cause !== null;
+}
+
+async function runScenario(state: RunState, scenario: ResolvedScenario, groups: readonly ResolvedGroup[]): Promise<void> {
+  const client = state.deps.createClient(
+    clientOptions(state.options, scenario, state.headers, Math.max(1, maxConcurrency(scenario.load) * groups.length)),
+  );
+  // Workloads are built (and their first body made once, warming caches) before any schedule starts, so
+  // setup cost never lands in a measured request's schedule lag.
+  const workloads = groups.map((group) => {
+    const workload = state.deps.createWorkload(scenario, group);
+    workload.next(0);
+    return workload;
+  });
+  try {
+    await Promise.all(groups.map((group, i) => runGroup(state, client, scenario, group, workloads[i] as Workload)));
+  } finally {
+    await client.close();
+  }
+}
+
+async function runGroup(
+  state: RunState,
+  client: InferenceClient,
+  scenario: ResolvedScenario,
+  group: ResolvedGroup,
+  workload: Workload,
+): Promise<void> {
+  const groupSeed = (scenario.seed ^ hashString(group.key)) >>> 0;
+  // One workload index across warmup and measurement, so measured requests never repeat warmup prompts.
+  let workloadIndex = 0;
+
+  const runPhase = async (warmup: boolean, load: LoadSpec, limits: ScheduleLimits): Promise<void> => {
+    if (state.interrupted) return;
+    const abort = new AbortController();
+    const inFlight = new InFlight();
+    const launch = (intendedStartMs: number): Promise<void> => {
+      const plan = workload.next(workloadIndex++);
+      const record = createRequestRecord(state.nextRecordId++, group.index, Math.round(intendedStartMs * 1000), warmup);
+      record.expectedInputTokens = plan.expectedInputTokens;
+      if (!warmup) state.collector.started(group.index, nowUs());
+      inFlight.add();
+      return client.send({ body: plan.body }, record, abort.signal).then(() => {
+        inFlight.done();
+        finishRecord(state, record, group);
+      });
+    };
+    const schedule = state.deps.startSchedule(
+      load,
+      limits,
+      {
+        launch,
+        drop: (intendedStartMs) => {
+          if (!warmup) state.collector.dropped(group.index, Math.round(intendedStartMs * 1000));
+        },
+      },
+      { clock: state.options.clock, rng: createRng(groupSeed).fork(warmup ? 'warmup' : 'measure') },
+    );
+    state.activeSchedules.add(schedule);
+    if (state.interrupted) schedule.stop();
+    try {
+      await schedule.finished;
+    } finally {
+      state.activeSchedules.delete(schedule);
+    }
+    // Graceful stop: what is in flight gets gracefulStopMs, then is aborted (recorded as timeout/total).
+    if (!(await inFlight.drained(scenario.gracefulStopMs))) {
+      abort.abort();
+      await inFlight.drained(null);
+    }
+  };
+
+  if (scenario.warmupMs > 0 || scenario.warmupRequests > 0) {
+    await runPhase(true, warmupLoad(scenario.load), {
+      durationMs: scenario.warmupMs > 0 ? scenario.warmupMs : null,
+      requests: scenario.warmupRequests > 0 ? scenario.warmupRequests : null,
+    });
+  }
+  await runPhase(false, scenario.load, { durationMs: scenario.durationMs, requests: scenario.requests });
+}
+
+function finishRecord(state: RunState, record: RequestRecord, group: ResolvedGroup): void {
+  if (!record.warmup) {
+    state.collector.completed(record);
+    if (Number.isFinite(record.sentUs)) state.monitor.recordScheduleLagUs(record.sentUs - record.intendedStartUs);
+  }
+  const sink = state.options.events?.onRecord;
+  if (sink) safeCall(() => sink(record, group));
+}
+
+/** Counts requests in flight and lets the graceful stop wait for zero, with a deadline. */
+class InFlight {
+  #count = 0;
+  #waiters: (() => void)[] = [];
+
+  add(): void {
+    this.#count++;
+  }
+
+  done(): void {
+    this.#count--;
+    if (this.#count === 0) for (const wake of this.#waiters.splice(0)) wake();
+  }
+
+  /** Resolves true when nothing is in flight, false when timeoutMs passed first (null: no deadline). */
+  drained(timeoutMs: number | null): Promise<boolean> {
+    if (this.#count === 0) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      let timer: NodeJS.Timeout | undefined;
+      const wake = (): void => {
+        if (timer) clearTimeout(timer);
+        resolve(true);
+      };
+      this.#waiters.push(wake);
+      if (timeoutMs !== null) {
+        timer = setTimeout(() => {
+          this.#waiters = this.#waiters.filter((waiter) => waiter !== wake);
+          resolve(false);
+        }, timeoutMs);
+      }
+    });
+  }
+}
+
+function clientOptions(options: RunProfileOptions, scenario: ResolvedScenario, headers: Record<string, string>, maxConnections: number) {
+  return {
+    baseUrl: options.baseUrl,
+    apiKey: options.apiKey,
+    headers,
+    maxConnections,
+    timeouts: scenario.timeouts,
+    retry: scenario.retry,
+    encoding: scenario.encoding,
+  };
+}
+
+/** Warmup runs at the load's first level, without stages (a ramp during warmup would be measured by no one). */
+function warmupLoad(load: LoadSpec): LoadSpec {
+  if (!load.stages || load.stages.length === 0) return load;
+  const first = load.stages.find((stage) => stage.target > 0) ?? load.stages[0];
+  const target = first ? first.target : 1;
+  return load.mode === 'concurrency'
+    ? { mode: 'concurrency', concurrency: Math.max(1, Math.round(target)), stages: null }
+    : { ...load, rate: target > 0 ? target : 1, stages: null };
+}
+
+/** The most requests a load keeps in flight (to size the connection pool). */
+function maxConcurrency(load: LoadSpec): number {
+  if (load.mode === 'rate') return load.maxConcurrency;
+  const stageMax = load.stages ? Math.max(0, ...load.stages.map((stage) => stage.target)) : 0;
+  return Math.max(load.concurrency, Math.ceil(stageMax));
+}
+
+function plannedDurationMs(scenarios: readonly ResolvedScenario[]): number | null {
+  let total = 0;
+  for (const scenario of scenarios) {
+    if (scenario.durationMs === null) return null;
+    total += scenario.durationMs + scenario.warmupMs;
+  }
+  return total;
+}
+
+function plannedRequestCount(profile: ResolvedProfile): number | null {
+  let total = 0;
+  for (const scenario of profile.scenarios) {
+    if (scenario.requests === null) return null;
+    total += scenario.requests * profile.groups.filter((group) => group.scenario === scenario.name).length;
+  }
+  return total;
+}
+
+function safeCall(fn: () => void): void {
+  try {
+    fn();
+  } catch {
+    // Sinks never stop the run (see run-events.ts).
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

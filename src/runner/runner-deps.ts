@@ -1,0 +1,47 @@
+/**
+ * The layers the runner composes, as one object of factories. The defaults are the real modules; the
+ * accuracy benchmark and tests use the same defaults, and a caller may swap one (say, a client with an
+ * extra interceptor) without the runner knowing.
+ */
+import type { ClientOptions, InferenceClient } from '../client/types.js';
+import type { CollectorOptions, RunCollector } from '../aggregate/types.js';
+import type { ResolvedGroup, ResolvedProfile, ResolvedScenario, ThresholdSpec, LoadSpec } from '../profile/resolved-profile.js';
+import type { GroupSummary, ThresholdResult } from '../report/run-summary.js';
+import type { ScheduleCallbacks, ScheduleDeps, ScheduleLimits, ScheduleRun } from '../schedule/types.js';
+import { createInferenceClient } from '../client/inference-client.js';
+import { createRunCollector } from '../aggregate/run-collector.js';
+import { evaluateThresholds } from '../aggregate/thresholds.js';
+import { startSchedule } from '../schedule/start-schedule.js';
+import { createWorkload } from '../workload/create-workload.js';
+import { resolveGroupModels } from '../profile/groups.js';
+import { workloadHash } from '../workload/workload-hash.js';
+
+/** What the workload gives the runner for one request. */
+export interface WorkloadRequest {
+  readonly body: Readonly<Record<string, unknown>>;
+  readonly expectedInputTokens: number;
+}
+
+export interface Workload {
+  next(index: number): WorkloadRequest;
+}
+
+export interface RunnerDeps {
+  createClient(options: ClientOptions): InferenceClient;
+  createCollector(options: CollectorOptions): RunCollector;
+  startSchedule(load: LoadSpec, limits: ScheduleLimits, callbacks: ScheduleCallbacks, deps: ScheduleDeps): ScheduleRun;
+  createWorkload(scenario: ResolvedScenario, group: ResolvedGroup): Workload;
+  resolveGroupModels(profile: ResolvedProfile, firstModel: string): ResolvedProfile;
+  workloadHash(profile: ResolvedProfile): string;
+  evaluateThresholds(specs: readonly ThresholdSpec[], groups: readonly GroupSummary[]): ThresholdResult[];
+}
+
+export const defaultRunnerDeps: RunnerDeps = {
+  createClient: createInferenceClient,
+  createCollector: createRunCollector,
+  startSchedule,
+  createWorkload,
+  resolveGroupModels,
+  workloadHash,
+  evaluateThresholds: (specs, groups) => evaluateThresholds([...specs], [...groups]),
+};
