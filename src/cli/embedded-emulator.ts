@@ -59,7 +59,9 @@ export async function startEmbeddedEmulator(options: EmbeddedEmulatorOptions): P
   if (options.configPath) args.push('--config', options.configPath);
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(options.env ?? {})) if (value !== undefined) env[name] = value;
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
+  // Its own process group: a terminal's Ctrl-C goes to the foreground group, and the emulator must keep
+  // serving through the graceful stop that follows; it is stopped by stop() or the exit hook instead.
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env, detached: true });
   running.add(child);
   installExitHook();
   const exited = new Promise<void>((resolveExit) => child.once('exit', () => resolveExit()));

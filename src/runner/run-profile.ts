@@ -154,6 +154,9 @@ async function resolveModels(options: RunProfileOptions, deps: RunnerDeps, heade
   try {
     ids = await client.listModels(options.interrupt);
   } catch (error) {
+    if (options.interrupt.aborted) {
+      throw new InferbenchError('INTERRUPTED', 'interrupted before the run started', { cause: error });
+    }
     if (!needModels && !isConnectionFailure(error)) return profile;
     if (error instanceof InferbenchError) throw error;
     throw new InferbenchError('TARGET_UNREACHABLE', `could not list the models of ${options.baseUrl} (GET /v1/models): ${describe(error)}`, {

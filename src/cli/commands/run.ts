@@ -59,10 +59,6 @@ async function runRun(args: RunArgs, ctx: CliContext): Promise<number> {
   const baseUrl = baseUrlFlag ?? profile.target.baseUrl;
 
   let emulator: EmbeddedEmulator | null = null;
-  const onSignalBeforeStart = (): void => {
-    void emulator?.stop();
-  };
-  ctx.interrupt.addEventListener('abort', onSignalBeforeStart, { once: true });
   try {
     if (baseUrl === null) {
       emulator = await startEmbeddedEmulator({ configPath: profile.target.emulatorConfig, env: childEnv(ctx.env) });
@@ -90,7 +86,6 @@ async function runRun(args: RunArgs, ctx: CliContext): Promise<number> {
     progress?.finish();
     return printOutcome(outcome, args, ctx);
   } finally {
-    ctx.interrupt.removeEventListener('abort', onSignalBeforeStart);
     await emulator?.stop();
   }
 }
