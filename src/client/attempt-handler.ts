@@ -72,6 +72,9 @@ export class AttemptHandler implements Dispatcher.DispatchHandler, SseEventSink 
   readonly #record: RequestRecord;
   readonly #context: AttemptContext;
   readonly #streamRequested: boolean;
+  /** First attempt: its send time is the record's `sentUs`. */
+  readonly #measuresSend: boolean;
+  #startedUs = Number.NaN;
   readonly #deadlines: RequestDeadlines;
   #resolve!: (outcome: AttemptOutcome) => void;
   #controller: Dispatcher.DispatchController | null = null;
@@ -85,10 +88,11 @@ export class AttemptHandler implements Dispatcher.DispatchHandler, SseEventSink 
   /** Arrival time of the read being decoded: every event of one read arrived together. */
   #readUs = 0;
 
-  constructor(record: RequestRecord, context: AttemptContext, streamRequested: boolean) {
+  constructor(record: RequestRecord, context: AttemptContext, streamRequested: boolean, measuresSend: boolean) {
     this.#record = record;
     this.#context = context;
     this.#streamRequested = streamRequested;
+    this.#measuresSend = measuresSend;
     this.#deadlines = new RequestDeadlines(context.timeouts, nowUs, (phase, limitMs) =>
       this.#fail('timeout', phase, `${phase} timeout after ${limitMs} ms`),
     );
@@ -97,8 +101,9 @@ export class AttemptHandler implements Dispatcher.DispatchHandler, SseEventSink 
     });
   }
 
-  /** Call right before dispatching, with the attempt's send time. */
+  /** Call right before dispatching: the deadlines run from here (pool queueing counts as connect). */
   started(atUs: number): void {
+    this.#startedUs = atUs;
     this.#deadlines.start(atUs);
   }
 
@@ -119,6 +124,9 @@ export class AttemptHandler implements Dispatcher.DispatchHandler, SseEventSink 
       controller.abort(new Error('inferbench: attempt already ended'));
       return;
     }
+    // The request is being written to its socket now: that, not the dispatch call (undici may queue it
+    // a tick while a keep-alive connection is released), is when it was sent.
+    if (this.#measuresSend && Number.isNaN(this.#record.sentUs)) this.#record.sentUs = nowUs();
     this.#deadlines.connected();
   }
 
@@ -311,9 +319,15 @@ export class AttemptHandler implements Dispatcher.DispatchHandler, SseEventSink 
     return parts.length === 1 ? (parts[0] as Buffer).toString('utf8') : Buffer.concat(parts).toString('utf8');
   }
 
+  /** Never written to a socket (no connection, aborted first): the dispatch time stands in. */
+  #fillSentUs(): void {
+    if (this.#measuresSend && Number.isNaN(this.#record.sentUs)) this.#record.sentUs = Number.isNaN(this.#startedUs) ? nowUs() : this.#startedUs;
+  }
+
   #succeed(atUs: number): void {
     if (this.#settled) return;
     this.#settled = true;
+    this.#fillSentUs();
     this.#deadlines.stop();
     this.#record.endUs = atUs;
     this.#resolve({ retryAfterMs: this.#retryAfterMs });
@@ -323,6 +337,7 @@ export class AttemptHandler implements Dispatcher.DispatchHandler, SseEventSink 
   #fail(errorClass: ErrorClass, timeoutPhase: TimeoutPhase | null, message: string): void {
     if (this.#settled) return;
     this.#settled = true;
+    this.#fillSentUs();
     this.#deadlines.stop();
     const record = this.#record;
     record.endUs = nowUs();

@@ -46,9 +46,8 @@ export function createInferenceClient(options: ClientOptions): InferenceClient {
 
   const attemptOnce: Attempt = (request, record, signal) => {
     record.attempts += 1;
-    const handler = new AttemptHandler(record, context, request.stream);
+    const handler = new AttemptHandler(record, context, request.stream, record.attempts === 1);
     const atUs = nowUs();
-    if (Number.isNaN(record.sentUs)) record.sentUs = atUs;
     if (signal?.aborted) {
       handler.abort('aborted before sending');
       return handler.done;
