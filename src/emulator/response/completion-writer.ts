@@ -161,8 +161,11 @@ class CompletionWriter {
     this.#handle?.cancel();
     const { res } = this.#run;
     if (reset) {
-      res.socket?.destroy();
-      res.destroy();
+      // Let the tokens already written reach the client, then close the connection mid-body.
+      const socket = res.socket;
+      if (!socket) return void res.destroy();
+      // An empty write's callback runs once everything queued before it is flushed.
+      socket.write(Buffer.alloc(0), () => socket.destroy());
       return;
     }
     if (this.#encoder) {
