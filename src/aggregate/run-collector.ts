@@ -9,6 +9,7 @@ import { createSloEvaluator } from '../measure/slo.js';
 import { decodeTps, e2eMs, tpotMs, ttfbMs, ttfoMs, ttftMs } from '../measure/request-timings.js';
 import { clientOverheadMs, completionTimeMs, promptTimeMs, queueTimeMs, totalTimeMs } from '../measure/server-timings.js';
 import { createTokenCounts, fillTokenCounts } from '../measure/token-counts.js';
+import { countTokens } from '../util/tokenizer.js';
 import type { TimeSeriesPoint } from '../report/run-summary.js';
 import { GroupAccumulator, type RequestValues } from './group-accumulator.js';
 import { createHistogram } from './histogram.js';
@@ -50,6 +51,9 @@ function createValues(): RequestValues {
 }
 
 export function createRunCollector(options: CollectorOptions): RunCollector {
+  // Loading the tokenizer's ranks takes about a second: do it now, before the schedule starts, rather
+  // than stalling the event loop on the first finished request.
+  countTokens('warm up');
   const runStartUs = options.runStartUs;
   const groups = options.groups.map((group) => new GroupAccumulator(group));
   const slo = createSloEvaluator(options.slo);
