@@ -9,10 +9,11 @@ import type { ResolvedGroup, ResolvedScenario } from '../profile/resolved-profil
 import type { Rng } from '../util/rng.js';
 import { createRng } from '../util/rng.js';
 import { countTokens } from '../util/tokenizer.js';
-import { generateTokenPieces, generateTokenText } from '../util/token-text.js';
+import { generateTokenText } from '../util/token-text.js';
 import { loadDataset, messageTokens } from './dataset.js';
 import { requestRng, streamSeed } from './request-seed.js';
 import { sampleLength } from './sample-length.js';
+import { createSyntheticText, maxLength } from './synthetic-text.js';
 
 export interface BuiltPrompt {
   readonly messages: ChatMessage[];
@@ -49,12 +50,12 @@ const synthetic: PromptSourceFactory = (scenario, group) => {
   const fixedTokens = scenario.prompt.sharedPrefixTokens + system.tokens;
   const textBase = streamSeed(scenario.seed, scenario.name, group.model ?? '*', group.tier ?? '-', 'text');
   const inputTokens = scenario.prompt.inputTokens;
+  const text = createSyntheticText(textBase, maxLength(inputTokens));
+  const afterPrefix = prefix.length > 0;
   return {
     build(index, lengths) {
       const count = sampleLength(inputTokens, lengths);
-      // Without a prefix the text starts with a capitalised opener; after one it continues with " word" pieces.
-      const pieces = generateTokenPieces(requestRng(textBase, index), count, prefix.length === 0);
-      const user: ChatMessage = { role: 'user', content: prefix + pieces.join('') };
+      const user: ChatMessage = { role: 'user', content: prefix + text.text(requestRng(textBase, index), count, afterPrefix) };
       return { messages: system.message ? [system.message, user] : [user], expectedInputTokens: fixedTokens + count };
     },
   };
