@@ -1,0 +1,124 @@
+/**
+ * The client against the real emulator in its own process (`inferbench serve`, built dist/): a normal
+ * stream, a reasoning model, a non-streaming answer, msgpack+gzip bodies, [DONE], a wrong key, and the
+ * emulator's injected faults each landing in their error class and phase.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createInferenceClient } from '../../../src/client/inference-client.js';
+import { createRequestRecord, type RequestRecord } from '../../../src/client/request-record.js';
+import type { ClientOptions, InferenceClient } from '../../../src/client/types.js';
+import { startEmulatorProcess, type EmulatorProcess } from '../../helpers/emulator-process.js';
+
+const KEY = 'sk-emulator-test-key-777';
+const TIMEOUTS = { connectMs: 5_000, headersMs: 20_000, firstTokenMs: 20_000, idleMs: 20_000, totalMs: 60_000 };
+
+let emulator: EmulatorProcess;
+let doneEmulator: EmulatorProcess;
+const clients: InferenceClient[] = [];
+
+beforeAll(async () => {
+  [emulator, doneEmulator] = await Promise.all([startEmulatorProcess(['--api-key', KEY]), startEmulatorProcess(['--api-key', KEY, '--done-marker'])]);
+});
+
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.close()));
+  await Promise.all([emulator?.stop(), doneEmulator?.stop()]);
+});
+
+function client(overrides: Partial<ClientOptions> = {}, url = emulator.url): InferenceClient {
+  const created = createInferenceClient({
+    baseUrl: url,
+    apiKey: KEY,
+    headers: { 'x-service-version-patch': '2' },
+    maxConnections: 4,
+    timeouts: TIMEOUTS,
+    retry: { maxAttempts: 1, on: [], backoffMs: 10 },
+    encoding: { contentType: 'json', gzip: false },
+    ...overrides,
+  });
+  clients.push(created);
+  return created;
+}
+
+async function send(target: InferenceClient, body: Record<string, unknown>, headers?: Record<string, string>): Promise<RequestRecord> {
+  const record = createRequestRecord(0, 0, Math.round(performance.now() * 1000));
+  await target.send(headers === undefined ? { body } : { body, headers }, record);
+  return record;
+}
+
+const chat = (model: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
+  model,
+  messages: [{ role: 'user', content: 'Write a short sentence about rivers.' }],
+  stream: true,
+  max_completion_tokens: 16,
+  ...extra,
+});
+
+describe('client against the emulator', () => {
+  it('lists the models and streams an answer with usage and time_info', async () => {
+    const target = client();
+    const models = await target.listModels();
+    expect(models).toContain('small-fast-8b');
+    const record = await send(target, chat('small-fast-8b'));
+    expect(record.errorClass).toBeNull();
+    expect(record.status).toBe(200);
+    expect(record.outputText.length).toBeGreaterThan(0);
+    expect(record.usage?.completion_tokens).toBeGreaterThan(0);
+    expect(record.tokenChunkTimesUs.length).toBeGreaterThan(0);
+    expect(record.tokenChunkTimesUs.length).toBeLessThanOrEqual(record.usage?.completion_tokens ?? 0);
+    expect(record.timeInfo?.total_time).toBeGreaterThan(0);
+    expect(record.finishReason).not.toBeNull();
+    expect(record.firstChunkUs).toBeLessThan(record.firstTokenUs);
+  });
+
+  it('separates reasoning from output on a reasoning model', async () => {
+    const record = await send(client(), chat('reasoner-120b', { max_completion_tokens: 200 }));
+    expect(record.errorClass).toBeNull();
+    expect(record.reasoningText.length).toBeGreaterThan(0);
+    if (record.outputText.length > 0) expect(record.firstOutputUs).toBeGreaterThan(record.firstTokenUs);
+  });
+
+  it('records a non-streaming answer', async () => {
+    const record = await send(client(), chat('small-fast-8b', { stream: false }));
+    expect(record.errorClass).toBeNull();
+    expect(record.outputText.length).toBeGreaterThan(0);
+    expect(record.usage?.completion_tokens).toBeGreaterThan(0);
+    expect(record.tokenChunkTimesUs).toEqual([]);
+    expect(record.firstTokenUs).toBe(record.endUs);
+  });
+
+  it('is understood with msgpack + gzip bodies', async () => {
+    const record = await send(client({ encoding: { contentType: 'msgpack', gzip: true } }), chat('small-fast-8b'));
+    expect(record.errorClass).toBeNull();
+    expect(record.usage?.completion_tokens).toBeGreaterThan(0);
+  });
+
+  it('ends at [DONE] when the emulator sends it', async () => {
+    const record = await send(client({}, doneEmulator.url), chat('small-fast-8b'));
+    expect(record.errorClass).toBeNull();
+    expect(record.usage).not.toBeNull();
+  });
+
+  it('a wrong key is http_4xx with the code and without the key', async () => {
+    const wrongKey = 'sk-wrong-key-for-test-123456';
+    const record = await send(client({ apiKey: wrongKey }), chat('small-fast-8b'));
+    expect(record.status).toBe(401);
+    expect(record.errorClass).toBe('http_4xx');
+    expect(record.errorCode).toBe('wrong_api_key');
+    expect(record.errorMessage).not.toContain(wrongKey);
+  });
+
+  for (const [fault, errorClass, phase, timeouts] of [
+    ['http_503', 'http_5xx', null, {}],
+    ['stream_error;after=2', 'stream_error', null, {}],
+    ['reset;after=2', 'reset', null, {}],
+    ['stall_before_headers;ms=5000', 'timeout', 'headers', { headersMs: 300 }],
+    ['stall_between_tokens;after=2;ms=5000', 'timeout', 'idle', { idleMs: 300 }],
+  ] as const) {
+    it(`injected fault ${fault} -> ${errorClass}${phase === null ? '' : ` (${phase})`}`, async () => {
+      const record = await send(client({ timeouts: { ...TIMEOUTS, ...timeouts } }), chat('small-fast-8b', { max_completion_tokens: 32 }), { 'x-emulator-fault': fault });
+      expect(record.errorClass).toBe(errorClass);
+      expect(record.timeoutPhase).toBe(phase);
+    });
+  }
+});
