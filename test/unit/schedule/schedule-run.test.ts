@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { LoadSpec, LoadStage } from '../../../src/profile/resolved-profile.js';
 import { startSchedule } from '../../../src/schedule/start-schedule.js';
 import type { ScheduleCallbacks } from '../../../src/schedule/types.js';
-import { systemClock } from '../../../src/util/clock.js';
+import { ManualClock, systemClock } from '../../../src/util/clock.js';
 import { createRng } from '../../../src/util/rng.js';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -87,6 +87,25 @@ describe('open loop', () => {
     for (const l of late) expect(l.actualMs - l.intendedMs).toBeGreaterThan(35);
     const firstLate = late[0]!;
     expect(firstLate.actualMs - firstLate.intendedMs).toBeGreaterThan(80);
+  });
+
+  it('with a manual clock: every due arrival launches at once with its own intended time', async () => {
+    const clock = new ManualClock(1000);
+    const intended: number[] = [];
+    const run = startSchedule(
+      rate(10),
+      { durationMs: 1000, requests: null },
+      { launch: async (t) => void intended.push(t), drop: () => undefined },
+      { clock, rng: createRng(1) },
+    );
+    expect(intended).toEqual([1000]); // offset 0 launches synchronously
+    clock.advance(350);
+    await sleep(300); // the timer wakes (real time), sees 350 ms passed on the clock
+    expect(intended).toEqual([1000, 1100, 1200, 1300]);
+    clock.advance(5000);
+    const outcome = await run.finished;
+    expect(intended).toEqual([1000, 1100, 1200, 1300, 1400, 1500, 1600, 1700, 1800, 1900]);
+    expect(outcome).toEqual({ launched: 10, dropped: 0, stoppedEarly: false });
   });
 
   it('drops arrivals at max_concurrency instead of delaying them', async () => {
