@@ -63,7 +63,7 @@ function parseRetryAfterMs(value: string | undefined): number {
 
 function rateLimitHeader(headers: Record<string, string | string[] | undefined>, resource: 'requests' | 'tokens'): number {
   const value = headerValue(headers, `x-ratelimit-remaining-${resource}-minute`) ?? headerValue(headers, `x-ratelimit-remaining-${resource}`);
-  return value === undefined ? Number.NaN : Number(value);
+  return value === undefined || value.trim() === '' ? Number.NaN : Number(value);
 }
 
 /** The handler of one attempt; `done` resolves when it has settled (never rejects). */

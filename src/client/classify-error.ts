@@ -33,8 +33,8 @@ const PARSE_CODES = new Set(['HPE_INVALID_CONSTANT', 'HPE_INVALID_CHUNK_SIZE', '
 /** Result of classifying a socket-level error. */
 export interface SocketErrorClass {
   readonly errorClass: ErrorClass;
-  /** `connect` for a connect timeout, else null. */
-  readonly timeoutPhase: 'connect' | null;
+  /** The phase of undici's own timers (backstops behind request-deadlines.ts), else null. */
+  readonly timeoutPhase: 'connect' | 'headers' | 'idle' | null;
 }
 
 function codeOf(error: unknown): string {
@@ -46,13 +46,15 @@ function codeOf(error: unknown): string {
 }
 
 /**
- * A socket-level error: connect refused / DNS / TLS -> connect; undici's connect timeout -> timeout
- * (phase connect); malformed HTTP -> bad_chunk; everything else (ECONNRESET, "other side closed", EPIPE,
+ * A socket-level error: connect refused / DNS / TLS -> connect; undici's connect, headers and body
+ * timeouts -> timeout (phase connect, headers, idle); malformed HTTP -> bad_chunk; everything else (ECONNRESET, "other side closed", EPIPE,
  * a body shorter than its content-length) -> reset.
  */
 export function classifySocketError(error: unknown): SocketErrorClass {
   const code = codeOf(error);
   if (code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'ETIMEDOUT') return { errorClass: 'timeout', timeoutPhase: 'connect' };
+  if (code === 'UND_ERR_HEADERS_TIMEOUT') return { errorClass: 'timeout', timeoutPhase: 'headers' };
+  if (code === 'UND_ERR_BODY_TIMEOUT') return { errorClass: 'timeout', timeoutPhase: 'idle' };
   if (CONNECT_CODES.has(code)) return { errorClass: 'connect', timeoutPhase: null };
   if (PARSE_CODES.has(code) || (error instanceof Error && error.name === 'HTTPParserError')) return { errorClass: 'bad_chunk', timeoutPhase: null };
   return { errorClass: 'reset', timeoutPhase: null };

@@ -17,6 +17,13 @@ import type { ClientOptions, InferenceClient, RequestPlan } from './types.js';
 
 /** Idle keep-alive connections are kept this long (a run's gaps between requests are shorter). */
 const KEEP_ALIVE_MS = 60_000;
+/** undici's own timers trail ours by this much: they only matter when ours cannot act (see below). */
+const BACKSTOP_SLACK_MS = 1_000;
+
+/** A limit in ms for undici (0 = off) that fires only after request-deadlines.ts would have. */
+function backstopMs(ms: number): number {
+  return Number.isFinite(ms) && ms > 0 ? ms + BACKSTOP_SLACK_MS : 0;
+}
 
 function splitBaseUrl(baseUrl: string): { origin: string; pathPrefix: string } {
   const url = new URL(baseUrl);
@@ -32,9 +39,10 @@ export function createInferenceClient(options: ClientOptions): InferenceClient {
     pipelining: 1,
     keepAliveTimeout: KEEP_ALIVE_MS,
     keepAliveMaxTimeout: KEEP_ALIVE_MS,
-    // undici's own header/body timers are off: request-deadlines.ts is the single authority.
-    headersTimeout: 0,
-    bodyTimeout: 0,
+    // request-deadlines.ts is the authority; undici's timers are backstops for what it no longer
+    // watches: a body that keeps its connection busy after [DONE] ended the request is cut by idleness.
+    headersTimeout: backstopMs(options.timeouts.headersMs),
+    bodyTimeout: backstopMs(options.timeouts.idleMs),
     ...(Number.isFinite(connectMs) && connectMs > 0 ? { connectTimeout: connectMs } : {}),
   });
   const dispatcher: Dispatcher = pool.compose(authInterceptor(options.apiKey));

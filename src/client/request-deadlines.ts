@@ -4,6 +4,10 @@
  * moves the idle deadline forward in a field (no timer work per chunk): when the timer fires early
  * because a deadline moved or was cleared, it re-arms for the new nearest one. So a request costs a
  * handful of timer operations, however many chunks it receives, and can never hang: `total` always holds.
+ *
+ * Phases: `connect` until the request is written to a socket (so waiting for a pooled connection counts),
+ * `headers` and `first_token` from the attempt's start (first_token bounds TTFT, and for a non-streaming
+ * request the whole answer), `idle` between any two body reads after the headers, `total` from the start.
  */
 import type { TimeoutPhase } from './request-record.js';
 import type { ClientOptions } from './types.js';

@@ -346,6 +346,29 @@ describe('InferenceClient: faults are classified data', () => {
     expect(performance.now() - started).toBeLessThan(3_000);
   });
 
+  it('close() ends requests in flight as timeout (total)', async () => {
+    const server = await serve(startSilentServer());
+    const target = client(server.url);
+    const pending = send(target);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await target.close();
+    const record = await pending;
+    expect(record.errorClass).toBe('timeout');
+    expect(record.timeoutPhase).toBe('total');
+  });
+
+  it('ends at [DONE] even when the server keeps the body open, and frees the connection later', async () => {
+    const server = await serve(startScriptServer(steps(helloStream({ done: true }), 'none')));
+    const target = client(server.url, { maxConnections: 1, timeouts: { ...TIMEOUTS, idleMs: 200 } });
+    const started = performance.now();
+    const first = await send(target);
+    expect(first.errorClass).toBeNull();
+    expect(performance.now() - started).toBeLessThan(1_000);
+    const second = await send(target);
+    expect(second.errorClass).toBeNull();
+    expect(server.requests).toHaveLength(2);
+  });
+
   it('never puts the API key into errorMessage, even when the server echoes it', async () => {
     const server = await serve(
       startTestServer((req, res, index) => {
