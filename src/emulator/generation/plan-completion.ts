@@ -14,7 +14,7 @@ import { answerLength, reasoningLength } from './output-length.js';
 import { countPromptTokens } from './prompt-tokens.js';
 import { freeformJsonObject, schemaValue } from './schema-value.js';
 import { cutPiecesAtStop, firstStopIndex } from './stop-sequences.js';
-import { textPieces } from './token-pieces.js';
+import { countTextTokens, textPieces } from './token-pieces.js';
 import { tokenLogprobs } from './token-logprobs.js';
 import { selectToolCalls } from './tool-selection.js';
 
@@ -204,11 +204,13 @@ export function planCompletion(request: ChatCompletionRequest, model: ModelSpec,
     reasoningCapped = wanted > cap;
     reasoningPieces = generateTokenPieces(rng.fork('reasoning'), Math.min(wanted, cap));
   }
+  const format = model.reasoning ? (request.reasoning_format ?? 'parsed') : null;
+  // Raw reasoning spends a few tokens on the <think> tags: keep room for them so the answer is not cut.
+  const tagTokens = format === 'raw' ? countTextTokens(THINK_OPEN) + countTextTokens(`${THINK_CLOSE}\n\n`) : 0;
   let answer: Answer = reasoningCapped
     ? { segments: [], content: '', toolCalls: null, finishReason: 'length' }
-    : planAnswer(request, model, cap - reasoningPieces.length, rng);
+    : planAnswer(request, model, cap - reasoningPieces.length - tagTokens, rng);
 
-  const format = model.reasoning ? (request.reasoning_format ?? 'parsed') : null;
   let reasoningTokens = reasoningPieces.length;
   let reasoning: string | null = null;
   let segments: Segment[];

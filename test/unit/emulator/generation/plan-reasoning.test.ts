@@ -59,6 +59,11 @@ describe('planCompletion: reasoning models', () => {
     expect(raw.tokens.every((t) => t.kind === 'content')).toBe(true);
     expect(raw.tokens).toHaveLength(countTokens(raw.content!));
     const thinkTokens = raw.tokens.slice(0, raw.reasoningTokens).map((t) => t.text).join('');
+    expect(raw.finishReason).toBe('stop');
+    // Room for the tags is kept, so a cap that fits reasoning + answer + tags does not cut the answer.
+    const fitted = plan({ seed: 6, reasoning_format: 'raw', max_completion_tokens: raw.tokens.length }, reasoningModel);
+    expect(fitted.content).toBe(raw.content);
+    expect(fitted.finishReason).toBe('stop');
     // The closing tag's last token may carry the newlines that follow it.
     expect(thinkTokens).toMatch(/<\/think>\s*$/);
   });
