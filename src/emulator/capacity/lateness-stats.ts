@@ -1,11 +1,10 @@
 /**
  * How far from their schedule tokens went out (early or late, by absolute value; early ones also counted
  * apart), recorded by the engine at no allocation cost:
- * a fixed array of 10-microsecond buckets up to 100 ms (later tokens land in the last bucket; the exact
- * maximum is kept apart). The emulator benchmark reads it; the server never needs it.
+ * a fixed array of 10-microsecond buckets up to `rangeMs` (default 100 ms; later tokens land in the last
+ * bucket, the exact maximum is kept apart). The emulator benchmark reads it; the server never needs it.
  */
 const BUCKET_US = 10;
-const BUCKETS = 10_000;
 
 export interface LatenessSummary {
   readonly tokens: number;
@@ -19,17 +18,23 @@ export interface LatenessSummary {
 }
 
 export class LatenessStats {
-  readonly #counts = new Float64Array(BUCKETS);
+  readonly #counts: Float64Array;
+  readonly #buckets: number;
   #total = 0;
   #early = 0;
   #sumMs = 0;
   #maxMs = 0;
 
+  constructor(rangeMs = 100) {
+    this.#buckets = Math.max(1, Math.ceil((rangeMs * 1000) / BUCKET_US));
+    this.#counts = new Float64Array(this.#buckets);
+  }
+
   /** Records `count` tokens sent `lateMs` after their due time (negative: early). */
   record(lateMs: number, count = 1): void {
     const late = lateMs >= 0 ? lateMs : -lateMs;
     if (lateMs < 0) this.#early += count;
-    const bucket = Math.min(BUCKETS - 1, Math.floor((late * 1000) / BUCKET_US));
+    const bucket = Math.min(this.#buckets - 1, Math.floor((late * 1000) / BUCKET_US));
     this.#counts[bucket] = (this.#counts[bucket] as number) + count;
     this.#total += count;
     this.#sumMs += late * count;
@@ -61,7 +66,7 @@ export class LatenessStats {
     if (this.#total === 0) return 0;
     const rank = q * this.#total;
     let seen = 0;
-    for (let i = 0; i < BUCKETS; i++) {
+    for (let i = 0; i < this.#buckets; i++) {
       seen += this.#counts[i] as number;
       if (seen >= rank) return Math.min(((i + 1) * BUCKET_US) / 1000, this.#maxMs);
     }
