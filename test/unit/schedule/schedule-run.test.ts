@@ -120,7 +120,7 @@ describe('open loop', () => {
     expect(outcome.dropped).toBeGreaterThanOrEqual(20);
     expect(rec.maxInFlight()).toBe(2);
     // No delayed launch: every launch went out within a timer slack of its intended time.
-    for (const l of rec.launches) expect(l.actualMs - l.intendedMs).toBeLessThan(60);
+    for (const l of rec.launches) expect(l.actualMs - l.intendedMs).toBeLessThan(120);
     await sleep(200);
     expect(run.inFlight()).toBe(0);
   });
@@ -144,17 +144,20 @@ describe('open loop', () => {
 
   it('stop() ends launching early', async () => {
     const rec = recorder(1);
+    const t0 = performance.now();
     const run = startSchedule(rate(100), { durationMs: 10_000, requests: null }, rec.callbacks, {
       clock: systemClock,
       rng: createRng(1),
+      startMs: t0,
     });
     await sleep(100);
     run.stop();
+    const elapsedMs = performance.now() - t0;
     const outcome = await run.finished;
     expect(outcome.stoppedEarly).toBe(true);
     const launched = rec.launches.length;
     expect(launched).toBeGreaterThan(3);
-    expect(launched).toBeLessThan(30);
+    expect(launched).toBeLessThanOrEqual(Math.floor(elapsedMs / 10) + 1);
     await sleep(50);
     expect(rec.launches.length).toBe(launched);
   });
@@ -189,8 +192,9 @@ describe('closed loop', () => {
     expect(performance.now() - t0).toBeGreaterThanOrEqual(199);
     expect(outcome.stoppedEarly).toBe(false);
     for (const l of rec.launches) expect(l.intendedMs - t0).toBeLessThan(200);
-    expect(outcome.launched).toBeGreaterThanOrEqual(9);
-    expect(outcome.launched).toBeLessThanOrEqual(24);
+    // 3 workers relaunching every ~30 ms for 200 ms: at most 3 x 7; at least two rounds even when loaded.
+    expect(outcome.launched).toBeGreaterThanOrEqual(6);
+    expect(outcome.launched).toBeLessThanOrEqual(21);
 
     const rec2 = recorder(20);
     const run = startSchedule({ mode: 'concurrency', concurrency: 2, stages: null }, { durationMs: null, requests: null }, rec2.callbacks, {
@@ -201,9 +205,9 @@ describe('closed loop', () => {
     run.stop();
     const stopped = await run.finished;
     expect(stopped.stoppedEarly).toBe(true);
-    await sleep(60);
-    expect(rec2.launches.length).toBe(stopped.launched);
+    for (let waited = 0; run.inFlight() > 0 && waited < 2000; waited += 10) await sleep(10);
     expect(run.inFlight()).toBe(0);
+    expect(rec2.launches.length).toBe(stopped.launched);
   });
 
   it('stages change the number of workers over time', async () => {
