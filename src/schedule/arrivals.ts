@@ -21,7 +21,8 @@ type GapSamplerFactory = (rng: Rng, burstiness: number) => UnitGapSampler;
 export const ARRIVAL_GAPS = {
   constant: () => () => 1,
   poisson: (rng) => () => exponential(rng, 1),
-  gamma: (rng, burstiness) => () => gamma(rng, burstiness, 1 / burstiness),
+  // A non-positive shape has no gamma distribution (the profile rejects it); fall back to Poisson.
+  gamma: (rng, burstiness) => (burstiness > 0 ? () => gamma(rng, burstiness, 1 / burstiness) : () => exponential(rng, 1)),
 } as const satisfies Record<ArrivalKind, GapSamplerFactory>;
 
 /** Successive arrival offsets; `next()` returns Infinity once the stages are over. */
