@@ -13,6 +13,8 @@ type ConcurrencyLoad = Extract<LoadSpec, { mode: 'concurrency' }>;
 
 /** How often the worker count is re-evaluated while stages run. */
 const STAGE_TICK_MS = 50;
+/** A worker yields to the event loop after this many launches (see the worker loop). */
+const YIELD_EVERY_LAUNCHES = 64;
 
 export function startClosedLoop(
   load: ConcurrencyLoad,
@@ -38,6 +40,7 @@ export function startClosedLoop(
 
   const worker = async (slot: number): Promise<void> => {
     slotRunning[slot] = true;
+    let launches = 0;
     while (!tracker.done && slot < desired) {
       const nowMs = clock.nowMs();
       if (nowMs >= endMs || tracker.launched >= maxLaunches) {
@@ -47,6 +50,9 @@ export function startClosedLoop(
       const settled = tracker.launch(nowMs);
       if (tracker.launched >= maxLaunches) tracker.finish(false);
       await settled;
+      // Requests that settle without I/O (a launch that fails at once) would otherwise relaunch in
+      // microtasks forever and starve the timers that end the schedule: yield to the event loop now and then.
+      if (++launches % YIELD_EVERY_LAUNCHES === 0) await new Promise<void>((resolve) => setImmediate(resolve));
     }
     slotRunning[slot] = false;
   };

@@ -230,3 +230,25 @@ describe('closed loop', () => {
     for (const l of rec.launches) expect(l.intendedMs - startMs).toBeLessThan(600);
   });
 });
+
+describe('closed loop with launches that settle at once', () => {
+  it('still ends at the duration (timers are not starved)', async () => {
+    let launches = 0;
+    const t0 = performance.now();
+    const outcome = await startSchedule(
+      { mode: 'concurrency', concurrency: 4, stages: null },
+      { durationMs: 100, requests: null },
+      {
+        launch: () => {
+          launches++;
+          return Promise.resolve();
+        },
+        drop: () => undefined,
+      },
+      { clock: systemClock, rng: createRng(1) },
+    ).finished;
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(99);
+    expect(outcome.launched).toBe(launches);
+    expect(launches).toBeGreaterThan(100);
+  });
+});
