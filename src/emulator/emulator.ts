@@ -112,7 +112,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     catalog: new CatalogIndex(catalog),
     keys: { inference: new Set(options.apiKeys ?? []), management: new Set(options.managementKeys ?? []) },
     engine,
-    rateLimiter: options.rateLimiter ?? new BucketRateLimiter(),
+    rateLimiter: options.rateLimiter ?? new BucketRateLimiter({ unlimitedModelIds: catalog.endpoints.map((e) => e.endpointId) }),
     promptCache: options.promptCache ?? new PrefixPromptCache(),
     faults: options.faults ?? new SeededFaultInjector(),
     orgs: [org],

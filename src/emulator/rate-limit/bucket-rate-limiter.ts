@@ -1,7 +1,7 @@
 /**
  * Rate limits per API key and model, from the catalog's `requests_per_minute` and `tokens_per_minute`
  * (null = unlimited): continuous token buckets per minute, plus day buckets of 1440 minutes' worth (the
- * spec gives no day figures). Tokens are reserved up front as input + max_completion_tokens. `flex`
+ * spec gives no day figures); dedicated endpoints can be exempted. Tokens are reserved up front as input + max_completion_tokens. `flex`
  * traffic has its own buckets, apart from `priority`/`default`, as the real service counts it.
  * Every decision carries the `x-ratelimit-*` headers; a rejection is a 429 with `retry-after` set to the
  * whole seconds until every needed bucket has refilled enough, so a client honouring it gets through.
@@ -20,6 +20,11 @@ export interface BucketRateLimiterOptions {
   readonly dayMultiplier?: number;
   /** Most (key, model, tier class) states kept; the oldest is dropped beyond it. */
   readonly maxStates?: number;
+  /**
+   * Model ids the catalog limits do not apply to: dedicated endpoints, whose capacity is bought per
+   * deployment and limited by its slots (they are not in the public catalog that states the limits).
+   */
+  readonly unlimitedModelIds?: Iterable<string>;
 }
 
 const MINUTE_MS = 60_000;
@@ -34,6 +39,8 @@ interface Limit {
 /** The buckets of one (key, model, tier class), in the order they are reported and checked. */
 type LimitState = readonly Limit[];
 
+const NO_LIMITS: LimitState = [];
+
 /** Formats seconds as a float with at most 3 decimals ("0.5", "12.345"). */
 function floatSeconds(ms: number): string {
   return String(Math.round(ms) / 1000);
@@ -44,11 +51,13 @@ export class BucketRateLimiter implements RateLimiter {
   readonly #dayMultiplier: number;
   readonly #maxStates: number;
   readonly #states = new Map<string, LimitState>();
+  readonly #unlimited: ReadonlySet<string>;
 
   constructor(options: BucketRateLimiterOptions = {}) {
     this.#clock = options.clock ?? systemClock;
     this.#dayMultiplier = options.dayMultiplier ?? 1440;
     this.#maxStates = options.maxStates ?? 100_000;
+    this.#unlimited = new Set(options.unlimitedModelIds ?? []);
   }
 
   admit(apiKey: string, model: ModelSpec, tier: ServiceTierUsed, reservedTokens: number): RateLimitDecision {
@@ -90,6 +99,7 @@ export class BucketRateLimiter implements RateLimiter {
   }
 
   #state(apiKey: string, model: ModelSpec, tier: ServiceTierUsed, nowMs: number): LimitState {
+    if (this.#unlimited.has(model.id)) return NO_LIMITS;
     const key = `${tier === 'flex' ? 'flex' : 'standard'}\u0000${model.id}\u0000${apiKey}`;
     let state = this.#states.get(key);
     if (state === undefined) {

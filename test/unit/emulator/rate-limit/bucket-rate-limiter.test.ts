@@ -116,3 +116,13 @@ describe('bucket rate limiter', () => {
     expect(limiter.headers('a', model, 'default')).toEqual({});
   });
 });
+
+describe('exempt models', () => {
+  it('never limits a model listed as unlimited (a dedicated endpoint)', () => {
+    const limiter = new BucketRateLimiter({ clock: new ManualClock(), unlimitedModelIds: ['ep-1'] });
+    const endpoint = { ...modelWith(1, 1), id: 'ep-1' };
+    for (let i = 0; i < 10; i++) expect(limiter.admit('a', endpoint, 'priority', 1000).rejection).toBeNull();
+    expect(limiter.admit('a', modelWith(1, null), 'default', 1).rejection).toBeNull();
+    expect(limiter.admit('a', modelWith(1, null), 'default', 1).rejection).not.toBeNull();
+  });
+});
