@@ -43,7 +43,7 @@ export function formatCompareJunit(result: CompareResult): string {
     lines.push('    </properties>');
     for (const c of cases) {
       const open = `    <testcase classname="${x(`inferbench.compare.${group}`)}" name="${x(c.metricId)}" time="0">`;
-      const details = `baseline ${formatValue(c.baseline, c.unit)}, candidate ${formatValue(c.candidate, c.unit)}, change ${formatChange(c)}, p ${formatPValue(c.pValue)} (${c.test}), tolerance ${c.tolerance}`;
+      const details = `baseline ${formatValue(c.baseline, c.unit)}, candidate ${formatValue(c.candidate, c.unit)}, change ${formatChange(c)}, p ${formatPValue(c.pValue)} (${c.test}), adjusted p ${formatPValue(c.pAdjusted)}, tolerance ${c.tolerance}`;
       if (c.verdict === 'regression') {
         lines.push(open, `      <failure type="regression" message="${x(c.reason)}">${x(details)}</failure>`, '    </testcase>');
       } else if (c.verdict === 'no_data') {

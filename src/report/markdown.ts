@@ -4,7 +4,7 @@
  * `|` and newlines from model names or profile strings are neutralised.
  */
 import type { CompareResult } from './compare/compare-runs.js';
-import { verdictLine } from './compare/compare-table.js';
+import { pHeader, verdictLine } from './compare/compare-table.js';
 import { formatChange, formatPValue, formatValue, VERDICT_TEXT } from './compare/format-values.js';
 
 /** Escapes text for one markdown table cell. */
@@ -31,10 +31,10 @@ export function formatCompareMarkdown(result: CompareResult): string {
   if (result.mismatches.length > 0) {
     lines.push(`> **Warning:** compared with --force although the workloads differ: ${e(result.mismatches.join('; '))}`, '');
   }
-  lines.push('| group | metric | baseline | candidate | change | p | tolerance | verdict |', '|---|---|---:|---:|---:|---:|---:|---|');
+  lines.push(`| group | metric | baseline | candidate | change | ${pHeader(result)} | tolerance | verdict |`, '|---|---|---:|---:|---:|---:|---:|---|');
   for (const c of result.comparisons) {
     const verdict = c.verdict === 'regression' ? '**REGRESSION**' : e(VERDICT_TEXT[c.verdict]);
-    lines.push(`| ${e(c.group)} | ${e(c.metricId)} | ${e(formatValue(c.baseline, c.unit))} | ${e(formatValue(c.candidate, c.unit))} | ${e(formatChange(c))} | ${e(formatPValue(c.pValue))} | ${e(c.tolerance)} | ${verdict} |`);
+    lines.push(`| ${e(c.group)} | ${e(c.metricId)} | ${e(formatValue(c.baseline, c.unit))} | ${e(formatValue(c.candidate, c.unit))} | ${e(formatChange(c))} | ${e(formatPValue(c.pAdjusted))} | ${e(c.tolerance)} | ${verdict} |`);
   }
   lines.push('', e(verdictLine(result)), '');
   return lines.join('\n');

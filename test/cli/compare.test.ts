@@ -29,7 +29,7 @@ describe('inferbench compare', () => {
     const r = await runCliInProcess(['compare', base, same]);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/PASS: no significant regression beyond tolerance \(36 checks, alpha 0\.05\)/);
+    expect(r.stdout).toMatch(/PASS: no significant regression beyond tolerance \(36 checks, alpha 0\.05 \(Holm\)\)/);
     expect(r.stdout).toContain('steady/model-a/priority');
     expect(existsSync(join(same, 'compare.html'))).toBe(true);
   });
@@ -43,7 +43,7 @@ describe('inferbench compare', () => {
       env: { GITHUB_STEP_SUMMARY: summaryFile },
     });
     expect(r.code).toBe(99);
-    expect(r.stdout).toMatch(/FAIL: \d+ regression\(s\) beyond tolerance at alpha 0\.05: .*steady\/model-a\/priority ttft_ms\.p50/);
+    expect(r.stdout).toMatch(/FAIL: \d+ regression\(s\) beyond tolerance at alpha 0\.05 \(Holm\): .*steady\/model-a\/priority ttft_ms\.p50/);
     expect(r.stdout).toMatch(/ttft_ms\.p50 .* REGRESSION/);
     const step = readFileSync(summaryFile, 'utf8');
     expect(step.startsWith('# earlier step\n### inferbench compare: ❌')).toBe(true);
@@ -58,7 +58,7 @@ describe('inferbench compare', () => {
     const loose = ['ttft_ms', 'itl_ms', 'tpot_ms', 'e2e_ms'].flatMap((m) => ['--tolerance', `${m}.p50=off`, '--tolerance', `${m}.p99=off`]);
     const r = await runCliInProcess(['compare', base, slow, '--quiet', ...loose]);
     expect(r.code).toBe(0);
-    expect(r.stdout.trim()).toBe('PASS: no significant regression beyond tolerance (4 checks, alpha 0.05)');
+    expect(r.stdout.trim()).toBe('PASS: no significant regression beyond tolerance (4 checks, alpha 0.05 (Holm))');
   });
 
   it('refuses different workloads with exit 2, compares them with --force and a loud warning', async () => {

@@ -24,6 +24,7 @@ interface CompareArgs {
   alpha: number;
   tolerance?: string[];
   force: boolean;
+  correction: 'holm' | 'none';
   out?: string;
   junit?: string;
   markdown?: string;
@@ -41,6 +42,7 @@ export const compareCommand: CommandRegistration = (parser, ctx) =>
         .positional('candidate', { type: 'string', describe: 'Candidate run directory or summary.json', demandOption: true })
         .option('alpha', { type: 'number', default: 0.05, describe: 'Significance level: a change counts only when p < alpha' })
         .option('tolerance', { type: 'string', array: true, describe: 'metric=tolerance, e.g. ttft_ms.p99=10%, e2e_ms.p50=50ms, error_rate=0.01, itl_ms.p99=off (repeatable)' })
+        .option('correction', { choices: ['holm', 'none'] as const, default: 'holm' as const, describe: 'Multiple-testing correction of the p-values over all group x metric tests' })
         .option('force', { type: 'boolean', default: false, describe: 'Compare even when workload hash, models, tiers or target differ (loud warning)' })
         .option('out', { type: 'string', describe: 'Directory for compare.html (default: the candidate run directory)' })
         .option('junit', { type: 'string', describe: 'Write JUnit XML here (one testcase per group x metric)' })
@@ -59,7 +61,7 @@ async function runCompare(args: CompareArgs, ctx: CliContext): Promise<number> {
   const result = compareRuns(
     { dir: baseline.dir, summary: baseline.summary, requests: baselineRequests },
     { dir: candidate.dir, summary: candidate.summary, requests: candidateRequests },
-    { alpha: args.alpha, tolerances: parseToleranceFlags(args.tolerance ?? []), force: args.force },
+    { alpha: args.alpha, tolerances: parseToleranceFlags(args.tolerance ?? []), force: args.force, correction: args.correction },
   );
   if (result.forced) {
     ctx.stderr.write(`\n!!! WARNING: --force: these runs did not send the same workload; the comparison may mislead:\n`);

@@ -26,8 +26,8 @@ export function buildCompareDocument(result: CompareResult, baseline: RunSummary
         ['Candidate', `${result.candidate.runId} (${result.candidate.dir})`],
         ['Profile', `${baseline.profile.name} / ${candidate.profile.name}`],
         ['Workload hash', baseline.workload_hash === candidate.workload_hash ? baseline.workload_hash : { text: `${baseline.workload_hash} vs ${candidate.workload_hash}`, tone: 'warn' }],
-        ['Significance level', String(result.alpha)],
-        ['Rule', 'A regression is a change that is statistically significant (p < alpha) and worse than the tolerance.'],
+        ['Significance level', `${result.alpha}${result.correction === 'holm' ? `, Holm-adjusted over ${result.comparisons.length} tests` : ', no multiple-testing correction'}`],
+        ['Rule', 'A regression is a change that is statistically significant (adjusted p < alpha) and worse than the tolerance.'],
       ],
     },
   ];
@@ -43,9 +43,9 @@ export function buildCompareDocument(result: CompareResult, baseline: RunSummary
       blocks: [
         {
           kind: 'table',
-          columns: ['group', 'metric', 'baseline', 'candidate', 'change', 'p', 'test', 'tolerance', 'verdict'],
+          columns: ['group', 'metric', 'baseline', 'candidate', 'change', 'p (this test)', result.correction === 'holm' ? 'p (Holm, used)' : 'p (used)', 'test', 'tolerance', 'verdict'],
           numericFrom: 2,
-          rows: result.comparisons.map((c) => [c.group, c.metricId, formatValue(c.baseline, c.unit), formatValue(c.candidate, c.unit), formatChange(c), formatPValue(c.pValue), c.test, c.tolerance, tone(c.verdict)]),
+          rows: result.comparisons.map((c) => [c.group, c.metricId, formatValue(c.baseline, c.unit), formatValue(c.candidate, c.unit), formatChange(c), formatPValue(c.pValue), formatPValue(c.pAdjusted), c.test, c.tolerance, tone(c.verdict)]),
         },
       ],
     },

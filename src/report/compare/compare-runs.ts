@@ -1,7 +1,10 @@
 /**
  * The comparison of two runs: groups matched by key, per metric the baseline and candidate values, the
  * absolute and relative change, a significance test and a verdict. A regression is a change that is
- * statistically significant (p < alpha) AND worse than the metric's tolerance. Pure given loaded data.
+ * statistically significant AND worse than the metric's tolerance. A comparison runs dozens of tests
+ * (groups x metrics), so by default the p-values are adjusted with Holm's method: the chance that a run
+ * with no real change fails CI stays below alpha for the whole comparison, not for each test. Pure given
+ * loaded data.
  */
 import { InferbenchError } from '../../errors.js';
 import type { GroupSummary, MetricName, MetricStats, RunSummary } from '../run-summary.js';
@@ -9,7 +12,7 @@ import { decodeHistogram } from '../html/histogram-series.js';
 import { metricUnit } from '../html/metric-labels.js';
 import type { RequestValues } from './load-run.js';
 import { mannWhitneyU, toWeighted, twoProportionTest } from './mann-whitney.js';
-import { quantileTest } from './quantile-test.js';
+import { fisherExact, quantileTest } from './quantile-test.js';
 import type { WeightedValue } from '../html/histogram-series.js';
 import { DEFAULT_TOLERANCES, describeTolerance, parseMetricId, resolveTolerances } from './tolerance.js';
 import type { Tolerance } from './tolerance.js';
@@ -28,8 +31,10 @@ export interface MetricComparison {
   readonly absoluteChange: number | null;
   /** (candidate - baseline) / baseline; null when the baseline is 0 or missing. */
   readonly relativeChange: number | null;
-  /** Two-sided p-value; null when no test applies (run-level rates). */
+  /** Two-sided p-value of this test alone; null when no test applies (run-level rates). */
   readonly pValue: number | null;
+  /** pValue adjusted for the number of tests (Holm), or equal to pValue with correction `none`. */
+  readonly pAdjusted: number | null;
   /** Which test gave pValue. */
   readonly test: string;
   readonly tolerance: string;
@@ -48,6 +53,7 @@ export interface CompareResult {
   readonly baseline: RunRef;
   readonly candidate: RunRef;
   readonly alpha: number;
+  readonly correction: Correction;
   /** Ways the two runs' workloads differ (workload hash, models, tiers, groups, target). */
   readonly mismatches: readonly string[];
   /** True when mismatches were overridden with --force. */
@@ -70,7 +76,11 @@ export interface CompareOptions {
   readonly tolerances?: Readonly<Record<string, string>>;
   /** Proceed despite workload mismatches. */
   readonly force?: boolean;
+  /** Multiple-testing correction of the p-values (default holm). */
+  readonly correction?: Correction;
 }
+
+export type Correction = 'holm' | 'none';
 
 const HIGHER_IS_BETTER = new Set(['decode_tps', 'requests_per_s', 'output_tokens_per_s', 'total_tokens_per_s', 'goodput_per_s']);
 
@@ -141,19 +151,23 @@ export function compareRuns(baseline: CompareInput, candidate: CompareInput, opt
   }
   const tolerances = effectiveTolerances(baseline.summary, options.tolerances);
   const candidateGroups = new Map(candidate.summary.groups.map((g) => [g.key, g]));
-  const comparisons: MetricComparison[] = [];
+  const measured: Measured[] = [];
   for (const base of baseline.summary.groups) {
     const cand = candidateGroups.get(base.key);
     if (!cand) continue;
     for (const [metricId, tolerance] of tolerances) {
       if (tolerance.kind === 'off') continue;
-      comparisons.push(compareMetric(base, cand, metricId, tolerance, alpha, baseline.requests, candidate.requests));
+      measured.push(measureMetric(base, cand, metricId, tolerance, baseline.requests, candidate.requests));
     }
   }
+  const correction = options.correction ?? 'holm';
+  const adjusted = correction === 'holm' ? holmAdjust(measured.map((m) => m.pValue)) : measured.map((m) => m.pValue);
+  const comparisons = measured.map((m, i) => judge(m, adjusted[i] ?? null, alpha, correction));
   return {
     baseline: refOf(baseline),
     candidate: refOf(candidate),
     alpha,
+    correction,
     mismatches,
     forced: mismatches.length > 0,
     comparisons,
@@ -185,8 +199,12 @@ function significance(
   candRequests: RequestValues | null,
 ): { p: number | null; test: string } {
   if (metric === 'error_rate') {
-    const t = twoProportionTest(base.requests.failed, base.requests.ok + base.requests.failed, cand.requests.failed, cand.requests.ok + cand.requests.failed);
-    return { p: t.p, test: 'two-proportion z-test' };
+    const n1 = base.requests.ok + base.requests.failed;
+    const n2 = cand.requests.ok + cand.requests.failed;
+    if (n1 + n2 <= 20_000) {
+      return { p: fisherExact(base.requests.failed, base.requests.ok, cand.requests.failed, cand.requests.ok), test: "Fisher's exact test" };
+    }
+    return { p: twoProportionTest(base.requests.failed, n1, cand.requests.failed, n2).p, test: 'two-proportion z-test' };
   }
   if (stat === null) return { p: null, test: 'none (one value per run)' };
   const column = REQUEST_COLUMN_OF[metric as MetricName];
@@ -206,29 +224,47 @@ const PERCENTILE_OF_STAT: Record<string, number> = { p50: 50, p90: 90, p95: 95, 
 /** Percentiles get the quantile test (about that tail); mean, min and max get Mann-Whitney (about the whole distribution). */
 function testSamples(base: readonly WeightedValue[], cand: readonly WeightedValue[], stat: string, source: string): { p: number; test: string } {
   const percentile = PERCENTILE_OF_STAT[stat];
-  if (percentile !== undefined) return { p: quantileTest(base, cand, percentile).p, test: `quantile test at ${stat} (${source})` };
+  if (percentile !== undefined) {
+    const result = quantileTest(base, cand, percentile);
+    const at = result.testedPercentile === percentile ? stat : `p${Math.round(result.testedPercentile * 10) / 10} (too few samples for ${stat})`;
+    return { p: result.p, test: `quantile test at ${at} (${source})` };
+  }
   return { p: mannWhitneyU(base, cand).p, test: `Mann-Whitney U (${source})` };
 }
 
-function compareMetric(
+/** Holm's step-down adjustment of p-values (nulls are not tests and stay null). */
+export function holmAdjust(pValues: readonly (number | null)[]): (number | null)[] {
+  const tested = pValues.map((p, i) => ({ p, i })).filter((e): e is { p: number; i: number } => e.p !== null).sort((a, b) => a.p - b.p);
+  const out: (number | null)[] = pValues.map(() => null);
+  const m = tested.length;
+  let running = 0;
+  tested.forEach(({ p, i }, rank) => {
+    running = Math.max(running, Math.min(1, (m - rank) * p));
+    out[i] = running;
+  });
+  return out;
+}
+
+/** A comparison before its verdict (which needs every test's p-value for the correction). */
+type Measured = Omit<MetricComparison, 'verdict' | 'reason' | 'pAdjusted'> & { readonly worseBeyond: boolean; readonly betterBeyond: boolean; readonly hasData: boolean };
+
+function measureMetric(
   base: GroupSummary,
   cand: GroupSummary,
   metricId: string,
   tolerance: Tolerance,
-  alpha: number,
   baseRequests: RequestValues | null,
   candRequests: RequestValues | null,
-): MetricComparison {
+): Measured {
   const parsed = parseMetricId(metricId);
   const { metric, stat } = typeof parsed === 'string' ? { metric: metricId, stat: null } : parsed;
   const unit = metric === 'error_rate' ? '' : metricUnit(metric);
   const lowerIsBetter = !HIGHER_IS_BETTER.has(metric);
   const baseline = groupValue(base, metric, stat);
   const candidate = groupValue(cand, metric, stat);
-  const toleranceText = describeTolerance(tolerance, unit);
-  const common = { group: base.key, metricId, unit, lowerIsBetter, baseline, candidate, tolerance: toleranceText };
+  const common = { group: base.key, metricId, unit, lowerIsBetter, baseline, candidate, tolerance: describeTolerance(tolerance, unit) };
   if (baseline === null || candidate === null) {
-    return { ...common, absoluteChange: null, relativeChange: null, pValue: null, test: 'none', verdict: 'no_data', reason: `${metricId}: no value in the ${baseline === null ? 'baseline' : 'candidate'}` };
+    return { ...common, absoluteChange: null, relativeChange: null, pValue: null, test: 'none', worseBeyond: false, betterBeyond: false, hasData: false };
   }
   const absoluteChange = candidate - baseline;
   const relativeChange = baseline !== 0 ? absoluteChange / Math.abs(baseline) : null;
@@ -240,26 +276,27 @@ function compareMetric(
     if (tolerance.kind === 'absolute') return amount > tolerance.amount;
     return false;
   };
-  // Run-level rates have no per-request sample: the tolerance alone decides for them.
-  const significant = p === null || p < alpha;
-  const change = `${fmtNumber(baseline)} -> ${fmtNumber(candidate)}${unit ? ` ${unit}` : ''} (${relativeChange === null ? 'n/a' : `${relativeChange >= 0 ? '+' : ''}${(relativeChange * 100).toFixed(1)}%`})`;
-  const pText = p === null ? 'no test' : `p=${formatP(p)}`;
-  let verdict: Verdict;
-  let reason: string;
-  if (beyond(worseBy) && significant) {
-    verdict = 'regression';
-    reason = `${metricId} regressed: ${change}, beyond tolerance ${toleranceText}, ${pText} < ${alpha}`;
-  } else if (beyond(-worseBy) && significant) {
-    verdict = 'improved';
-    reason = `${metricId} improved: ${change}, ${pText}`;
-  } else if (beyond(worseBy) || beyond(-worseBy)) {
-    verdict = 'not_significant';
-    reason = `${metricId} changed ${change} but not significantly (${pText} >= ${alpha})`;
-  } else {
-    verdict = 'within_tolerance';
-    reason = `${metricId} within tolerance ${toleranceText}: ${change}`;
+  return { ...common, absoluteChange, relativeChange, pValue: p, test, worseBeyond: beyond(worseBy), betterBeyond: beyond(-worseBy), hasData: true };
+}
+
+function judge(m: Measured, pAdjusted: number | null, alpha: number, correction: Correction): MetricComparison {
+  const { worseBeyond, betterBeyond, hasData, ...rest } = m;
+  const base = { ...rest, pAdjusted };
+  if (!hasData || m.baseline === null || m.candidate === null) {
+    return { ...base, verdict: 'no_data', reason: `${m.metricId}: no value in the ${m.baseline === null ? 'baseline' : 'candidate'}` };
   }
-  return { ...common, absoluteChange, relativeChange, pValue: p, test, verdict, reason };
+  // Run-level rates have no per-request sample: the tolerance alone decides for them.
+  const significant = pAdjusted === null || pAdjusted < alpha;
+  const change = `${fmtNumber(m.baseline)} -> ${fmtNumber(m.candidate)}${m.unit ? ` ${m.unit}` : ''} (${m.relativeChange === null ? 'n/a' : `${m.relativeChange >= 0 ? '+' : ''}${(m.relativeChange * 100).toFixed(1)}%`})`;
+  const pText = pAdjusted === null ? 'no test' : `p=${formatP(pAdjusted)}${correction === 'holm' ? ' (Holm)' : ''}`;
+  if (worseBeyond && significant) {
+    return { ...base, verdict: 'regression', reason: `${m.metricId} regressed: ${change}, beyond tolerance ${m.tolerance}, ${pText} < ${alpha}` };
+  }
+  if (betterBeyond && significant) return { ...base, verdict: 'improved', reason: `${m.metricId} improved: ${change}, ${pText}` };
+  if (worseBeyond || betterBeyond) {
+    return { ...base, verdict: 'not_significant', reason: `${m.metricId} changed ${change} but not significantly (${pText} >= ${alpha})` };
+  }
+  return { ...base, verdict: 'within_tolerance', reason: `${m.metricId} within tolerance ${m.tolerance}: ${change}` };
 }
 
 /** A p-value for people: 3 significant digits, "<1e-6" below that. */

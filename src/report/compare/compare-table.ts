@@ -4,14 +4,14 @@ import { formatChange, formatPValue, formatValue, VERDICT_TEXT } from './format-
 
 /** Renders the comparison for a terminal (plain text, aligned columns). */
 export function formatCompareTable(result: CompareResult): string {
-  const header = ['group', 'metric', 'baseline', 'candidate', 'change', 'p', 'tolerance', 'verdict'];
+  const header = ['group', 'metric', 'baseline', 'candidate', 'change', pHeader(result), 'tolerance', 'verdict'];
   const rows = result.comparisons.map((c) => [
     c.group,
     c.metricId,
     formatValue(c.baseline, c.unit),
     formatValue(c.candidate, c.unit),
     formatChange(c),
-    formatPValue(c.pValue),
+    formatPValue(c.pAdjusted),
     c.tolerance,
     VERDICT_TEXT[c.verdict],
   ]);
@@ -30,11 +30,16 @@ export function formatCompareTable(result: CompareResult): string {
   return `${out.join('\n')}\n`;
 }
 
+/** The p column's name: the p-values shown are the adjusted ones. */
+export function pHeader(result: CompareResult): string {
+  return result.correction === 'holm' ? 'p (Holm)' : 'p';
+}
+
 /** The one-line verdict. */
 export function verdictLine(result: CompareResult): string {
   if (result.regressions > 0) {
     const names = result.comparisons.filter((c) => c.verdict === 'regression').map((c) => `${c.group} ${c.metricId}`);
-    return `FAIL: ${result.regressions} regression(s) beyond tolerance at alpha ${result.alpha}: ${names.join(', ')}`;
+    return `FAIL: ${result.regressions} regression(s) beyond tolerance at alpha ${result.alpha}${result.correction === 'holm' ? ' (Holm)' : ''}: ${names.join(', ')}`;
   }
-  return `PASS: no significant regression beyond tolerance (${result.comparisons.length} checks, alpha ${result.alpha})`;
+  return `PASS: no significant regression beyond tolerance (${result.comparisons.length} checks, alpha ${result.alpha}${result.correction === 'holm' ? ' (Holm)' : ''})`;
 }

@@ -4,6 +4,9 @@
  * (Fisher's exact test for small samples, the two-proportion z-test for large ones). Unlike
  * Mann-Whitney, which asks whether the whole distribution shifted, this asks about the tail the user
  * set a tolerance on, so a p99 jitter is not made "significant" by a shift of the median and vice versa.
+ * A sample too small to resolve the quantile (fewer than MIN_EXCEEDANCES pooled values above it) is
+ * tested at the most extreme quantile it can resolve (p99 of 400 requests is tested at p95): the test
+ * then says whether the upper tail moved, which is what a p99 change in such a small run can show.
  */
 import type { WeightedValue } from '../html/histogram-series.js';
 import { twoProportionTest } from './mann-whitney.js';
@@ -13,11 +16,16 @@ export interface QuantileTestResult {
   readonly p: number;
   /** The pooled quantile the counts were taken at. */
   readonly threshold: number;
+  /** The percentile actually tested (below the requested one when the sample is small). */
+  readonly testedPercentile: number;
   readonly baselineAbove: number;
   readonly candidateAbove: number;
   readonly n1: number;
   readonly n2: number;
 }
+
+/** Pooled values that must lie above the tested quantile for the test to have any power. */
+export const MIN_EXCEEDANCES = 20;
 
 /** Largest pooled sample for which Fisher's exact test is used. */
 const FISHER_MAX_N = 20_000;
@@ -28,8 +36,9 @@ export function quantileTest(baseline: readonly WeightedValue[], candidate: read
   const n2 = total(candidate);
   const pooled = [...baseline, ...candidate].sort((a, b) => a.value - b.value);
   const n = n1 + n2;
-  if (n1 < 2 || n2 < 2) return { p: 1, threshold: Number.NaN, baselineAbove: 0, candidateAbove: 0, n1, n2 };
-  const rank = Math.max(1, Math.ceil((percentile / 100) * n));
+  if (n1 < 2 || n2 < 2) return { p: 1, threshold: Number.NaN, testedPercentile: percentile, baselineAbove: 0, candidateAbove: 0, n1, n2 };
+  const testedPercentile = Math.max(Math.min(50, percentile), Math.min(percentile, 100 * (1 - MIN_EXCEEDANCES / n)));
+  const rank = Math.max(1, Math.ceil((testedPercentile / 100) * n));
   let seen = 0;
   let threshold = pooled[pooled.length - 1]?.value ?? 0;
   for (const { value, count } of pooled) {
@@ -42,7 +51,7 @@ export function quantileTest(baseline: readonly WeightedValue[], candidate: read
   const baselineAbove = above(baseline, threshold);
   const candidateAbove = above(candidate, threshold);
   const p = n <= FISHER_MAX_N ? fisherExact(baselineAbove, n1 - baselineAbove, candidateAbove, n2 - candidateAbove) : twoProportionTest(baselineAbove, n1, candidateAbove, n2).p;
-  return { p, threshold, baselineAbove, candidateAbove, n1, n2 };
+  return { p, threshold, testedPercentile, baselineAbove, candidateAbove, n1, n2 };
 }
 
 function total(values: readonly WeightedValue[]): number {

@@ -78,7 +78,7 @@ describe('compareRuns', () => {
     expect(loose.comparisons.find((c) => c.metricId === 'ttft_ms.p50' && c.group === base.summary.groups[0]!.key)!.verdict).not.toBe('regression');
     expect(loose.comparisons.some((c) => c.metricId === 'ttft_ms.p99')).toBe(false);
     const errorRate = loose.comparisons.filter((c) => c.metricId === 'error_rate');
-    expect(errorRate.every((c) => c.test === 'two-proportion z-test')).toBe(true);
+    expect(errorRate.every((c) => c.test === "Fisher's exact test")).toBe(true);
     expect(errorRate.some((c) => c.verdict === 'regression')).toBe(true);
   });
 
