@@ -19,6 +19,8 @@ export interface EmulatorProcess {
   readonly child: ChildProcess;
   /** Everything the process wrote to stderr so far (startup lines, errors). */
   stderr(): string;
+  /** Resolves with stderr once it matches `pattern` (startup lines follow the URL); rejects after `timeoutMs`. */
+  waitForStderr(pattern: RegExp, timeoutMs?: number): Promise<string>;
   /** SIGTERM, then SIGKILL after `graceMs`; resolves with the exit code (null if killed by a signal). */
   stop(graceMs?: number): Promise<number | null>;
 }
@@ -38,6 +40,14 @@ export function startEmulatorProcess(extraArgs: readonly string[] = [], timeoutM
     clearTimeout(timer);
     return code;
   };
+  const waitForStderr = async (pattern: RegExp, waitMs = 10_000): Promise<string> => {
+    const deadline = Date.now() + waitMs;
+    while (!pattern.test(stderr)) {
+      if (Date.now() > deadline) throw new Error(`stderr did not match ${pattern} within ${waitMs} ms:\n${stderr}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    return stderr;
+  };
   return new Promise((resolvePromise, reject) => {
     const timer = setTimeout(() => {
       void stop(0);
@@ -48,7 +58,7 @@ export function startEmulatorProcess(extraArgs: readonly string[] = [], timeoutM
       const newline = stdout.indexOf('\n');
       if (newline < 0) return;
       clearTimeout(timer);
-      resolvePromise({ url: stdout.slice(0, newline), child, stderr: () => stderr, stop });
+      resolvePromise({ url: stdout.slice(0, newline), child, stderr: () => stderr, waitForStderr, stop });
     });
     // Settling an already-resolved promise is a no-op, so this only matters before the URL arrived.
     void exited.then((code) => {
