@@ -1,0 +1,248 @@
+/**
+ * The runner's accuracy benchmark (`npm run bench accuracy`): the real runner (workload, schedule,
+ * client, collector) against the known-timing server (first token T ms after a request arrives, then a
+ * token every I ms, known usage and time_info), at concurrency 4 and 256. It compares what inferbench
+ * reports (summary medians, from the HDR histograms) with what the server really did (its own write
+ * times), checks token counts are exact and time_info passes through exactly.
+ *
+ * The server runs in a worker thread: its own event loop, as a real server would have, so the client's
+ * work does not delay the server's writes and the server's timers do not delay the client's reads.
+ */
+import { Worker } from 'node:worker_threads';
+import { isDeepStrictEqual } from 'node:util';
+import { resolveProfileText } from '../profile/load-profile.js';
+import { runProfile } from '../runner/run-profile.js';
+import { systemClock } from '../util/clock.js';
+import { inferbenchVersion } from '../cli/version.js';
+import type { TimeInfo } from '../protocol/chat.js';
+import type { RequestRecord } from '../client/request-record.js';
+import type { BenchContext, BenchOutcome, BenchRow, Benchmark } from './benchmark.js';
+
+const TTFT_MS = 50;
+const ITL_MS = 10;
+const TOKENS = 32;
+/** Distinct, non-round values, so that a unit slip or a rounding in the pass-through shows. */
+const TIME_INFO: TimeInfo = { queue_time: 0.012345, prompt_time: 0.037655, completion_time: 0.31, total_time: 0.36, created: 1_767_225_600.123456 };
+const LEVELS = [
+  { concurrency: 4, requests: 200 },
+  { concurrency: 256, requests: 2048 },
+] as const;
+/** The brief's bound: reported medians within 1 ms of what the server did. */
+const TOLERANCE_MS = 1;
+
+interface ServerStats {
+  readonly ttftMs: number[];
+  readonly itlMs: number[];
+  readonly e2eMs: number[];
+  readonly lateMs: number[];
+  readonly completed: number;
+}
+
+/** The known-timing server in a worker thread, driven by messages. */
+class ServerWorker {
+  readonly #worker: Worker;
+  #pending: ((value: unknown) => void) | null = null;
+
+  constructor() {
+    const moduleUrl = new URL('./known-timing-server.js', import.meta.url).href;
+    const source = `
+      const { parentPort, workerData } = require('node:worker_threads');
+      import(workerData.moduleUrl).then(async ({ startKnownTimingServer }) => {
+        const server = await startKnownTimingServer(workerData.options);
+        parentPort.postMessage({ url: server.url });
+        parentPort.on('message', async (message) => {
+          if (message === 'stats') {
+            const s = server.stats;
+            parentPort.postMessage({ ttftMs: s.ttftMs, itlMs: s.itlMs, e2eMs: s.e2eMs, lateMs: s.lateMs, completed: s.completed });
+          } else if (message === 'reset') {
+            server.stats.reset();
+            parentPort.postMessage('ok');
+          } else if (message === 'close') {
+            await server.close();
+            parentPort.postMessage('closed');
+          }
+        });
+      });`;
+    this.#worker = new Worker(source, {
+      eval: true,
+      workerData: { moduleUrl, options: { ttftMs: TTFT_MS, itlMs: ITL_MS, tokens: TOKENS, timeInfo: TIME_INFO, model: 'known-timing' } },
+    });
+    this.#worker.on('message', (message: unknown) => {
+      const pending = this.#pending;
+      this.#pending = null;
+      pending?.(message);
+    });
+  }
+
+  #next(send?: string): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      this.#pending = resolve;
+      this.#worker.once('error', reject);
+      if (send) this.#worker.postMessage(send);
+    });
+  }
+
+  async url(): Promise<string> {
+    return ((await this.#next()) as { url: string }).url;
+  }
+
+  stats(): Promise<ServerStats> {
+    return this.#next('stats') as Promise<ServerStats>;
+  }
+
+  async reset(): Promise<void> {
+    await this.#next('reset');
+  }
+
+  async close(): Promise<void> {
+    await this.#next('close');
+    await this.#worker.terminate();
+  }
+}
+
+function median(values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+function profileText(url: string, concurrency: number, requests: number, warmupRequests: number): string {
+  return `
+name: accuracy-c${concurrency}
+target: { base_url: "${url}" }
+scenarios:
+  - name: accuracy
+    models: [known-timing]
+    load: { mode: concurrency, concurrency: ${concurrency} }
+    requests: ${requests}
+    warmup_requests: ${warmupRequests}
+    request: { max_completion_tokens: ${TOKENS} }
+    prompt: { input_tokens: 16 }
+`;
+}
+
+interface PassThroughCheck {
+  requests: number;
+  tokenCountWrong: number;
+  tokenChunksWrong: number;
+  timeInfoWrong: number;
+  failed: number;
+}
+
+async function runLevel(server: ServerWorker, url: string, concurrency: number, requests: number, ctx: BenchContext) {
+  // Warmup inside the run opens the pool's connections and warms the JIT. Every warmup request ends
+  // before the first measured one starts, so the server's first `warmup` answers (and their
+  // warmup x (tokens - 1) gaps) are the warmup's and are left out of the truth.
+  const warmup = concurrency * 2;
+  await server.reset();
+  const check: PassThroughCheck = { requests: 0, tokenCountWrong: 0, tokenChunksWrong: 0, timeInfoWrong: 0, failed: 0 };
+  ctx.log(`concurrency ${concurrency}: ${warmup} warmup + ${requests} measured requests`);
+  const result = await runProfile({
+    profile: resolveProfileText(profileText(url, concurrency, requests, warmup), `accuracy-c${concurrency}.yaml`),
+    baseUrl: url,
+    apiKey: null,
+    clock: systemClock,
+    interrupt: new AbortController().signal,
+    cpuProbe: () => process.cpuUsage(),
+    version: inferbenchVersion(),
+    events: { onRecord: (record) => !record.warmup && checkRecord(record, check) },
+  });
+  const all = await server.stats();
+  const stats = {
+    ttftMs: all.ttftMs.slice(warmup),
+    e2eMs: all.e2eMs.slice(warmup),
+    itlMs: all.itlMs.slice(warmup * (TOKENS - 1)),
+    lateMs: all.lateMs.slice(warmup * TOKENS),
+  };
+  const group = result.groups[0];
+  if (!group) throw new Error('the accuracy run produced no group');
+  const reported = {
+    ttft: group.metrics.ttft_ms?.p50 ?? Number.NaN,
+    itl: group.metrics.itl_ms?.p50 ?? Number.NaN,
+    e2e: group.metrics.e2e_ms?.p50 ?? Number.NaN,
+  };
+  const truth = { ttft: median(stats.ttftMs), itl: median(stats.itlMs), e2e: median(stats.e2eMs) };
+  const outputTokens = group.metrics.output_tokens;
+  return { concurrency, requests, reported, truth, check, stats, group, harness: result.harness, outputTokens };
+}
+
+function checkRecord(record: RequestRecord, check: PassThroughCheck): void {
+  check.requests++;
+  if (record.errorClass !== null) {
+    check.failed++;
+    return;
+  }
+  if (record.usage?.completion_tokens !== TOKENS) check.tokenCountWrong++;
+  if (record.tokenChunkTimesUs.length !== TOKENS) check.tokenChunksWrong++;
+  if (!isDeepStrictEqual(record.timeInfo, TIME_INFO)) check.timeInfoWrong++;
+}
+
+async function runAccuracy(ctx: BenchContext): Promise<BenchOutcome> {
+  const server = new ServerWorker();
+  const url = await server.url();
+  const levels = [];
+  try {
+    for (const level of LEVELS) levels.push(await runLevel(server, url, level.concurrency, level.requests, ctx));
+  } finally {
+    await server.close();
+  }
+  const rows: BenchRow[] = [];
+  const notes: string[] = [];
+  let allPass = true;
+  for (const level of levels) {
+    for (const metric of ['ttft', 'itl', 'e2e'] as const) {
+      const diff = level.reported[metric] - level.truth[metric];
+      const pass = Math.abs(diff) <= TOLERANCE_MS;
+      allPass &&= pass;
+      rows.push({
+        concurrency: level.concurrency,
+        metric: `${metric}_ms p50`,
+        nominal: metric === 'ttft' ? TTFT_MS : metric === 'itl' ? ITL_MS : TTFT_MS + (TOKENS - 1) * ITL_MS,
+        server: round(level.truth[metric]),
+        reported: round(level.reported[metric]),
+        diff: round(diff),
+        within_1ms: pass ? 'yes' : 'NO',
+      });
+    }
+    const c = level.check;
+    const exact =
+      c.failed === 0 && c.tokenCountWrong === 0 && c.tokenChunksWrong === 0 && c.timeInfoWrong === 0 && c.requests === level.requests;
+    allPass &&= exact;
+    const tokens = level.outputTokens;
+    notes.push(
+      `concurrency ${level.concurrency}: ${c.requests} requests, ${c.failed} failed; usage.completion_tokens wrong in ${c.tokenCountWrong}, ` +
+        `token chunks wrong in ${c.tokenChunksWrong}, time_info not passed through exactly in ${c.timeInfoWrong}; ` +
+        `output_tokens min/max ${tokens?.min}/${tokens?.max}; server lateness p50 ${round(median(level.stats.lateMs))} ms; ` +
+        `harness: event-loop delay p99 ${level.harness.event_loop_delay_ms.p99} ms, schedule lag p99 ${level.harness.schedule_lag_ms.p99} ms, CPU ${level.harness.cpu_utilization}`,
+    );
+  }
+  notes.push(allPass ? 'PASS: every median within 1 ms of the server, counts and time_info exact' : 'FAIL: see the rows marked NO and the counts above');
+  return {
+    rows,
+    notes,
+    json: {
+      settings: { ttftMs: TTFT_MS, itlMs: ITL_MS, tokens: TOKENS, timeInfo: TIME_INFO, toleranceMs: TOLERANCE_MS, levels: LEVELS },
+      pass: allPass,
+      levels: levels.map((level) => ({
+        concurrency: level.concurrency,
+        requests: level.requests,
+        reported_p50_ms: level.reported,
+        server_p50_ms: level.truth,
+        pass_through: level.check,
+        server_lateness_p50_ms: median(level.stats.lateMs),
+        harness: level.harness,
+        group_metrics: level.group.metrics,
+      })),
+    },
+  };
+}
+
+function round(value: number): number {
+  return Math.round(value * 1000) / 1000;
+}
+
+export const accuracyBenchmark: Benchmark = {
+  description: `runner accuracy against a known-timing server (TTFT ${TTFT_MS} ms, ITL ${ITL_MS} ms, ${TOKENS} tokens) at concurrency 4 and 256`,
+  run: runAccuracy,
+};
