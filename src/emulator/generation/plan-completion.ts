@@ -14,7 +14,7 @@ import { answerLength, reasoningLength } from './output-length.js';
 import { countPromptTokens } from './prompt-tokens.js';
 import { freeformJsonObject, schemaValue } from './schema-value.js';
 import { cutPiecesAtStop, firstStopIndex } from './stop-sequences.js';
-import { countTextTokens, textPieces } from './token-pieces.js';
+import { textPieces } from './token-pieces.js';
 import { tokenLogprobs } from './token-logprobs.js';
 import { selectToolCalls } from './tool-selection.js';
 
@@ -150,7 +150,9 @@ function planAnswer(request: ChatCompletionRequest, model: ModelSpec, budget: nu
 
 /**
  * `reasoning_format: raw`: the reasoning goes inside the content as `<think>...</think>` followed by the
- * answer, all streamed as content. Re-tokenized as one text so the count stays exact at the joins.
+ * answer, all streamed as content. Re-tokenized as one text so the count stays exact at the joins. The
+ * answer was planned without room for the tags; cutting the whole at `cap` keeps "finish_reason length"
+ * meaning "exactly cap tokens were generated".
  */
 function rawReasoningAnswer(reasoning: string, answer: Answer, cap: number): { answer: Answer; reasoningTokens: number } {
   const think = `${THINK_OPEN}${reasoning}${THINK_CLOSE}`;
@@ -205,11 +207,9 @@ export function planCompletion(request: ChatCompletionRequest, model: ModelSpec,
     reasoningPieces = generateTokenPieces(rng.fork('reasoning'), Math.min(wanted, cap));
   }
   const format = model.reasoning ? (request.reasoning_format ?? 'parsed') : null;
-  // Raw reasoning spends a few tokens on the <think> tags: keep room for them so the answer is not cut.
-  const tagTokens = format === 'raw' ? countTextTokens(THINK_OPEN) + countTextTokens(`${THINK_CLOSE}\n\n`) : 0;
   let answer: Answer = reasoningCapped
     ? { segments: [], content: '', toolCalls: null, finishReason: 'length' }
-    : planAnswer(request, model, cap - reasoningPieces.length - tagTokens, rng);
+    : planAnswer(request, model, cap - reasoningPieces.length, rng);
 
   let reasoningTokens = reasoningPieces.length;
   let reasoning: string | null = null;
