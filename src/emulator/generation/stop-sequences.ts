@@ -5,6 +5,7 @@
  */
 import { appendTextPieces } from './token-pieces.js';
 
+/** Token pieces after a stop cut. */
 export interface StopCut {
   readonly pieces: string[];
   /** True when a stop sequence was found (and the text cut before it). */

@@ -6,6 +6,7 @@
 import type { Rng } from '../../util/rng.js';
 import { tokenVocabulary } from '../../util/token-text.js';
 
+/** A token's logprob and its top alternatives (the chosen token first). */
 export interface TokenLogprobs {
   readonly logprob: number;
   readonly top: readonly { readonly token: string; readonly logprob: number }[];

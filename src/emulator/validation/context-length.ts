@@ -8,6 +8,7 @@ import { ApiError } from '../api-error.js';
 import { countPromptTokens } from '../generation/prompt-tokens.js';
 import type { ModelSpec } from '../model-spec.js';
 
+/** Throws 400 `context_length_exceeded` when the prompt plus the requested completion overflows the context. */
 export function checkContextLength(request: ChatCompletionRequest, model: ModelSpec): void {
   const { promptTokens } = countPromptTokens(request);
   const completionTokens = request.max_completion_tokens ?? 0;

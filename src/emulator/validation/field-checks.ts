@@ -4,8 +4,10 @@
  */
 import { badRequest } from '../api-error.js';
 
+/** A decoded JSON object (not null, not an array). */
 export type JsonObject = Record<string, unknown>;
 
+/** True for a JSON object (not null, not an array). */
 export function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -20,16 +22,19 @@ export function describeValue(value: unknown): string {
   return String(value);
 }
 
+/** The value as an object, or a 400 naming `param`. */
 export function requireObject(value: unknown, param: string): JsonObject {
   if (!isObject(value)) throw badRequest(`'${param}' must be an object, got ${describeValue(value)}.`, param);
   return value;
 }
 
+/** The value as a string, or a 400 naming `param`. */
 export function requireString(value: unknown, param: string): string {
   if (typeof value !== 'string') throw badRequest(`'${param}' must be a string, got ${describeValue(value)}.`, param);
   return value;
 }
 
+/** The value as a boolean, or a 400 naming `param`. */
 export function requireBoolean(value: unknown, param: string): boolean {
   if (typeof value !== 'boolean') throw badRequest(`'${param}' must be a boolean, got ${describeValue(value)}.`, param);
   return value;

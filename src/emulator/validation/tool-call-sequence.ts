@@ -7,6 +7,7 @@
 import type { ChatMessage } from '../../protocol/chat.js';
 import { badRequest } from '../api-error.js';
 
+/** Throws a 400 on the first broken tool-call rule (1, 2 or 4), naming the message and call. */
 export function checkToolCallSequence(messages: readonly ChatMessage[]): void {
   const seenCallIds = new Set<string>();
   for (let i = 0; i < messages.length; i++) {

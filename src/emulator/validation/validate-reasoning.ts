@@ -10,6 +10,7 @@ import { isSet, requireEnum } from './field-checks.js';
 
 const EFFORTS: readonly ReasoningEffort[] = ['low', 'medium', 'high', 'none'];
 
+/** Checks `reasoning_effort` (may be absent) against the model's accepted efforts. */
 export function validateReasoningEffort(value: unknown, model: ModelSpec): ReasoningEffort | undefined {
   if (!isSet(value)) return undefined;
   const effort = requireEnum(value, 'reasoning_effort', EFFORTS);
@@ -25,6 +26,7 @@ export function validateReasoningEffort(value: unknown, model: ModelSpec): Reaso
   return effort;
 }
 
+/** Checks `reasoning_format` (may be absent) against the model's supported formats. */
 export function validateReasoningFormat(value: unknown, model: ModelSpec): ReasoningFormat | undefined {
   if (!isSet(value)) return undefined;
   const format = requireEnum(value, 'reasoning_format', REASONING_FORMATS);

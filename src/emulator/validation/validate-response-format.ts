@@ -25,6 +25,10 @@ function mentionsJson(messages: readonly ChatMessage[]): boolean {
   );
 }
 
+/**
+ * Checks `response_format` (may be absent) against the model, the messages and `stream`; returns it
+ * typed, with `strict` defaulted to false for json_schema.
+ */
 export function validateResponseFormat(
   value: unknown,
   model: ModelSpec,

@@ -25,6 +25,7 @@ const MAX_STOP_SEQUENCES = 4;
 const MAX_PROMPT_CACHE_KEY_LENGTH = 1024;
 const MAX_TOP_LOGPROBS = 20;
 
+/** What the plain-field checks need to know beyond the body. */
 export interface ScalarContext {
   readonly model: ModelSpec;
   readonly dedicatedEndpoint: boolean;
