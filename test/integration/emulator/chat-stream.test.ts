@@ -139,7 +139,7 @@ describe('streaming', () => {
           },
         };
       },
-      averageQueueMs: (id) => inner.averageQueueMs(id),
+      averageQueueMs: () => inner.averageQueueMs(),
       close: () => inner.close(),
     };
     const slow = await createEmulator({ apiKeys: [KEY], engine });

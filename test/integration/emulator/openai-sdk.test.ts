@@ -3,7 +3,7 @@
  * for chat, streams, tools (streamed and not), json_schema and errors.
  */
 import OpenAI, { APIError } from 'openai';
-import Ajv from 'ajv';
+import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmulator, type Emulator } from '../../../src/emulator/emulator.js';
 import { KEY } from './support.js';
