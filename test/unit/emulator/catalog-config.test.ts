@@ -115,3 +115,16 @@ describe('config file', () => {
     expect(configError('models:\n  - id: x\n    faults:\n      reset: 2\n').message).toContain('emu.yaml:4: models.0.faults.reset');
   });
 });
+
+describe('README', () => {
+  it('the config example of the emulator section parses', async () => {
+    const { readFileSync } = await import('node:fs');
+    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+    const section = readme.slice(readme.indexOf('<!-- section: emulator -->'), readme.indexOf('<!-- /section: emulator -->'));
+    const example = /```yaml\n([\s\S]*?)```/.exec(section)?.[1];
+    expect(example).toBeDefined();
+    const catalog = parseCatalogConfig(example!, 'README.md');
+    expect(catalog.models.find((m) => m.id === 'my-model')?.capacity.slots).toBe(16);
+    expect(catalog.endpoints.map((e) => e.endpointId)).toContain('ep-my-model');
+  });
+});
