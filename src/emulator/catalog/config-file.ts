@@ -99,7 +99,7 @@ const modelSchema = z.strictObject({
     .strictObject({
       efforts: z.array(effort).min(1),
       default_effort: effort,
-      tokens_by_effort: z.record(effort, nonNegInt),
+      tokens_by_effort: z.partialRecord(effort, nonNegInt),
       formats: z.array(z.string()),
     })
     .nullable()
@@ -171,6 +171,10 @@ export function parseCatalogConfig(text: string, file: string, orgName = 'local'
     const base = models.get(entry.id) ?? (entry.based_on ? models.get(entry.based_on) : undefined) ?? BUILTIN_MODELS[0]!;
     if (entry.based_on && !models.has(entry.based_on)) {
       problems.push(`${file}:${lineOf(doc, lineCounter, ['models', i, 'based_on'])}: models.${i}.based_on: unknown model "${entry.based_on}"`);
+    }
+    const reasoning = entry.reasoning;
+    if (reasoning && !reasoning.efforts.includes(reasoning.default_effort)) {
+      problems.push(`${file}:${lineOf(doc, lineCounter, ['models', i, 'reasoning', 'default_effort'])}: models.${i}.reasoning.default_effort: "${reasoning.default_effort}" is not one of efforts`);
     }
     models.set(entry.id, applyModel(base, entry));
   });
