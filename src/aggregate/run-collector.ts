@@ -11,8 +11,9 @@ import { clientOverheadMs, completionTimeMs, promptTimeMs, queueTimeMs, totalTim
 import { createTokenCounts, fillTokenCounts } from '../measure/token-counts.js';
 import { countTokens } from '../util/tokenizer.js';
 import type { TimeSeriesPoint } from '../report/run-summary.js';
+import type { Histogram } from './histogram.js';
 import { GroupAccumulator, type RequestValues } from './group-accumulator.js';
-import { createHistogram } from './histogram.js';
+import { build } from 'hdr-histogram-js';
 import type { CollectorOptions, CollectorResult, ProgressSnapshot, RunCollector } from './types.js';
 
 /**
@@ -22,7 +23,7 @@ import type { CollectorOptions, CollectorResult, ProgressSnapshot, RunCollector 
  */
 export const TOKEN_CHECK_BUDGET_PER_S = 50_000;
 
-/** Seconds the progress rates are averaged over. */
+/** Seconds the progress rates and TTFT p50 are taken over. */
 const PROGRESS_WINDOW_S = 5;
 const RING = 8;
 
@@ -59,7 +60,11 @@ export function createRunCollector(options: CollectorOptions): RunCollector {
   const slo = createSloEvaluator(options.slo);
   const values = createValues();
   const tokens = createTokenCounts();
-  const recentTtftUs = createHistogram();
+  // TTFT of the last seconds for the progress line: one small histogram per ring second, summed on demand.
+  const smallHistogram = () =>
+    build({ lowestDiscernibleValue: 1, highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: 2, autoResize: true });
+  const ringTtftUs = Array.from({ length: RING }, smallHistogram);
+  const windowTtftUs = smallHistogram();
   // Progress rates: per-second buckets in a small ring, stamped with their second.
   const ringSecond = new Float64Array(RING).fill(-1);
   const ringEnded = new Float64Array(RING);
@@ -81,6 +86,7 @@ export function createRunCollector(options: CollectorOptions): RunCollector {
       ringSecond[slot] = second;
       ringEnded[slot] = 0;
       ringTokens[slot] = 0;
+      (ringTtftUs[slot] as Histogram).reset();
     }
     return slot;
   };
@@ -158,7 +164,7 @@ export function createRunCollector(options: CollectorOptions): RunCollector {
           ringTokens[slot] = (ringTokens[slot] as number) + values.outputTokens;
         }
         group.series.recordLatencies(second, values.ttftUs, values.e2eUs);
-        if (values.ttftUs >= 0) recentTtftUs.recordValue(Math.round(values.ttftUs));
+        if (values.ttftUs >= 0) (ringTtftUs[slot] as Histogram).recordValue(Math.round(values.ttftUs));
       } else {
         group.countError(record);
         if (record.errorClass === 'http_429') {
@@ -185,11 +191,13 @@ export function createRunCollector(options: CollectorOptions): RunCollector {
       const from = Math.max(0, current - (PROGRESS_WINDOW_S - 1));
       let windowEnded = 0;
       let windowTokens = 0;
+      windowTtftUs.reset();
       for (let s = from; s <= current; s++) {
         const slot = s % RING;
         if (ringSecond[slot] === s) {
           windowEnded += ringEnded[slot] as number;
           windowTokens += ringTokens[slot] as number;
+          windowTtftUs.add(ringTtftUs[slot] as Histogram);
         }
       }
       const windowS = (elapsedUs - from * 1_000_000) / 1_000_000;
@@ -203,7 +211,7 @@ export function createRunCollector(options: CollectorOptions): RunCollector {
         inFlight: totalInFlight(),
         requestsPerS: windowS > 0 ? windowEnded / windowS : 0,
         outputTokensPerS: windowS > 0 ? windowTokens / windowS : 0,
-        ttftP50Ms: recentTtftUs.totalCount > 0 ? recentTtftUs.getValueAtPercentile(50) / 1000 : null,
+        ttftP50Ms: windowTtftUs.totalCount > 0 ? windowTtftUs.getValueAtPercentile(50) / 1000 : null,
       };
     },
 

@@ -184,7 +184,11 @@ describe('run collector', () => {
     expect(progress.elapsedMs).toBe(2700);
     expect(progress.requestsPerS).toBeCloseTo(5 / 2.7, 6);
     expect(progress.outputTokensPerS).toBeCloseTo(15 / 2.7, 6);
-    expect(progress.ttftP50Ms).toBeCloseTo(200, 0);
+    expect(Math.abs(progress.ttftP50Ms! - 200)).toBeLessThanOrEqual(2);
+    // Progress covers the last 5 seconds only: at 8.5 s nothing ended since 3.5 s.
+    const later = collector.progress(RUN_START_US + 8_500_000);
+    expect(later.ttftP50Ms).toBeNull();
+    expect(later.requestsPerS).toBe(0);
     const { timeSeries } = collector.finish(RUN_START_US + 3_000_000);
     const rows = timeSeries.filter((p) => p.group === 's/model-a/default');
     expect(rows.map((p) => p.second)).toEqual([0, 1, 2]);
