@@ -82,6 +82,9 @@ export interface CompareOptions {
 
 export type Correction = 'holm' | 'none';
 
+/** Relative tolerances on latencies never flag a change smaller than this (ms). */
+export const MIN_LATENCY_CHANGE_MS = 0.5;
+
 const HIGHER_IS_BETTER = new Set(['decode_tps', 'requests_per_s', 'output_tokens_per_s', 'total_tokens_per_s', 'goodput_per_s']);
 
 /** requests.csv columns that carry a summary metric per request (itl_ms is pooled per gap: histograms only). */
@@ -272,6 +275,8 @@ function measureMetric(
   const worseBy = lowerIsBetter ? absoluteChange : -absoluteChange;
   const beyond = (amount: number): boolean => {
     if (amount <= 0) return false;
+    // Below half a millisecond a latency change is scheduling noise of the machine, whatever its percentage.
+    if (tolerance.kind === 'relative' && unit === 'ms' && amount < MIN_LATENCY_CHANGE_MS) return false;
     if (tolerance.kind === 'relative') return baseline === 0 ? true : amount / Math.abs(baseline) > tolerance.fraction;
     if (tolerance.kind === 'absolute') return amount > tolerance.amount;
     return false;

@@ -1,6 +1,6 @@
 /**
  * Compare tolerances: how much worse a metric may get before a significant change is a regression.
- * `ttft_ms.p99=10%` (relative to the baseline), `ttft_ms.p99=5ms` or `error_rate=0.01` (absolute, in the
+ * `ttft_ms.p99=10%` (relative to the baseline), `ttft_ms.p99=5ms`, `250us`, `1s` or `error_rate=0.01` (absolute, in the
  * metric's unit), `itl_ms.p50=off` (not compared). Precedence: built-in defaults, then the baseline
  * profile's `compare.tolerances`, then `--tolerance` flags.
  */
@@ -44,8 +44,8 @@ export function parseToleranceValue(text: string): Tolerance | null {
   if (t === 'off' || t === 'none') return { kind: 'off' };
   const relative = /^(\d+(?:\.\d+)?)\s*%$/.exec(t);
   if (relative) return { kind: 'relative', fraction: Number(relative[1]) / 100 };
-  const absolute = /^(\d+(?:\.\d+)?)\s*(ms|s)?$/.exec(t);
-  if (absolute) return { kind: 'absolute', amount: Number(absolute[1]) * (absolute[2] === 's' ? 1000 : 1) };
+  const absolute = /^(\d+(?:\.\d+)?)\s*(us|ms|s)?$/.exec(t);
+  if (absolute) return { kind: 'absolute', amount: Number(absolute[1]) * (absolute[2] === 's' ? 1000 : absolute[2] === 'us' ? 0.001 : 1) };
   return null;
 }
 

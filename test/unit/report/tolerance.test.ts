@@ -8,6 +8,7 @@ describe('tolerances', () => {
     expect(parseToleranceValue('10%')).toEqual({ kind: 'relative', fraction: 0.1 });
     expect(parseToleranceValue('5ms')).toEqual({ kind: 'absolute', amount: 5 });
     expect(parseToleranceValue('1.5s')).toEqual({ kind: 'absolute', amount: 1500 });
+    expect(parseToleranceValue('250us')).toEqual({ kind: 'absolute', amount: 0.25 });
     expect(parseToleranceValue('0.01')).toEqual({ kind: 'absolute', amount: 0.01 });
     expect(parseToleranceValue('off')).toEqual({ kind: 'off' });
     expect(parseToleranceValue('ten')).toBeNull();

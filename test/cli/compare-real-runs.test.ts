@@ -1,0 +1,74 @@
+/**
+ * `inferbench compare` on real runs against the embedded emulator (a real child process, real sockets):
+ * two runs of the same profile pass (exit 0), and a run against a deliberately slower emulator config
+ * (target.emulator_config) fails with exit 99 naming the metric. Tolerances are wide because eight
+ * processes share this machine: the slow config is ~10x slower, far beyond any scheduling noise.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { XMLParser } from 'fast-xml-parser';
+import { runCliInProcess } from '../helpers/cli.js';
+
+let dir: string;
+
+const PROFILE = `name: compare-real
+scenarios:
+  - name: steady
+    models: [small-fast-8b]
+    load: { mode: concurrency, concurrency: 4 }
+    requests: 40
+    warmup_requests: 4
+    prompt: { input_tokens: 64, output_tokens: 24 }
+    request: { temperature: 0 }
+    seed: 7
+compare:
+  tolerances:
+    ttft_ms.p50: "100%"
+    tpot_ms.p50: "100%"
+    e2e_ms.p50: "100%"
+`;
+
+const SLOW_CONFIG = `models:
+  - id: small-fast-8b
+    capacity: { ttft_floor_ms: 400, decode_tokens_per_s: 150 }
+`;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'inferbench-compare-real-'));
+  writeFileSync(join(dir, 'profile.yaml'), PROFILE);
+  writeFileSync(join(dir, 'slow.yaml'), SLOW_CONFIG);
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Tails and ITL of 40 requests on a shared machine are noise; the profile cannot say "off", the flags can. */
+const TAILS_OFF = ['ttft_ms.p99', 'itl_ms.p50', 'itl_ms.p99', 'tpot_ms.p99', 'e2e_ms.p99'].flatMap((m) => ['--tolerance', `${m}=off`]);
+
+async function run(out: string, ...extra: string[]): Promise<string> {
+  const result = await runCliInProcess(['run', join(dir, 'profile.yaml'), '--out', join(dir, out), '--quiet', ...extra], { cwd: dir });
+  expect(result.code, result.stderr).toBe(0);
+  return join(dir, out);
+}
+
+describe('compare on real runs', () => {
+  it('passes two runs of one profile and fails a run against a slower emulator, naming the metric', async () => {
+    const baseline = await run('baseline');
+    const again = await run('again');
+    const slow = await run('slow', '--set', `target.emulator_config=${join(dir, 'slow.yaml')}`);
+
+    const same = await runCliInProcess(['compare', baseline, again, ...TAILS_OFF]);
+    expect(same.code, same.stdout + same.stderr).toBe(0);
+    expect(same.stdout).toMatch(/PASS: no significant regression/);
+
+    const junit = join(dir, 'junit.xml');
+    const worse = await runCliInProcess(['compare', baseline, slow, '--junit', junit, ...TAILS_OFF]);
+    expect(worse.code, worse.stdout + worse.stderr).toBe(99);
+    expect(worse.stdout).toMatch(/FAIL: .*steady\/small-fast-8b\/- ttft_ms\.p50/);
+    expect(worse.stdout).toMatch(/e2e_ms\.p50 .*REGRESSION/);
+    const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@' }).parse(readFileSync(junit, 'utf8'));
+    // ttft p50, tpot p50, e2e p50 and the default error_rate.
+    expect(Number(doc.testsuites['@tests'])).toBe(4);
+    expect(Number(doc.testsuites['@failures'])).toBeGreaterThanOrEqual(2);
+  });
+});
