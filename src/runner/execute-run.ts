@@ -7,7 +7,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { RequestRecord } from '../client/request-record.js';
-import type { ResolvedGroup } from '../profile/resolved-profile.js';
+import type { ResolvedGroup, ResolvedProfile } from '../profile/resolved-profile.js';
 import { SUMMARY_SCHEMA_VERSION } from '../report/run-summary.js';
 import type { RunSummary, ThresholdResult } from '../report/run-summary.js';
 import { openRequestsCsv } from '../report/requests-csv.js';
@@ -71,9 +71,9 @@ export async function executeRun(options: ExecuteRunOptions): Promise<RunOutcome
     ended_at: new Date(result.endedAtWallMs).toISOString(),
     complete: result.complete,
     inferbench_version: options.version,
-    profile: { name: result.profile.name, source: result.profile.sourcePath, resolved: result.profile },
+    profile: { name: result.profile.name, source: result.profile.sourcePath, resolved: secretFreeProfile(result.profile) },
     workload_hash: result.workloadHash,
-    target: { base_url: options.baseUrl, embedded_emulator: options.embeddedEmulator },
+    target: { base_url: withoutCredentials(options.baseUrl), embedded_emulator: options.embeddedEmulator },
     groups: result.groups,
     thresholds,
     harness: result.harness,
@@ -90,6 +90,28 @@ export async function executeRun(options: ExecuteRunOptions): Promise<RunOutcome
 
   const failedThresholds = thresholds.filter((threshold) => !threshold.passed);
   return { runDir, summary, result, verdict: verdictOf(summary, failedThresholds), failedThresholds, problems };
+}
+
+/** Header values that may carry credentials are replaced: summary.json is shared, keys must not be. */
+const SECRET_HEADER = /authorization|api[-_]?key|token|secret|cookie|password/i;
+
+function secretFreeProfile(profile: ResolvedProfile): ResolvedProfile {
+  const headers = Object.fromEntries(
+    Object.entries(profile.target.headers).map(([name, value]) => [name, SECRET_HEADER.test(name) ? '<redacted>' : value]),
+  );
+  return { ...profile, target: { ...profile.target, headers } };
+}
+
+function withoutCredentials(baseUrl: string): string {
+  try {
+    const url = new URL(baseUrl);
+    if (!url.username && !url.password) return baseUrl;
+    url.username = '';
+    url.password = '';
+    return url.toString().replace(/\/+$/, '');
+  } catch {
+    return baseUrl;
+  }
 }
 
 function verdictOf(summary: RunSummary, failedThresholds: readonly ThresholdResult[]): RunVerdict {
