@@ -61,7 +61,7 @@ export function resolveProfileText(text: string, sourceName: string, overrides: 
   issues.push(...applied.issues);
   const data = applied.data;
   const result = profileSchema.safeParse(data);
-  if (!result.success) issues.push(...fromZodIssues(result.error.issues));
+  if (!result.success) issues.push(...fromZodIssues(result.error.issues, profileSchema, data));
   issues.push(...crossFieldChecks(data, baseDir));
   if (issues.length > 0 || !result.success) throw profileError(source, parsedOverrides, issues);
   return deepFreeze(resolveProfileInput(result.data, sourceName, baseDir));

@@ -2,7 +2,8 @@
  * One problem found in a profile, before it is placed on a line: the path of the field and what is wrong.
  * Also turns zod's issues into these (unions reduced to the branch the user meant, unknown keys one per key).
  */
-import type { core } from 'zod';
+import type { core, z } from 'zod';
+import { unknownKeyMessage } from './key-suggestions.js';
 
 export type IssuePath = readonly (string | number)[];
 
@@ -28,19 +29,19 @@ export function formatIssuePath(path: IssuePath): string {
 
 const RECEIVED_UNDEFINED = /^Invalid input: expected (\w+), received undefined$/;
 
-/** zod issues -> profile issues, with messages a user can act on. */
-export function fromZodIssues(issues: readonly core.$ZodIssue[], prefix: IssuePath = []): ProfileIssue[] {
+/** zod issues -> profile issues, with messages a user can act on (`schema` and `data` suggest keys for typos). */
+export function fromZodIssues(issues: readonly core.$ZodIssue[], schema: z.ZodType, data: unknown, prefix: IssuePath = []): ProfileIssue[] {
   const out: ProfileIssue[] = [];
   for (const issue of issues) {
     const path = [...prefix, ...(issue.path as (string | number)[])];
     switch (issue.code) {
       case 'unrecognized_keys':
-        for (const key of issue.keys) out.push({ path: [...path, key], message: 'unknown key', atKey: true });
+        for (const key of issue.keys) out.push({ path: [...path, key], message: unknownKeyMessage(schema, path, key, data), atKey: true });
         break;
       case 'invalid_union': {
         // Prefer the one branch whose type matched (its problems are deeper than a type mismatch).
         const matched = issue.errors.filter((branch) => !branch.every((inner) => inner.path.length === 0 && inner.code === 'invalid_type'));
-        if (matched.length === 1) out.push(...fromZodIssues(matched[0]!, path));
+        if (matched.length === 1) out.push(...fromZodIssues(matched[0]!, schema, data, path));
         else out.push({ path, message: issue.message });
         break;
       }

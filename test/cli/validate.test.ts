@@ -84,7 +84,7 @@ describe('inferbench validate', () => {
     expect(lines[0]).toBe(`inferbench: ${path}: 5 problems:`);
     expect(lines.slice(1, 6)).toEqual([
       `  ${path}:3:5: scenarios[0]: needs duration and/or requests (here or in defaults)`,
-      `  ${path}:4:5: scenarios[0].duraton: unknown key`,
+      `  ${path}:4:5: scenarios[0].duraton: unknown key (did you mean "duration"?)`,
       `  ${path}:5:31: scenarios[0].load.rate: Too small: expected number to be >0`,
       `  ${path}:6:14: thresholds[0]: "ttft_ms.p99 << 5" is not a threshold; expected "[group-key:] metric[.stat] op number", e.g. "ttft_ms.p99 < 800" (op: < <= > >=)`,
       '  --set scenarios[0].seed=x: scenarios[0].seed: expected number, received string',
