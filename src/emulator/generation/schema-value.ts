@@ -216,6 +216,17 @@ class SchemaValueGenerator {
       high = 100;
     } else if (low === -Infinity) low = high - 100;
     else if (high === Infinity) high = low + 100;
+    else if (high - low > 1000) {
+      // Bounds like the safe-integer range that schema generators emit: stay near zero, as a model would.
+      if (low < 0 && high > 0) {
+        low = 0;
+        exclusiveLow = false;
+      }
+      if (high > low + 100) {
+        high = low + 100;
+        exclusiveHigh = false;
+      }
+    }
     return { low, high, exclusiveLow, exclusiveHigh };
   }
 

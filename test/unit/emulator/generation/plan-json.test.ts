@@ -130,3 +130,30 @@ describe('planCompletion: structured outputs', () => {
     expect(typeof JSON.parse(result.content!)).toBe('object');
   });
 });
+
+describe('structured outputs from the openai SDK helpers (zod schemas)', () => {
+  it('zodResponseFormat and zodFunction pass strict validation and get valid output', async () => {
+    const { z } = await import('zod');
+    const { zodFunction, zodResponseFormat } = await import('openai/helpers/zod');
+    const Step = z.object({ explanation: z.string(), output: z.string() });
+    const Answer = z.object({
+      steps: z.array(Step),
+      final_answer: z.string(),
+      kind: z.enum(['proof', 'estimate']),
+      confidence: z.number().int().nullable(),
+      note: z.string().optional().nullable(),
+      check: Step,
+    });
+    const responseFormat = zodResponseFormat(Answer, 'math_answer');
+    const schema = (responseFormat as unknown as { json_schema: { schema: Record<string, unknown> } }).json_schema.schema;
+    for (let seed = 1; seed <= 25; seed++) {
+      const result = plan({ seed, response_format: responseFormat });
+      const value = JSON.parse(result.content!) as { confidence: unknown };
+      expect(schemaErrors(schema, value), result.content!).toBeNull();
+      if (typeof value.confidence === 'number') expect(Math.abs(value.confidence)).toBeLessThanOrEqual(100);
+    }
+    const weather = zodFunction({ name: 'get_weather', parameters: z.object({ city: z.string(), unit: z.enum(['c', 'f']).nullable() }) });
+    const call = plan({ seed: 1, tools: [weather], messages: [{ role: 'user', content: 'use get_weather' }] }).toolCalls![0]!;
+    expect(schemaErrors(weather.function.parameters as object, JSON.parse(call.function.arguments))).toBeNull();
+  });
+});

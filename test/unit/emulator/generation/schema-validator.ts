@@ -17,6 +17,8 @@ ajv.addFormat('hostname', /^[a-z0-9.-]+$/);
 
 /** Returns ajv's error text, or null when `value` is valid against `schema`. */
 export function schemaErrors(schema: object, value: unknown): string | null {
-  const validate = ajv.compile(schema);
+  // Schemas from generators name draft-07 in $schema; the keywords used here mean the same in 2020-12.
+  const { $schema: _draft, ...rest } = schema as Record<string, unknown>;
+  const validate = ajv.compile(rest);
   return validate(value) ? null : ajv.errorsText(validate.errors);
 }
