@@ -5,6 +5,7 @@
  * JSON.parse only of data payloads. It settles exactly once (success, server error, socket error,
  * timeout or abort) and never throws into undici.
  */
+import { StringDecoder } from 'node:string_decoder';
 import type { Dispatcher } from 'undici';
 import { HEADER } from '../protocol/headers.js';
 import { nowUs } from '../util/clock.js';
@@ -17,7 +18,7 @@ import { applyCompletionBody, applyStreamChunk } from './response-facts.js';
 import { SseDecoder, type SseEventSink } from './sse-decoder.js';
 import type { ClientOptions } from './types.js';
 
-/** Error bodies and non-streaming answers are buffered; beyond this a body is cut (and marked bad). */
+/** Error bodies and non-streaming answers are kept as text; beyond this a body is cut (and then fails to parse). */
 const MAX_BUFFERED_BODY_BYTES = 16 * 1024 * 1024;
 /** Of an error body only the message matters. */
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
@@ -81,7 +82,9 @@ export class AttemptHandler implements Dispatcher.DispatchHandler, SseEventSink 
   #settled = false;
   #mode: BodyMode = 'none';
   #decoder: SseDecoder | null = null;
-  #parts: Buffer[] | null = null;
+  /** Non-SSE bodies as text: a StringDecoder keeps characters split across reads whole, no Buffer list. */
+  #bodyDecoder: StringDecoder | null = null;
+  #bodyText = '';
   #bodyBytes = 0;
   #retryAfterMs = Number.NaN;
   #sawDone = false;
@@ -149,7 +152,7 @@ export class AttemptHandler implements Dispatcher.DispatchHandler, SseEventSink 
     this.#deadlines.headersReceived(atUs);
     if (classifyStatus(statusCode) !== null) {
       this.#mode = 'error';
-      this.#parts = [];
+      this.#bodyDecoder = new StringDecoder('utf8');
       return;
     }
     const contentType = headerValue(headers, HEADER.contentType) ?? '';
@@ -158,7 +161,7 @@ export class AttemptHandler implements Dispatcher.DispatchHandler, SseEventSink 
       this.#decoder = new SseDecoder(this);
     } else {
       this.#mode = 'json';
-      this.#parts = [];
+      this.#bodyDecoder = new StringDecoder('utf8');
     }
   }
 
@@ -171,12 +174,11 @@ export class AttemptHandler implements Dispatcher.DispatchHandler, SseEventSink 
       this.#decoder?.push(chunk);
       return;
     }
-    const parts = this.#parts;
-    if (parts === null) return;
+    const decoder = this.#bodyDecoder;
+    if (decoder === null) return;
     const limit = this.#mode === 'error' ? MAX_ERROR_BODY_BYTES : MAX_BUFFERED_BODY_BYTES;
     if (this.#bodyBytes >= limit) return;
-    // Copy: undici may reuse a chunk's memory after this returns.
-    parts.push(Buffer.from(chunk));
+    this.#bodyText += decoder.write(chunk);
     this.#bodyBytes += chunk.length;
   }
 
@@ -314,9 +316,10 @@ export class AttemptHandler implements Dispatcher.DispatchHandler, SseEventSink 
   }
 
   #takeBody(): string {
-    const parts = this.#parts ?? [];
-    this.#parts = null;
-    return parts.length === 1 ? (parts[0] as Buffer).toString('utf8') : Buffer.concat(parts).toString('utf8');
+    const text = this.#bodyDecoder === null ? this.#bodyText : this.#bodyText + this.#bodyDecoder.end();
+    this.#bodyDecoder = null;
+    this.#bodyText = '';
+    return text;
   }
 
   /** Never written to a socket (no connection, aborted first): the dispatch time stands in. */
@@ -344,7 +347,8 @@ export class AttemptHandler implements Dispatcher.DispatchHandler, SseEventSink 
     record.errorClass = errorClass;
     record.timeoutPhase = timeoutPhase;
     record.errorMessage = this.#context.scrub(message);
-    this.#parts = null;
+    this.#bodyDecoder = null;
+    this.#bodyText = '';
     this.#decoder = null;
     const controller = this.#controller;
     // After the response completed or errored undici ignores the abort, so the keep-alive connection

@@ -113,17 +113,21 @@ describe('InferenceClient: streams', () => {
     );
     const record = await send(client(server.url));
     expect(record.errorClass).toBeNull();
-    const firstChunkMs = ms(record.firstChunkUs - record.sentUs);
+    // The role chunk is a chunk but not a token.
+    expect(record.chunkCount).toBe(5);
+    expect(record.tokenChunkTimesUs).toHaveLength(3);
+    expect(record.firstChunkUs).toBeLessThanOrEqual(record.firstTokenUs);
+    expect(record.firstTokenUs).toBe(record.tokenChunkTimesUs[0]);
+    // The server waits 80 ms after the role chunk: the TTFT cannot be shorter (generous upper bound: loaded CI).
     const ttftMs = ms(record.firstTokenUs - record.sentUs);
     expect(ttftMs).toBeGreaterThanOrEqual(75);
-    expect(ttftMs).toBeLessThan(600);
-    expect(ttftMs - firstChunkMs).toBeGreaterThanOrEqual(70);
+    expect(ttftMs).toBeLessThan(2_000);
     expect(record.firstOutputUs).toBe(record.firstTokenUs);
     const [a, b, c] = record.tokenChunkTimesUs as [number, number, number];
-    for (const gap of [ms(b - a), ms(c - b)]) {
-      expect(gap).toBeGreaterThanOrEqual(35);
-      expect(gap).toBeLessThan(500);
-    }
+    expect(b).toBeGreaterThanOrEqual(a);
+    expect(c).toBeGreaterThanOrEqual(b);
+    expect(ms(c - a)).toBeGreaterThanOrEqual(40);
+    expect(ms(c - a)).toBeLessThan(2_000);
     expect(record.lastTokenUs).toBe(c);
   });
 
@@ -239,10 +243,11 @@ describe('InferenceClient: faults are classified data', () => {
     const server = await serve(startSilentServer());
     const started = performance.now();
     const record = await send(client(server.url, { timeouts: { ...TIMEOUTS, headersMs: 200 } }));
+    const elapsedMs = performance.now() - started;
     expect(record.errorClass).toBe('timeout');
     expect(record.timeoutPhase).toBe('headers');
-    expect(performance.now() - started).toBeLessThan(5_000);
-    expect(ms(record.endUs - record.sentUs)).toBeGreaterThanOrEqual(190);
+    expect(elapsedMs).toBeGreaterThanOrEqual(195);
+    expect(elapsedMs).toBeLessThan(5_000);
   });
 
   it('role chunk then silence -> timeout (first_token)', async () => {
