@@ -3,7 +3,7 @@
  * key numbers present, hostile strings from the profile and the server shown as text and never run.
  * Screenshots go to test-artifacts/ (gitignored).
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -14,6 +14,8 @@ import { HOSTILE_ERROR, HOSTILE_MODEL, makeRunDir } from '../fixtures/make-run.j
 import type { FixtureRun } from '../fixtures/make-run.js';
 import { writeHtmlReport } from '../../src/report/html/write-html-report.js';
 import { fmt } from '../../src/report/html/document-model.js';
+import { runCliInProcess } from '../helpers/cli.js';
+import type { RunSummary } from '../../src/report/run-summary.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = resolve(import.meta.dirname, '..', '..', 'test-artifacts');
@@ -134,6 +136,90 @@ describe.skipIf(!hasChromium)('report.html in headless Chromium', () => {
     expect(await page.locator('.stack .segment').count()).toBe(run.summary.groups.length * 4);
 
     await page.locator('#distributions').screenshot({ path: join(ARTIFACTS, 'report-distributions.png') });
+    await page.close();
+  });
+});
+
+describe.skipIf(!hasChromium)('report.html of a real run and compare.html in headless Chromium', () => {
+  let browser: Browser;
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'inferbench-report-real-'));
+    browser = await launchChromium();
+    mkdirSync(ARTIFACTS, { recursive: true });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a real run against the embedded emulator (2 models x 2 tiers) renders every chart', async () => {
+    const profile = join(dir, 'matrix.yaml');
+    writeFileSync(
+      profile,
+      `name: browser-matrix
+scenarios:
+  - name: matrix
+    models: [small-fast-8b, large-70b]
+    tiers: [priority, flex]
+    load: { mode: concurrency, concurrency: 2 }
+    requests: 12
+    prompt: { input_tokens: 64, output_tokens: 16 }
+    seed: 3
+`,
+    );
+    const out = join(dir, 'run');
+    const result = await runCliInProcess(['run', profile, '--out', out, '--quiet'], { cwd: dir });
+    expect(result.code, result.stderr).toBe(0);
+    const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as RunSummary;
+    expect(summary.groups).toHaveLength(4);
+
+    const { page, consoleErrors, network, dialogs } = await openOffline(browser, pathToFileURL(join(out, 'report.html')).href);
+    await page.waitForFunction(() => Array.isArray((window as unknown as { inferbenchCharts?: unknown[] }).inferbenchCharts));
+    await page.screenshot({ path: join(ARTIFACTS, 'report-real-run.png'), fullPage: true });
+    expect(consoleErrors).toEqual([]);
+    expect(network).toEqual([]);
+    expect(dialogs).toEqual([]);
+    const charts = await chartPixels(page);
+    expect(charts.length).toBeGreaterThanOrEqual(13);
+    for (const chart of charts) {
+      expect(chart.series, chart.id).toBeGreaterThanOrEqual(1);
+      expect(chart.painted, `${chart.id} has painted pixels`).toBeGreaterThan(500);
+    }
+    const text = await page.evaluate(() => document.body.innerText);
+    expect(text).toContain(summary.run_id);
+    expect(text).toContain('Across tiers and models');
+    for (const group of summary.groups) {
+      expect(text).toContain(group.key);
+      expect(text).toContain(fmt(group.metrics.ttft_ms?.p50));
+    }
+    await page.close();
+  });
+
+  it('compare.html overlays baseline and candidate per group and metric, offline, hostile names inert', async () => {
+    const base = makeRunDir(join(dir, 'base'), { seed: 1 }).dir;
+    const slow = makeRunDir(join(dir, 'slow'), { seed: 2, slowdown: 1.5 }).dir;
+    const result = await runCliInProcess(['compare', base, slow]);
+    expect(result.code).toBe(99);
+    const { page, consoleErrors, network, dialogs } = await openOffline(browser, pathToFileURL(join(slow, 'compare.html')).href);
+    await page.waitForFunction(() => Array.isArray((window as unknown as { inferbenchCharts?: unknown[] }).inferbenchCharts));
+    await page.screenshot({ path: join(ARTIFACTS, 'compare.png'), fullPage: true });
+    expect(consoleErrors).toEqual([]);
+    expect(network).toEqual([]);
+    expect(dialogs).toEqual([]);
+    const charts = await chartPixels(page);
+    // 4 groups x (TTFT, ITL, TPOT, E2E), each with baseline and candidate.
+    expect(charts).toHaveLength(16);
+    for (const chart of charts) {
+      expect(chart.series).toBe(2);
+      expect(chart.painted, chart.id).toBeGreaterThan(500);
+    }
+    const text = await page.evaluate(() => document.body.innerText);
+    expect(text).toMatch(/\d+ regression\(s\)/);
+    expect(text).toContain(`steady/${HOSTILE_MODEL}/flex`);
+    expect(await page.locator('main script').count()).toBe(0);
     await page.close();
   });
 });
