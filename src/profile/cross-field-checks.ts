@@ -9,6 +9,9 @@ import { parseThreshold } from './parse-threshold.js';
 import { mergeScenario } from './merge-scenario.js';
 import type { ProfileIssue } from './profile-issue.js';
 
+/** Headers that carry credentials: keys come from the environment only, never from a profile. */
+const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'x-api-key', 'api-key', 'cookie']);
+
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -45,7 +48,7 @@ export function crossFieldChecks(data: unknown, baseDir: string): ProfileIssue[]
     }
     if (isRecord(target.headers)) {
       for (const header of Object.keys(target.headers)) {
-        if (header.toLowerCase() === 'authorization') {
+        if (SECRET_HEADERS.has(header.toLowerCase())) {
           issues.push({ path: ['target', 'headers', header], atKey: true, message: 'keys never go in a profile: name the environment variable in target.api_key_env' });
         }
       }

@@ -261,6 +261,7 @@ describe('loadProfile: problems', () => {
       ['target: { base_url: "ftp://x" }\n', /target\.base_url: expected an http\(s\) URL/],
       ['target: { api_key_env: "sk-secret" }\n', /target\.api_key_env: expected the NAME of an environment variable/],
       ['target: { headers: { Authorization: "Bearer x" } }\n', /target\.headers\.Authorization: keys never go in a profile/],
+      ['target: { headers: { X-Api-Key: "k" } }\n', /target\.headers\.X-Api-Key: keys never go in a profile/],
       ['target: { base_url: "http://x", emulator_config: e.yaml }\n', /target\.emulator_config: applies only to the embedded emulator/],
       ['target: { emulator_config: missing.yaml }\n', /target\.emulator_config: file not found/],
       ['defaults: { request: { model: x } }\n', /defaults\.request\.model: model is set by scenarios\[\]\.models/],
