@@ -228,6 +228,7 @@ export class AttemptHandler implements Dispatcher.DispatchHandler, SseEventSink 
       return;
     }
     if (data === '[DONE]') {
+      // A marker, not a chunk: chunkCount counts JSON events only.
       this.#sawDone = true;
       // The end marker is the end of the response: e2e stops here; the connection drains on its own.
       this.#succeed(atUs);
