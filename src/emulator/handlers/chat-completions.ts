@@ -8,6 +8,7 @@ import { HEADER } from '../../protocol/headers.js';
 import type { ServiceTierUsed } from '../../protocol/chat.js';
 import { ApiError, badRequest } from '../api-error.js';
 import type { EmulatorContext } from '../emulator-context.js';
+import type { ResolvedModel } from '../catalog/catalog.js';
 import { planCompletion } from '../generation/plan-completion.js';
 import { authenticate } from '../http/auth.js';
 import { readBody } from '../http/read-body.js';
@@ -30,6 +31,26 @@ export async function chatCompletions(req: IncomingMessage, res: ServerResponse,
   if (!resolved) {
     throw new ApiError(404, 'not_found_error', 'model_not_found', `Model ${JSON.stringify(modelName.slice(0, 200))} does not exist or you do not have access to it.`, 'model');
   }
+  try {
+    runChat(req, res, ctx, apiKey, thresholdMs, body, modelName, resolved);
+  } catch (error) {
+    // Rate-limit state goes on every response about a model, rejected or not.
+    const asked = (body as { service_tier?: unknown }).service_tier;
+    const tier: ServiceTierUsed = asked === 'priority' || asked === 'flex' ? asked : 'default';
+    sendError(res, error, ctx.rateLimiter.headers(apiKey, resolved.spec, tier));
+  }
+}
+
+function runChat(
+  req: IncomingMessage,
+  res: ServerResponse,
+  ctx: EmulatorContext,
+  apiKey: string,
+  thresholdMs: number | undefined,
+  body: object,
+  modelName: string,
+  resolved: ResolvedModel,
+): void {
   const model = resolved.spec;
   const request = validateChatRequest(body, { model, dedicatedEndpoint: resolved.dedicated });
 
