@@ -9,6 +9,8 @@ import type { ProgressSnapshot } from '../aggregate/types.js';
 export interface ProgressInput {
   readonly snapshot: ProgressSnapshot;
   readonly scenario: string;
+  /** Some group is still warming up (its requests are not counted yet). */
+  readonly warmup?: boolean;
   readonly plannedMs: number | null;
   readonly plannedRequests: number | null;
 }
@@ -57,7 +59,7 @@ export function createProgressLine(stream: Writable, options: ProgressLineOption
 export function formatProgress(input: ProgressInput): string {
   const s = input.snapshot;
   const parts = [
-    `[${input.scenario}]`,
+    input.warmup ? `[${input.scenario}: warmup]` : `[${input.scenario}]`,
     `${clock(s.elapsedMs)}`,
     `requests ${s.completed}/${s.started}`,
     `in flight ${s.inFlight}`,

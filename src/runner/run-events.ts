@@ -12,6 +12,8 @@ export interface RunTick {
   readonly snapshot: ProgressSnapshot;
   /** Scenario running now. */
   readonly scenario: string;
+  /** True while some group of the scenario is still in its warmup (counted in nothing yet). */
+  readonly warmup: boolean;
   /** Planned length of the whole run (warmups and durations), null when a scenario is bounded by a request count only. */
   readonly plannedMs: number | null;
   /** Requests planned in total, when every scenario has a request count (for "time left" without durations). */

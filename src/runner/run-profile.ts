@@ -82,6 +82,7 @@ export async function runProfile(options: RunProfileOptions): Promise<RunResult>
     interrupted: options.interrupt.aborted,
     activeSchedules: new Set(),
     currentScenario: profile.scenarios[0]?.name ?? '',
+    warmingGroups: 0,
   };
   const onInterrupt = (): void => {
     state.interrupted = true;
@@ -94,7 +95,7 @@ export async function runProfile(options: RunProfileOptions): Promise<RunResult>
     const sink = options.events?.onTick;
     if (!sink) return;
     try {
-      sink({ snapshot: collector.progress(nowUs()), scenario: state.currentScenario, plannedMs, plannedRequests });
+      sink({ snapshot: collector.progress(nowUs()), scenario: state.currentScenario, warmup: state.warmingGroups > 0, plannedMs, plannedRequests });
     } catch {
       // A progress sink that throws must not end the measurement.
     }
@@ -138,6 +139,7 @@ interface RunState {
   interrupted: boolean;
   readonly activeSchedules: Set<ScheduleRun>;
   currentScenario: string;
+  warmingGroups: number;
 }
 
 /**
@@ -256,10 +258,15 @@ async function runGroup(
   };
 
   if (scenario.warmupMs > 0 || scenario.warmupRequests > 0) {
-    await runPhase(true, warmupLoad(scenario.load), {
-      durationMs: scenario.warmupMs > 0 ? scenario.warmupMs : null,
-      requests: scenario.warmupRequests > 0 ? scenario.warmupRequests : null,
-    });
+    state.warmingGroups++;
+    try {
+      await runPhase(true, warmupLoad(scenario.load), {
+        durationMs: scenario.warmupMs > 0 ? scenario.warmupMs : null,
+        requests: scenario.warmupRequests > 0 ? scenario.warmupRequests : null,
+      });
+    } finally {
+      state.warmingGroups--;
+    }
   }
   await runPhase(false, scenario.load, { durationMs: scenario.durationMs, requests: scenario.requests });
 }
