@@ -70,6 +70,9 @@ export const PAGE_SCRIPT = String.raw`
       xScale = { time: false, distr: 3, log: 10, range: function (u, min, max) { return [1, Math.max(10, max)]; } };
       xAxis.splits = function (u, i, min, max) { return [1, 10, 100, 1000, 10000, 100000, 1000000].filter(function (v) { return v >= min && v <= max * 1.0001; }); };
       xAxis.values = function (u, splits) { return splits.map(pctLabel); };
+    } else if (spec.kind === 'time') {
+      // Whole seconds only: the series has one point per second.
+      xAxis.incrs = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 1800, 3600];
     }
     var width = Math.max(320, plot.clientWidth || host.clientWidth || 560);
     var opts = {

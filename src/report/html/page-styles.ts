@@ -21,7 +21,8 @@ table.data caption { text-align: left; font-weight: 600; padding: 4px 0; word-br
 table.data th, table.data td { padding: 4px 8px; border-bottom: 1px solid var(--line); text-align: left; vertical-align: top; }
 table.data thead th { background: #f9fafb; position: sticky; top: 0; font-weight: 600; }
 table.data tbody tr:nth-child(even) { background: #fafafa; }
-table.data td { word-break: break-word; max-width: 520px; }
+table.data td { overflow-wrap: anywhere; max-width: 520px; }
+table.data td:first-child { min-width: 16ch; }
 .num { text-align: right !important; font-variant-numeric: tabular-nums; white-space: nowrap; }
 table.kv th { text-align: left; padding: 3px 16px 3px 0; color: var(--muted); font-weight: 500; vertical-align: top; white-space: nowrap; }
 table.kv td { padding: 3px 0; word-break: break-all; }
