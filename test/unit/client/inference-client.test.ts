@@ -228,6 +228,12 @@ describe('InferenceClient: faults are classified data', () => {
     expect(record.errorMessage).toContain('ECONNREFUSED');
   });
 
+  it('unresolvable host -> connect', async () => {
+    const record = await send(client('http://inferbench-no-such-host.invalid:9'));
+    expect(record.errorClass).toBe('connect');
+    expect(record.status).toBe(0);
+  });
+
   it('no connection free within the connect timeout -> timeout (connect)', async () => {
     const server = await serve(startSilentServer());
     const target = client(server.url, { maxConnections: 1, timeouts: { ...TIMEOUTS, connectMs: 200, headersMs: 1_000 } });

@@ -79,6 +79,17 @@ describe('known-timing server and client', () => {
     expect(Math.abs(clientItl - median(stats.itlMs))).toBeLessThan(10);
   });
 
+  it('serves 256 concurrent streams to the end, each with exact token counts', async () => {
+    server = await startKnownTimingServer({ ttftMs: 50, itlMs: 10, tokens: 10, doneMarker: false });
+    client = clientFor(server.url, 256);
+    const records = await run(256, { model: 'known-timing', messages: [], stream: true });
+    expect(records.filter((r) => r.errorClass !== null)).toEqual([]);
+    expect(records.every((r) => r.tokenChunkTimesUs.length === 10 && r.usage?.completion_tokens === 10)).toBe(true);
+    expect(server.stats.completed).toBe(256);
+    expect(server.stats.active).toBe(0);
+    expect(Math.min(...server.stats.lateMs)).toBeGreaterThanOrEqual(-0.25);
+  });
+
   it('answers non-streaming requests at the end of the schedule', async () => {
     server = await startKnownTimingServer({ ttftMs: 20, itlMs: 10, tokens: 5 });
     client = clientFor(server.url, 2);
