@@ -250,7 +250,9 @@ export class CapacityEngine implements Engine {
     const prefillMs = ((uncached + job.cachedTokens * (1 - speedup)) / spec.prefillTokensPerS) * 1000;
     const promptMs = Math.max(spec.ttftFloorMs, prefillMs * (1 + jitter * (2 * rng.next() - 1)));
     job.firstTokenMs = nowMs + promptMs;
-    job.intervalMs = 1000 / spec.decodeTokensPerS;
+    // Each job decodes a little faster or slower (batch neighbours differ), which also keeps streams
+    // that started together from finishing together forever.
+    job.intervalMs = (1000 / spec.decodeTokensPerS) * (1 + jitter * (2 * rng.next() - 1));
     job.tokenJitter = Math.min(MAX_TOKEN_JITTER, jitter);
     job.nextDueMs = job.firstTokenMs;
     this.#active.push(job);
