@@ -12,7 +12,10 @@ import { sampleLength } from './sample-length.js';
 export interface RequestBodyPlan {
   /** The chat request: model, messages, the scenario's request fields, service_tier, max_completion_tokens. */
   readonly body: Record<string, unknown>;
-  /** Tokens of the prompt text (system + shared prefix + user), as the real tokenizer counts them. */
+  /**
+   * Tokens of the prompt text (system + shared prefix + user), as the real tokenizer counts them: message
+   * contents only; a server's usage adds a few tokens per message for its chat template.
+   */
   readonly expectedInputTokens: number;
 }
 
