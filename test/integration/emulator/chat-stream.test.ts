@@ -119,6 +119,32 @@ describe('streaming', () => {
     expect(text).toBe(whole.json.choices[0].message.content);
   });
 
+  it('a reasoning model streams reasoning deltas first, then content; usage counts both', async () => {
+    const { events } = await stream(emulator, { model: 'reasoner-120b', reasoning_effort: 'low', max_completion_tokens: 300, seed: 8 });
+    const chunks = (events as any[]).slice(1, -1);
+    const last = events[events.length - 1] as any;
+    const kinds = chunks.map((c) => ('reasoning' in c.choices[0].delta ? 'reasoning' : 'content'));
+    const reasoning = kinds.filter((k) => k === 'reasoning').length;
+    expect(reasoning).toBeGreaterThan(0);
+    expect(kinds.indexOf('content')).toBe(reasoning);
+    expect(last.usage.completion_tokens).toBe(chunks.length);
+    expect(last.usage.completion_tokens_details.reasoning_tokens).toBe(reasoning);
+  });
+
+  it('a tool call streams a first fragment with id, type, name and empty arguments, then argument pieces', async () => {
+    const tool = { type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'], additionalProperties: false } } };
+    const { events } = await stream(emulator, { model: 'large-70b', tools: [tool], tool_choice: 'required', seed: 2 });
+    const chunks = (events as any[]).slice(1, -1);
+    const last = events[events.length - 1] as any;
+    const first = chunks[0].choices[0].delta.tool_calls[0];
+    expect(first).toEqual({ index: 0, id: expect.any(String), type: 'function', function: { name: 'lookup', arguments: '' } });
+    const pieces = chunks.slice(1).map((c) => c.choices[0].delta.tool_calls[0]);
+    for (const piece of pieces) expect(piece.index).toBe(0);
+    expect(JSON.parse(pieces.map((p) => p.function.arguments).join(''))).toMatchObject({ q: expect.any(String) });
+    expect(last.choices[0].finish_reason).toBe('tool_calls');
+    expect(last.usage.completion_tokens).toBe(pieces.length);
+  });
+
   it('with --done-marker the stream ends with data: [DONE] after the usage chunk', async () => {
     const { events, raw } = await stream(withDone, { max_completion_tokens: 5 });
     expect(raw.endsWith('data: [DONE]\n\n')).toBe(true);

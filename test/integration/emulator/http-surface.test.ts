@@ -262,6 +262,14 @@ describe('models', () => {
     expectErrorBody(missing.json, 'not_found_error', 'model_not_found');
   });
 
+  it('rate-limit headers are on successes and on errors about a known model', async () => {
+    const ok = await chat(emulator.url, { ...body, model: 'large-70b' });
+    expect(ok.headers.get('x-ratelimit-limit-requests-minute')).toBe('1000');
+    const invalid = await chat(emulator.url, { ...body, model: 'large-70b', temperature: 5 });
+    expect(invalid.status).toBe(400);
+    expect(invalid.headers.get('x-ratelimit-limit-requests-minute')).toBe('1000');
+  });
+
   it('chat with an unknown model: 404 model_not_found', async () => {
     const res = await chat(emulator.url, { ...body, model: 'misspelled-8b' });
     expect(res.status).toBe(404);
