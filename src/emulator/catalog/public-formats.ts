@@ -97,16 +97,16 @@ export function toHubModel(spec: ModelSpec): HubModel {
   };
 }
 
-/** The public list in a format: default `{object:"list",data}`, router and hub `{data}`. */
+/** Each public format's list shape: default `{object:"list",data}`, router and hub `{data}`. */
+const FORMATTERS = {
+  default: (models) => ({ object: 'list', data: models.map(toPublicModel) }),
+  router: (models) => ({ data: models.map(toRouterModel) }),
+  hub: (models) => ({ data: models.map(toHubModel) }),
+} as const satisfies Record<CatalogFormat, (models: readonly ModelSpec[]) => unknown>;
+
+/** The public list in a format. */
 export function publicCatalog(models: readonly ModelSpec[], format: CatalogFormat): unknown {
-  switch (format) {
-    case 'default':
-      return { object: 'list', data: models.map(toPublicModel) };
-    case 'router':
-      return { data: models.map(toRouterModel) };
-    case 'hub':
-      return { data: models.map(toHubModel) };
-  }
+  return FORMATTERS[format](models);
 }
 
 export function toManagedEndpoint(endpoint: EndpointSpec): ManagedEndpoint {
