@@ -3,7 +3,7 @@
  * runs it (runner/execute-run.ts), prints the progress line, the summary table, threshold verdicts and
  * where the report is, and maps the outcome to an exit code (cli/exit-codes.ts).
  */
-import { isAbsolute, resolve } from 'node:path';
+import { basename, extname, isAbsolute, resolve } from 'node:path';
 import type { Argv } from 'yargs';
 import { InferbenchError } from '../../errors.js';
 import { systemClock } from '../../util/clock.js';
@@ -11,6 +11,9 @@ import { loadProfile } from '../../profile/load-profile.js';
 import { executeRun } from '../../runner/execute-run.js';
 import type { RunOutcome } from '../../runner/execute-run.js';
 import { formatSummaryJson } from '../../report/summary-json.js';
+import { runRepeated } from '../../report/repeat-runs.js';
+import { formatRepeatTable } from '../../report/repeat-summary.js';
+import { makeRunId } from '../../runner/run-id.js';
 import { formatSummaryTable, formatThresholds } from '../../report/summary-table.js';
 import { createProgressLine } from '../../report/progress-line.js';
 import type { CliContext } from '../context.js';
@@ -28,6 +31,7 @@ interface RunArgs {
   set?: string[];
   quiet: boolean;
   json: boolean;
+  repeat?: number;
 }
 
 export const runCommand: CommandRegistration = (parser, ctx) =>
@@ -45,13 +49,15 @@ export const runCommand: CommandRegistration = (parser, ctx) =>
         .option('out', { type: 'string', describe: 'Write the run into this folder instead of reports/<run-id>/' })
         .option('set', { type: 'string', array: true, describe: 'Override a profile field: --set path=value (repeatable)' })
         .option('quiet', { type: 'boolean', default: false, describe: 'Print only the report path and errors' })
-        .option('json', { type: 'boolean', default: false, describe: 'Print summary.json to stdout and nothing else there' }),
+        .option('json', { type: 'boolean', default: false, describe: 'Print summary.json to stdout and nothing else there' })
+        .option('repeat', { type: 'number', default: 1, describe: 'Run N times into <out>/repeat-<i>/ and write repeat-summary.json (mean, stddev, 95% CI per metric)' }),
     async (argv) => {
       ctx.exitCode = await runRun(argv as unknown as RunArgs, ctx);
     },
   );
 
 async function runRun(args: RunArgs, ctx: CliContext): Promise<number> {
+  if ((args.repeat ?? 1) !== 1) return runRepeat(args, ctx);
   const profilePath = isAbsolute(args.profile) ? args.profile : resolve(ctx.cwd, args.profile);
   const profile = await loadProfile(profilePath, { overrides: args.set ?? [] });
   const apiKeyEnv = args['api-key-env'] ?? profile.target.apiKeyEnv;
@@ -88,6 +94,25 @@ async function runRun(args: RunArgs, ctx: CliContext): Promise<number> {
   } finally {
     await emulator?.stop();
   }
+}
+
+/** `--repeat N`: N ordinary runs into <out>/repeat-<i>/, then their aggregate (report/repeat-runs.ts). */
+async function runRepeat(args: RunArgs, ctx: CliContext): Promise<number> {
+  const n = args.repeat as number;
+  if (!Number.isInteger(n) || n < 1 || n > 100) {
+    throw new InferbenchError('BAD_USAGE', `--repeat ${n} must be a whole number from 1 to 100.`, { hint: 'e.g. --repeat 5' });
+  }
+  const name = `${basename(args.profile, extname(args.profile))}-repeat`;
+  const outDir = args.out ? resolve(ctx.cwd, args.out) : resolve(ctx.cwd, 'reports', makeRunId(Date.now(), name));
+  const inner: RunArgs = { ...args, repeat: 1, json: false, quiet: args.quiet || args.json };
+  const outcome = await runRepeated(n, outDir, (dir, i) => {
+    if (!inner.quiet) ctx.stderr.write(`inferbench: repeat ${i} of ${n}\n`);
+    return runRun({ ...inner, out: dir }, ctx);
+  });
+  if (args.json) ctx.stdout.write(`${JSON.stringify(outcome.summary, null, 2)}\n`);
+  else if (!args.quiet) ctx.stdout.write(`\n${formatRepeatTable(outcome.summary)}`);
+  ctx.stderr.write(`repeat summary: ${outcome.path}\n`);
+  return outcome.exitCode;
 }
 
 function printOutcome(outcome: RunOutcome, args: RunArgs, ctx: CliContext): number {
