@@ -35,8 +35,8 @@ export function faultResponseError(fault: FaultPlan): ApiError | null {
   return null;
 }
 
-function streamErrorEvent(): string {
-  const error = { message: 'The server had an error while generating the response (injected fault).', type: 'internal_server_error', param: null, code: 'internal_error' };
+function streamErrorEvent(message = 'The server had an error while generating the response (injected fault).'): string {
+  const error = { message, type: 'internal_server_error', param: null, code: 'internal_error' };
   return `data: ${JSON.stringify({ error, status_code: 500 })}\n\n`;
 }
 
@@ -88,7 +88,7 @@ class CompletionWriter {
       this.#timer = setTimeout(() => {
         this.#held = false;
         this.#sendHeaders();
-        this.#flush();
+        this.#guarded();
       }, fault.stallMs);
     } else {
       this.#sendHeaders();
@@ -96,14 +96,34 @@ class CompletionWriter {
     this.#handle = this.#run.engine.submit(this.#run.job, {
       onTokens: (count) => {
         this.#pending += count;
-        this.#flush();
+        this.#guarded();
       },
       onFinish: (timeInfo) => {
         this.#finishInfo = timeInfo;
-        this.#flush();
+        this.#guarded();
       },
     });
-    this.#flush();
+    this.#guarded();
+  }
+
+  /**
+   * The engine calls back from its shared timer: a bug here must end this response, not throw into the
+   * tick that serves every other stream.
+   */
+  #guarded(): void {
+    try {
+      this.#flush();
+    } catch {
+      if (this.#done) return;
+      this.#done = true;
+      this.#handle?.cancel();
+      const { res } = this.#run;
+      if (res.headersSent) res.end(streamErrorEvent('The server had an error while generating the response.'));
+      else {
+        const error = faultResponseError({ kind: 'http_500', afterTokens: 0, stallMs: 0 })!;
+        sendJson(res, 500, { ...error.toBody(), message: 'The server had an error while processing your request.' });
+      }
+    }
   }
 
   #sendHeaders(): void {
@@ -133,7 +153,7 @@ class CompletionWriter {
       this.#stallDone = true;
       this.#timer = setTimeout(() => {
         this.#held = false;
-        this.#flush();
+        this.#guarded();
       }, fault.stallMs);
       return;
     }
