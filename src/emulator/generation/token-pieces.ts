@@ -42,7 +42,24 @@ function piecesOfPretoken(pretoken: string): readonly string[] {
   return exact;
 }
 
+/**
+ * js-tiktoken's byte-pair merge is quadratic in the pretoken's length (about 100 ms for 1,000 letters),
+ * so a pathological pretoken (a run of hundreds of letters or spaces with nothing in between) is not
+ * merged: it is cut into 4-character pieces, roughly what BPE gives for such runs. Exactness is lost only
+ * there, and one odd request can never stall the server.
+ */
+const MAX_MERGED_PRETOKEN_LENGTH = 256;
+const PATHOLOGICAL_PIECE_LENGTH = 4;
+/** Longer pretokens are rare and not worth keeping in memory. */
+const MAX_CACHED_PRETOKEN_LENGTH = 64;
+
 function cachedPieces(pretoken: string): readonly string[] {
+  if (pretoken.length > MAX_CACHED_PRETOKEN_LENGTH) {
+    if (pretoken.length <= MAX_MERGED_PRETOKEN_LENGTH) return piecesOfPretoken(pretoken);
+    const pieces: string[] = [];
+    for (let at = 0; at < pretoken.length; at += PATHOLOGICAL_PIECE_LENGTH) pieces.push(pretoken.slice(at, at + PATHOLOGICAL_PIECE_LENGTH));
+    return pieces;
+  }
   let pieces = piecesByPretoken.get(pretoken);
   if (pieces === undefined) {
     pieces = piecesOfPretoken(pretoken);
@@ -52,7 +69,10 @@ function cachedPieces(pretoken: string): readonly string[] {
   return pieces;
 }
 
-/** Number of tokens of `text` (identical to the tokenizer's count of it as ordinary text). */
+/**
+ * Number of tokens of `text`: the tokenizer's count of it as ordinary text (exact unless it holds a
+ * pretoken longer than 256 characters, see above).
+ */
 export function countTextTokens(text: string): number {
   if (text.length === 0) return 0;
   let count = 0;

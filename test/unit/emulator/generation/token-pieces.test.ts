@@ -38,4 +38,16 @@ describe('token pieces (pretoken-cached real tokenizer)', () => {
     expect(countTextTokens(text)).toBe(first);
     expect(first).toBe(encodeTokens(text).length);
   });
+
+  it('stays exact for long pretokens and fast for pathological ones', () => {
+    const long = 'x' + 'abcdefghij'.repeat(20);
+    expect(countTextTokens(long)).toBe(encodeTokens(long).length);
+    expect(textPieces(long).join('')).toBe(long);
+    const started = performance.now();
+    const pathological = 'a'.repeat(200_000);
+    expect(textPieces(pathological).join('')).toBe(pathological);
+    expect(countTextTokens(pathological)).toBe(50_000);
+    // Generous: merging 200,000 letters with js-tiktoken would take minutes.
+    expect(performance.now() - started).toBeLessThan(5_000);
+  });
 });
