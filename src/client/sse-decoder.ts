@@ -56,18 +56,26 @@ export class SseDecoder {
       this.#skipLeadingLf = false;
     }
     let lineStart = start;
-    for (let i = start; i < length; i += 1) {
-      const byte = chunk[i];
-      if (byte !== LF && byte !== CR) continue;
-      this.#line(chunk, lineStart, i);
-      if (byte === CR) {
-        if (i + 1 < length) {
-          if (chunk[i + 1] === LF) i += 1;
-        } else {
-          this.#skipLeadingLf = true;
-        }
+    if (chunk.indexOf(CR, start) === -1) {
+      // The common case (LF-only framing): native scans for line ends.
+      for (let nl = chunk.indexOf(LF, start); nl !== -1; nl = chunk.indexOf(LF, lineStart)) {
+        this.#line(chunk, lineStart, nl);
+        lineStart = nl + 1;
       }
-      lineStart = i + 1;
+    } else {
+      for (let i = start; i < length; i += 1) {
+        const byte = chunk[i];
+        if (byte !== LF && byte !== CR) continue;
+        this.#line(chunk, lineStart, i);
+        if (byte === CR) {
+          if (i + 1 < length) {
+            if (chunk[i + 1] === LF) i += 1;
+          } else {
+            this.#skipLeadingLf = true;
+          }
+        }
+        lineStart = i + 1;
+      }
     }
     if (lineStart < length) {
       const rest = chunk.subarray(lineStart, length);
