@@ -85,9 +85,12 @@ export async function listModelIds(
   const onAbort = (): void => collector.fail(new Error('aborted'));
   signal?.addEventListener('abort', onAbort, { once: true });
   try {
-    if (signal?.aborted) collector.fail(new Error('aborted'));
-    collector.start();
-    dispatcher.dispatch({ path: `${pathPrefix}/v1/models`, method: 'GET', headers }, collector);
+    if (signal?.aborted) {
+      collector.fail(new Error('aborted'));
+    } else {
+      collector.start();
+      dispatcher.dispatch({ path: `${pathPrefix}/v1/models`, method: 'GET', headers }, collector);
+    }
     const { status, body } = await collector.done;
     let parsed: unknown = null;
     try {
