@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { InferbenchError } from '../errors.js';
 
 export interface EmbeddedEmulator {
@@ -35,6 +35,21 @@ export function cliEntryPath(): string {
   return resolve(here, '..', '..', 'dist', 'cli', 'main.js');
 }
 
+/**
+ * Runs in the emulator's process before `serve`: its stdin is a pipe from this process, so when this
+ * process dies in any way (even SIGKILL, when no exit hook runs) the pipe ends and the emulator exits
+ * rather than lingering in its own process group. stdin is unref'd so it never keeps the emulator alive.
+ */
+const WATCHDOG = [
+  'const [mainUrl, ...rest] = process.argv.slice(1);',
+  "process.argv = [process.argv[0], new URL(mainUrl).pathname, ...rest];",
+  "process.stdin.on('end', () => process.exit(0));",
+  "process.stdin.on('error', () => process.exit(0));",
+  'process.stdin.resume();',
+  'process.stdin.unref?.();',
+  'await import(mainUrl);',
+].join('\n');
+
 const running = new Set<ChildProcess>();
 let exitHookInstalled = false;
 
@@ -55,13 +70,13 @@ export async function startEmbeddedEmulator(options: EmbeddedEmulatorOptions): P
     });
   }
   const apiKey = `ib-embedded-${Math.random().toString(36).slice(2)}${Date.now().toString(36)}`;
-  const args = [entry, 'serve', '--host', '127.0.0.1', '--port', '0', '--api-key', apiKey];
+  const args = ['--input-type=module', '-e', WATCHDOG, '--', pathToFileURL(entry).href, 'serve', '--host', '127.0.0.1', '--port', '0', '--api-key', apiKey];
   if (options.configPath) args.push('--config', options.configPath);
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(options.env ?? {})) if (value !== undefined) env[name] = value;
   // Its own process group: a terminal's Ctrl-C goes to the foreground group, and the emulator must keep
   // serving through the graceful stop that follows; it is stopped by stop() or the exit hook instead.
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env, detached: true });
+  const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'], env, detached: true });
   running.add(child);
   installExitHook();
   const exited = new Promise<void>((resolveExit) => child.once('exit', () => resolveExit()));

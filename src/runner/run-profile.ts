@@ -155,11 +155,10 @@ async function resolveModels(options: RunProfileOptions, deps: RunnerDeps, heade
   const client = deps.createClient(clientOptions(options, first, headers, 1));
   let ids: string[] = [];
   try {
-    ids = await client.listModels(options.interrupt);
+    // Not cut by Ctrl-C (it is short and has its own timeouts): an interrupt here still ends in a run
+    // folder with complete=false, like any other interrupt.
+    ids = await client.listModels();
   } catch (error) {
-    if (options.interrupt.aborted) {
-      throw new InferbenchError('INTERRUPTED', 'interrupted before the run started', { cause: error });
-    }
     if (!needModels && !isConnectionFailure(error)) return profile;
     if (error instanceof InferbenchError) throw error;
     throw new InferbenchError('TARGET_UNREACHABLE', `could not list the models of ${options.baseUrl} (GET /v1/models): ${describe(error)}`, {

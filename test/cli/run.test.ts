@@ -145,10 +145,10 @@ describe('inferbench run against the embedded emulator', () => {
     const started = performance.now();
     const result = await runCliInProcess(['run', profile, '--out', out], { cwd: dir, interrupt: interrupt.signal });
     clearInterval(poll);
+    expect(result.code, result.stderr).toBe(130);
     expect(interrupt.signal.aborted).toBe(true);
     expect(performance.now() - started).toBeLessThan(40_000);
     expect(result.stderr).toContain('interrupted');
-    expect(result.code).toBe(130);
     const summary = readSummary(out);
     expect(summary.complete).toBe(false);
     expect(summary.groups[0]!.requests.ok).toBeGreaterThan(0);
