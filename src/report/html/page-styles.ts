@@ -23,6 +23,8 @@ table.data thead th { background: #f9fafb; position: sticky; top: 0; font-weight
 table.data tbody tr:nth-child(even) { background: #fafafa; }
 table.data td { overflow-wrap: anywhere; max-width: 520px; }
 table.data td:first-child { min-width: 16ch; }
+table.data td { white-space: pre-line; }
+table.data td.num, table.data th.num { white-space: nowrap; }
 .num { text-align: right !important; font-variant-numeric: tabular-nums; white-space: nowrap; }
 table.kv th { text-align: left; padding: 3px 16px 3px 0; color: var(--muted); font-weight: 500; vertical-align: top; white-space: nowrap; }
 table.kv td { padding: 3px 0; word-break: break-all; }
@@ -43,6 +45,7 @@ figure { margin: 6px 0 12px; }
 .uplot .u-legend { font-size: 12px; }
 .uplot .u-legend th { font-weight: 500; }
 .bars .bar-row { display: grid; grid-template-columns: minmax(120px, 30%) 1fr minmax(90px, auto); gap: 8px; align-items: center; margin: 3px 0; }
+.stack .bar-row { grid-template-columns: minmax(120px, 30%) 1fr 240px; }
 .bar-label { font-size: 12px; word-break: break-word; }
 .bar-track { display: flex; height: 16px; background: #f3f4f6; border-radius: 3px; overflow: hidden; }
 .bar { display: block; height: 100%; }
