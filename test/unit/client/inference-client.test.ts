@@ -411,6 +411,40 @@ describe('InferenceClient: composed behaviour', () => {
     expect(ms(record.firstTokenUs - record.sentUs)).toBeGreaterThanOrEqual(280);
   });
 
+  it('retries a 5xx and a reset with exponential backoff, never a class it was not asked to', async () => {
+    const server = await serve(
+      startTestServer((_req, res, index) => {
+        if (index === 0) sendJson(res, 503, { message: 'busy' });
+        else if (index === 1) playScript(res, [{ write: helloStream()[0] as string }, { afterMs: 20, destroy: true }]);
+        else if (index === 2) playScript(res, steps(helloStream()));
+        else sendJson(res, 400, { message: 'bad' });
+      }),
+    );
+    const started = performance.now();
+    const record = await send(client(server.url, { retry: { maxAttempts: 5, on: ['http_5xx', 'reset'], backoffMs: 40 } }));
+    expect(record.errorClass).toBeNull();
+    expect(record.attempts).toBe(3);
+    expect(record.chunkCount).toBe(5);
+    // Waits of 40 then 80 ms.
+    expect(performance.now() - started).toBeGreaterThanOrEqual(115);
+    const fourth = await send(client(server.url, { retry: { maxAttempts: 5, on: ['http_5xx'], backoffMs: 10 } }));
+    expect(fourth.errorClass).toBe('http_4xx');
+    expect(fourth.attempts).toBe(1);
+  });
+
+  it('honours an HTTP-date retry-after and stops waiting when aborted', async () => {
+    const server = await serve(startThrottlingServer(5, new Date(Date.now() + 30_000).toUTCString()));
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 300);
+    const started = performance.now();
+    const record = await send(client(server.url, { retry: { maxAttempts: 3, on: ['http_429'], backoffMs: 10 } }), BODY, controller.signal);
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(server.requests).toHaveLength(1);
+    expect(record.errorClass).toBe('timeout');
+    expect(record.timeoutPhase).toBe('total');
+    expect(record.attempts).toBe(1);
+  });
+
   it('gives up after maxAttempts and keeps the last attempt error', async () => {
     const server = await serve(startThrottlingServer(5, '0'));
     const record = await send(client(server.url, { retry: { maxAttempts: 2, on: ['http_429'], backoffMs: 10 } }));
