@@ -59,16 +59,27 @@ export function launchChromium(): Promise<Browser> {
 /** Per chart: id, uPlot series count and how many canvas pixels are not transparent. */
 export async function chartPixels(page: Page): Promise<{ id: string; series: number; painted: number }[]> {
   return page.evaluate(() => {
-    const w = window as unknown as { inferbenchCharts: { id: string; series: number; chart: { root: HTMLElement } }[] };
+    // Browser globals, typed here because the project's tsconfig has no DOM library.
+    interface Canvas { width: number; height: number; getContext(kind: '2d'): { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } } }
+    const w = globalThis as unknown as { inferbenchCharts: { id: string; series: number; chart: { root: { querySelector(s: string): Canvas } } }[] };
     return w.inferbenchCharts.map((c) => {
-      const canvas = c.chart.root.querySelector('canvas') as HTMLCanvasElement;
-      const ctx = canvas.getContext('2d') as CanvasRenderingContext2D;
-      const data = ctx.getImageData(0, 0, canvas.width, canvas.height).data;
+      const canvas = c.chart.root.querySelector('canvas');
+      const data = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
       let painted = 0;
       for (let i = 3; i < data.length; i += 4) if ((data[i] as number) > 0) painted++;
       return { id: c.id, series: c.series, painted };
     });
   });
+}
+
+/** Waits until the page script has drawn its charts. */
+function chartsReady(page: Page): Promise<unknown> {
+  return page.waitForFunction(() => Array.isArray((globalThis as unknown as { inferbenchCharts?: unknown[] }).inferbenchCharts));
+}
+
+/** The page's visible text. */
+function bodyText(page: Page): Promise<string> {
+  return page.evaluate(() => (globalThis as unknown as { document: { body: { innerText: string } } }).document.body.innerText);
 }
 
 describe.skipIf(!hasChromium)('report.html in headless Chromium', () => {
@@ -97,7 +108,7 @@ describe.skipIf(!hasChromium)('report.html in headless Chromium', () => {
     expect(html).not.toMatch(/<(?:script|link|img)[^>]+(?:src|href)=/i);
 
     const { page, consoleErrors, network, dialogs } = await openOffline(browser, pathToFileURL(join(run.dir, 'report.html')).href);
-    await page.waitForFunction(() => Array.isArray((window as unknown as { inferbenchCharts?: unknown[] }).inferbenchCharts));
+    await chartsReady(page);
     await page.screenshot({ path: join(ARTIFACTS, 'report-full.png'), fullPage: true });
 
     expect(consoleErrors).toEqual([]);
@@ -118,7 +129,7 @@ describe.skipIf(!hasChromium)('report.html in headless Chromium', () => {
       expect(chart.painted, `${chart.id} has painted pixels`).toBeGreaterThan(500);
     }
 
-    const text = await page.evaluate(() => document.body.innerText);
+    const text = await bodyText(page);
     expect(text).toContain(run.summary.run_id);
     expect(text).toContain(run.summary.workload_hash);
     expect(text).toContain('thresholds: 1 of 2 FAILED');
@@ -177,7 +188,7 @@ scenarios:
     expect(summary.groups).toHaveLength(4);
 
     const { page, consoleErrors, network, dialogs } = await openOffline(browser, pathToFileURL(join(out, 'report.html')).href);
-    await page.waitForFunction(() => Array.isArray((window as unknown as { inferbenchCharts?: unknown[] }).inferbenchCharts));
+    await chartsReady(page);
     await page.screenshot({ path: join(ARTIFACTS, 'report-real-run.png'), fullPage: true });
     expect(consoleErrors).toEqual([]);
     expect(network).toEqual([]);
@@ -188,7 +199,7 @@ scenarios:
       expect(chart.series, chart.id).toBeGreaterThanOrEqual(1);
       expect(chart.painted, `${chart.id} has painted pixels`).toBeGreaterThan(500);
     }
-    const text = await page.evaluate(() => document.body.innerText);
+    const text = await bodyText(page);
     expect(text).toContain(summary.run_id);
     expect(text).toContain('Across tiers and models');
     for (const group of summary.groups) {
@@ -204,7 +215,7 @@ scenarios:
     const result = await runCliInProcess(['compare', base, slow]);
     expect(result.code).toBe(99);
     const { page, consoleErrors, network, dialogs } = await openOffline(browser, pathToFileURL(join(slow, 'compare.html')).href);
-    await page.waitForFunction(() => Array.isArray((window as unknown as { inferbenchCharts?: unknown[] }).inferbenchCharts));
+    await chartsReady(page);
     await page.screenshot({ path: join(ARTIFACTS, 'compare.png'), fullPage: true });
     expect(consoleErrors).toEqual([]);
     expect(network).toEqual([]);
@@ -216,7 +227,7 @@ scenarios:
       expect(chart.series).toBe(2);
       expect(chart.painted, chart.id).toBeGreaterThan(500);
     }
-    const text = await page.evaluate(() => document.body.innerText);
+    const text = await bodyText(page);
     expect(text).toMatch(/\d+ regression\(s\)/);
     expect(text).toContain(`steady/${HOSTILE_MODEL}/flex`);
     expect(await page.locator('main script').count()).toBe(0);
