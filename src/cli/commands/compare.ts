@@ -68,6 +68,7 @@ async function runCompare(args: CompareArgs, ctx: CliContext): Promise<number> {
     for (const m of result.mismatches) ctx.stderr.write(`!!!   ${m}\n`);
     ctx.stderr.write('\n');
   }
+  for (const warning of result.warnings) ctx.stderr.write(`inferbench: warning: ${warning}\n`);
   const htmlDir = args.out ? abs(args.out) : candidate.dir;
   await mkdir(htmlDir, { recursive: true });
   const htmlPath = await writeCompareHtml(htmlDir, result, baseline.summary, candidate.summary);

@@ -31,6 +31,7 @@ export function buildCompareDocument(result: CompareResult, baseline: RunSummary
       ],
     },
   ];
+  if (result.warnings.length > 0) verdictBlocks.push({ kind: 'list', items: result.warnings.map((w) => ({ text: w, tone: 'warn' as const })) });
   if (result.mismatches.length > 0) {
     verdictBlocks.push({ kind: 'paragraph', text: 'Compared with --force although the workloads differ:', tone: 'warn' }, { kind: 'list', items: result.mismatches.map((m) => ({ text: m, tone: 'warn' as const })) });
   }

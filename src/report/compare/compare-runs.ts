@@ -58,6 +58,8 @@ export interface CompareResult {
   readonly mismatches: readonly string[];
   /** True when mismatches were overridden with --force. */
   readonly forced: boolean;
+  /** Reasons to trust the numbers less: an incomplete run, a client that was its own bottleneck. */
+  readonly warnings: readonly string[];
   readonly comparisons: readonly MetricComparison[];
   readonly regressions: number;
 }
@@ -173,9 +175,17 @@ export function compareRuns(baseline: CompareInput, candidate: CompareInput, opt
     correction,
     mismatches,
     forced: mismatches.length > 0,
+    warnings: [...runWarnings('baseline', baseline.summary), ...runWarnings('candidate', candidate.summary)],
     comparisons,
     regressions: comparisons.filter((c) => c.verdict === 'regression').length,
   };
+}
+
+function runWarnings(role: string, summary: RunSummary): string[] {
+  const out: string[] = [];
+  if (!summary.complete) out.push(`the ${role} run is incomplete (interrupted or stopped early)`);
+  if (summary.harness?.client_bottleneck) out.push(`the ${role} run's client may have been its own bottleneck: ${summary.harness.warnings.join('; ') || 'see its report'}`);
+  return out;
 }
 
 function refOf(input: CompareInput): RunRef {

@@ -89,6 +89,18 @@ describe('compareRuns', () => {
     expect(result.comparisons.filter((c) => c.metricId === 'ttft_ms.p50').every((c) => c.verdict !== 'regression' && c.tolerance === '+500%')).toBe(true);
   });
 
+  it('warns when a run is incomplete or its client was the bottleneck', async () => {
+    const base = await input({ seed: 1 });
+    const cand = await input({ seed: 1 });
+    const shaky = { ...cand, summary: { ...cand.summary, complete: false, harness: { ...cand.summary.harness, client_bottleneck: true, warnings: ['event-loop delay p99 40 ms'] } } };
+    const result = compareRuns(base, shaky);
+    expect(result.warnings).toEqual([
+      'the candidate run is incomplete (interrupted or stopped early)',
+      "the candidate run's client may have been its own bottleneck: event-loop delay p99 40 ms",
+    ]);
+    expect(compareRuns(base, cand).warnings).toEqual([]);
+  });
+
   it('refuses runs with different workloads, models or targets unless forced', async () => {
     const base = await input({ seed: 1 });
     const other = await input({ seed: 1, workloadHash: 'b'.repeat(64), models: ['model-a'], baseUrl: 'https://api.example.com' });
