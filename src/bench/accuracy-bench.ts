@@ -23,10 +23,18 @@ const ITL_MS = 10;
 const TOKENS = 32;
 /** Distinct, non-round values, so that a unit slip or a rounding in the pass-through shows. */
 const TIME_INFO: TimeInfo = { queue_time: 0.012345, prompt_time: 0.037655, completion_time: 0.31, total_time: 0.36, created: 1_767_225_600.123456 };
+/**
+ * Closed loop at 4 and 256 (the brief's levels; at 256 every stream starts, and so ends, in lockstep, so
+ * client and server handle 256 events at once), and an open loop whose constant arrivals keep ~256
+ * streams in flight spread evenly over time (rate x e2e = 700/s x 0.36 s).
+ */
 const LEVELS = [
-  { concurrency: 4, requests: 200 },
-  { concurrency: 256, requests: 2048 },
+  { label: 'closed 4', concurrency: 4, load: '{ mode: concurrency, concurrency: 4 }', requests: 200, warmup: 8 },
+  { label: 'closed 256', concurrency: 256, load: '{ mode: concurrency, concurrency: 256 }', requests: 2048, warmup: 512 },
+  { label: 'open ~256', concurrency: 256, load: '{ mode: rate, rate: 700, arrival: constant, max_concurrency: 1024 }', requests: 2048, warmup: 256 },
 ] as const;
+
+type Level = (typeof LEVELS)[number];
 /** The brief's bound: reported medians within 1 ms of what the server did. */
 const TOLERANCE_MS = 1;
 
@@ -36,6 +44,7 @@ interface ServerStats {
   readonly e2eMs: number[];
   readonly lateMs: number[];
   readonly completed: number;
+  readonly maxActive: number;
 }
 
 /** The known-timing server in a worker thread, driven by messages. */
@@ -53,7 +62,7 @@ class ServerWorker {
         parentPort.on('message', async (message) => {
           if (message === 'stats') {
             const s = server.stats;
-            parentPort.postMessage({ ttftMs: s.ttftMs, itlMs: s.itlMs, e2eMs: s.e2eMs, lateMs: s.lateMs, completed: s.completed });
+            parentPort.postMessage({ ttftMs: s.ttftMs, itlMs: s.itlMs, e2eMs: s.e2eMs, lateMs: s.lateMs, completed: s.completed, maxActive: s.maxActive });
           } else if (message === 'reset') {
             server.stats.reset();
             parentPort.postMessage('ok');
@@ -107,16 +116,16 @@ function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
-function profileText(url: string, concurrency: number, requests: number, warmupRequests: number): string {
+function profileText(url: string, level: Level): string {
   return `
-name: accuracy-c${concurrency}
+name: accuracy
 target: { base_url: "${url}" }
 scenarios:
   - name: accuracy
     models: [known-timing]
-    load: { mode: concurrency, concurrency: ${concurrency} }
-    requests: ${requests}
-    warmup_requests: ${warmupRequests}
+    load: ${level.load}
+    requests: ${level.requests}
+    warmup_requests: ${level.warmup}
     request: { max_completion_tokens: ${TOKENS} }
     prompt: { input_tokens: 16 }
 `;
@@ -130,16 +139,16 @@ interface PassThroughCheck {
   failed: number;
 }
 
-async function runLevel(server: ServerWorker, url: string, concurrency: number, requests: number, ctx: BenchContext) {
+async function runLevel(server: ServerWorker, url: string, level: Level, ctx: BenchContext) {
+  const { requests, warmup } = level;
   // Warmup inside the run opens the pool's connections and warms the JIT. Every warmup request ends
   // before the first measured one starts, so the server's first `warmup` answers (and their
   // warmup x (tokens - 1) gaps) are the warmup's and are left out of the truth.
-  const warmup = concurrency * 2;
   await server.reset();
   const check: PassThroughCheck = { requests: 0, tokenCountWrong: 0, tokenChunksWrong: 0, timeInfoWrong: 0, failed: 0 };
-  ctx.log(`concurrency ${concurrency}: ${warmup} warmup + ${requests} measured requests`);
+  ctx.log(`${level.label}: ${warmup} warmup + ${requests} measured requests`);
   const result = await runProfile({
-    profile: resolveProfileText(profileText(url, concurrency, requests, warmup), `accuracy-c${concurrency}.yaml`),
+    profile: resolveProfileText(profileText(url, level), 'accuracy.yaml'),
     baseUrl: url,
     apiKey: null,
     clock: systemClock,
@@ -164,7 +173,7 @@ async function runLevel(server: ServerWorker, url: string, concurrency: number, 
   };
   const truth = { ttft: median(stats.ttftMs), itl: median(stats.itlMs), e2e: median(stats.e2eMs) };
   const outputTokens = group.metrics.output_tokens;
-  return { concurrency, requests, reported, truth, check, stats, group, harness: result.harness, outputTokens };
+  return { label: level.label, requests, reported, truth, check, stats, maxActive: all.maxActive, group, harness: result.harness, outputTokens };
 }
 
 function checkRecord(record: RequestRecord, check: PassThroughCheck): void {
@@ -183,7 +192,7 @@ async function runAccuracy(ctx: BenchContext): Promise<BenchOutcome> {
   const url = await server.url();
   const levels = [];
   try {
-    for (const level of LEVELS) levels.push(await runLevel(server, url, level.concurrency, level.requests, ctx));
+    for (const level of LEVELS) levels.push(await runLevel(server, url, level, ctx));
   } finally {
     await server.close();
   }
@@ -196,7 +205,7 @@ async function runAccuracy(ctx: BenchContext): Promise<BenchOutcome> {
       const pass = Math.abs(diff) <= TOLERANCE_MS;
       allPass &&= pass;
       rows.push({
-        concurrency: level.concurrency,
+        load: level.label,
         metric: `${metric}_ms p50`,
         nominal: metric === 'ttft' ? TTFT_MS : metric === 'itl' ? ITL_MS : TTFT_MS + (TOKENS - 1) * ITL_MS,
         server: round(level.truth[metric]),
@@ -211,7 +220,7 @@ async function runAccuracy(ctx: BenchContext): Promise<BenchOutcome> {
     allPass &&= exact;
     const tokens = level.outputTokens;
     notes.push(
-      `concurrency ${level.concurrency}: ${c.requests} requests, ${c.failed} failed; usage.completion_tokens wrong in ${c.tokenCountWrong}, ` +
+      `${level.label}: ${c.requests} requests (server max in flight ${level.maxActive}), ${c.failed} failed; usage.completion_tokens wrong in ${c.tokenCountWrong}, ` +
         `token chunks wrong in ${c.tokenChunksWrong}, time_info not passed through exactly in ${c.timeInfoWrong}; ` +
         `output_tokens min/max ${tokens?.min}/${tokens?.max}; server lateness p50 ${round(median(level.stats.lateMs))} ms; ` +
         `harness: event-loop delay p99 ${level.harness.event_loop_delay_ms.p99} ms, schedule lag p99 ${level.harness.schedule_lag_ms.p99} ms, CPU ${level.harness.cpu_utilization}`,
@@ -225,8 +234,9 @@ async function runAccuracy(ctx: BenchContext): Promise<BenchOutcome> {
       settings: { ttftMs: TTFT_MS, itlMs: ITL_MS, tokens: TOKENS, timeInfo: TIME_INFO, toleranceMs: TOLERANCE_MS, levels: LEVELS },
       pass: allPass,
       levels: levels.map((level) => ({
-        concurrency: level.concurrency,
+        load: level.label,
         requests: level.requests,
+        server_max_in_flight: level.maxActive,
         reported_p50_ms: level.reported,
         server_p50_ms: level.truth,
         pass_through: level.check,
@@ -243,6 +253,6 @@ function round(value: number): number {
 }
 
 export const accuracyBenchmark: Benchmark = {
-  description: `runner accuracy against a known-timing server (TTFT ${TTFT_MS} ms, ITL ${ITL_MS} ms, ${TOKENS} tokens) at concurrency 4 and 256`,
+  description: `runner accuracy against a known-timing server (TTFT ${TTFT_MS} ms, ITL ${ITL_MS} ms, ${TOKENS} tokens): closed loop 4 and 256, open loop ~256 in flight`,
   run: runAccuracy,
 };
