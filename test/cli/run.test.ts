@@ -111,11 +111,17 @@ describe('inferbench run against the embedded emulator', () => {
     expect(readdirSync(join(dir, 'reports'))).toContain(summary.run_id);
   });
 
-  it('--quiet prints only the report path', async () => {
+  it('--quiet prints only the report path; --set before or after the profile overrides fields', async () => {
     const out = join(dir, 'quiet');
-    const result = await runCliInProcess(['run', writeProfile('quiet', SHORT), '--out', out, '--quiet'], { cwd: dir });
-    expect(result.code).toBe(0);
+    const result = await runCliInProcess(
+      ['run', '--set', 'scenarios[0].requests=6', writeProfile('quiet', SHORT), '--set', 'scenarios[0].warmup_requests=0', '--out', out, '--quiet'],
+      { cwd: dir },
+    );
+    expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe(`report: ${out}\n`);
+    const summary = readSummary(out);
+    expect(summary.groups[0]!.requests.ok).toBe(6);
+    expect(readRequests(out)).toHaveLength(6);
   });
 
   it('exits 99 and names the threshold that failed', async () => {

@@ -28,7 +28,7 @@ interface RunArgs {
   'base-url'?: string;
   'api-key-env'?: string;
   out?: string;
-  set?: string[];
+  set?: string | string[];
   quiet: boolean;
   json: boolean;
   repeat?: number;
@@ -47,7 +47,9 @@ export const runCommand: CommandRegistration = (parser, ctx) =>
           describe: 'Environment variable holding the API key (default: target.api_key_env, else INFERENCE_API_KEY)',
         })
         .option('out', { type: 'string', describe: 'Write the run into this folder instead of reports/<run-id>/' })
-        .option('set', { type: 'string', array: true, describe: 'Override a profile field: --set path=value (repeatable)' })
+        // Not `array: true`: an array option would swallow the profile path in `run --set a=1 profile.yaml`;
+        // repeated flags still arrive as an array.
+        .option('set', { type: 'string', describe: 'Override a profile field: --set path=value (repeatable)' })
         .option('quiet', { type: 'boolean', default: false, describe: 'Print only the report path and errors' })
         .option('json', { type: 'boolean', default: false, describe: 'Print summary.json to stdout and nothing else there' })
         .option('repeat', { type: 'number', default: 1, describe: 'Run N times into <out>/repeat-<i>/ and write repeat-summary.json (mean, stddev, 95% CI per metric)' }),
@@ -59,7 +61,8 @@ export const runCommand: CommandRegistration = (parser, ctx) =>
 async function runRun(args: RunArgs, ctx: CliContext): Promise<number> {
   if ((args.repeat ?? 1) !== 1) return runRepeat(args, ctx);
   const profilePath = isAbsolute(args.profile) ? args.profile : resolve(ctx.cwd, args.profile);
-  const profile = await loadProfile(profilePath, { overrides: args.set ?? [] });
+  const overrides = args.set === undefined ? [] : Array.isArray(args.set) ? args.set : [args.set];
+  const profile = await loadProfile(profilePath, { overrides });
   const apiKeyEnv = args['api-key-env'] ?? profile.target.apiKeyEnv;
   const baseUrlFlag = args['base-url'] ?? null;
   const baseUrl = baseUrlFlag ?? profile.target.baseUrl;
