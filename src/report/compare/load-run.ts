@@ -5,7 +5,7 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { InferbenchError } from '../../errors.js';
 import type { RunSummary, TimeSeriesPoint } from '../run-summary.js';
 import { parseCsvRecords } from './parse-csv.js';
@@ -22,8 +22,11 @@ export async function loadRun(path: string): Promise<LoadedRun> {
   let summaryPath = path;
   if (existsSync(path) && statSync(path).isDirectory()) summaryPath = join(path, 'summary.json');
   if (!existsSync(summaryPath)) {
-    throw new InferbenchError('BAD_RESULTS', `No run results at ${path}: ${basename(summaryPath) === 'summary.json' ? summaryPath : `${summaryPath}`} does not exist.`, {
-      hint: 'Pass a run directory (reports/<run-id>/) or the path of its summary.json.',
+    const repeated = existsSync(join(dirname(summaryPath), 'repeat-summary.json'));
+    throw new InferbenchError('BAD_RESULTS', `No run results at ${path}: ${summaryPath} does not exist.`, {
+      hint: repeated
+        ? 'This is the folder of `run --repeat`: pass one of its repeat-<i>/ folders.'
+        : 'Pass a run directory (reports/<run-id>/) or the path of its summary.json.',
     });
   }
   let parsed: unknown;
