@@ -10,6 +10,7 @@ import { builtinCatalog } from '../../emulator/catalog/builtin-catalog.js';
 import { loadCatalogConfig } from '../../emulator/catalog/config-file.js';
 import { resolve } from 'node:path';
 import { statSync } from 'node:fs';
+import { isServePrimary, runServePrimary, serveWorkerRole } from './serve-workers.js';
 
 interface ServeArgs {
   host: string;
@@ -20,6 +21,7 @@ interface ServeArgs {
   org: string;
   files?: string;
   'done-marker': boolean;
+  workers: number;
 }
 
 export const serveCommand: CommandRegistration = (parser, ctx) =>
@@ -35,16 +37,22 @@ export const serveCommand: CommandRegistration = (parser, ctx) =>
         .option('management-key', { type: 'string', array: true, describe: 'Accepted management key (repeatable; none: any non-empty key)' })
         .option('org', { type: 'string', default: 'local', describe: 'Organization that manages the dedicated endpoints' })
         .option('files', { type: 'string', describe: 'Directory served by GET /v1/files/{id}/content' })
-        .option('done-marker', { type: 'boolean', default: false, describe: 'End streams with data: [DONE]' }) as never,
+        .option('done-marker', { type: 'boolean', default: false, describe: 'End streams with data: [DONE]' })
+        .option('workers', { type: 'number', default: 1, describe: 'Worker processes sharing the port (capacity and limits are per worker)' }) as never,
     async (args) => {
       if (!Number.isInteger(args.port) || args.port < 0 || args.port > 65_535) {
         throw new InferbenchError('BAD_USAGE', `--port must be an integer from 0 to 65535, got ${String(args.port)}`);
+      }
+      if (!Number.isInteger(args.workers) || args.workers < 1 || args.workers > 64) {
+        throw new InferbenchError('BAD_USAGE', `--workers must be an integer from 1 to 64, got ${String(args.workers)}`);
       }
       const filesDir = args.files === undefined ? undefined : resolve(ctx.cwd, args.files);
       if (filesDir !== undefined && !statSync(filesDir, { throwIfNoEntry: false })?.isDirectory()) {
         throw new InferbenchError('BAD_USAGE', `--files ${args.files} is not a directory`, { hint: 'pass a directory of files to serve' });
       }
       const catalog = args.config ? loadCatalogConfig(resolve(ctx.cwd, args.config), args.org) : builtinCatalog(args.org);
+      if (isServePrimary(args.workers)) return runServePrimary(args.workers, ctx);
+      const worker = serveWorkerRole();
       const apiKeys = (args['api-key'] ?? []).filter((k) => k.length > 0);
       const managementKeys = (args['management-key'] ?? []).filter((k) => k.length > 0);
       let emulator;
@@ -66,8 +74,9 @@ export const serveCommand: CommandRegistration = (parser, ctx) =>
           hint: code === 'EADDRINUSE' ? 'the port is taken: pick another with --port, or --port 0 for any free port' : undefined,
         });
       }
-      ctx.stdout.write(`${emulator.url}\n`);
-      const say = (line: string): boolean => ctx.stderr.write(`${line}\n`);
+      if (worker) worker.announce(emulator.url);
+      else ctx.stdout.write(`${emulator.url}\n`);
+      const say = (line: string): boolean => (worker && !worker.first) || ctx.stderr.write(`${line}\n`);
       say(`inferbench emulator listening on ${emulator.url} (OpenAI-compatible base URL: ${emulator.url}/v1)`);
       say(`models: ${catalog.models.map((m) => m.id).join(', ')}`);
       if (catalog.endpoints.length > 0) say(`dedicated endpoints: ${catalog.endpoints.map((e) => `${e.endpointId} (org ${e.orgName})`).join(', ')}`);
@@ -78,8 +87,10 @@ export const serveCommand: CommandRegistration = (parser, ctx) =>
       await new Promise<void>((done) => {
         if (ctx.interrupt.aborted) return done();
         ctx.interrupt.addEventListener('abort', () => done(), { once: true });
+        void worker?.disconnected.then(() => done());
       });
       await emulator.close();
+      worker?.release();
       say('emulator stopped');
       ctx.exitCode = 0;
     },
