@@ -132,6 +132,9 @@ scenarios:
 }
 
 interface PassThroughCheck {
+  /** Per request, ms: intended start -> written to the socket, and socket write -> response headers. */
+  readonly sendLagMs: number[];
+  readonly sentToHeadersMs: number[];
   requests: number;
   tokenCountWrong: number;
   tokenChunksWrong: number;
@@ -145,7 +148,7 @@ async function runLevel(server: ServerWorker, url: string, level: Level, ctx: Be
   // before the first measured one starts, so the server's first `warmup` answers (and their
   // warmup x (tokens - 1) gaps) are the warmup's and are left out of the truth.
   await server.reset();
-  const check: PassThroughCheck = { requests: 0, tokenCountWrong: 0, tokenChunksWrong: 0, timeInfoWrong: 0, failed: 0 };
+  const check: PassThroughCheck = { sendLagMs: [], sentToHeadersMs: [], requests: 0, tokenCountWrong: 0, tokenChunksWrong: 0, timeInfoWrong: 0, failed: 0 };
   ctx.log(`${level.label}: ${warmup} warmup + ${requests} measured requests`);
   const result = await runProfile({
     profile: resolveProfileText(profileText(url, level), 'accuracy.yaml'),
@@ -178,6 +181,8 @@ async function runLevel(server: ServerWorker, url: string, level: Level, ctx: Be
 
 function checkRecord(record: RequestRecord, check: PassThroughCheck): void {
   check.requests++;
+  check.sendLagMs.push((record.sentUs - record.intendedStartUs) / 1000);
+  check.sentToHeadersMs.push((record.headersUs - record.sentUs) / 1000);
   if (record.errorClass !== null) {
     check.failed++;
     return;
@@ -220,7 +225,9 @@ async function runAccuracy(ctx: BenchContext): Promise<BenchOutcome> {
     allPass &&= exact;
     const tokens = level.outputTokens;
     notes.push(
-      `${level.label}: ${c.requests} requests (server max in flight ${level.maxActive}), ${c.failed} failed; usage.completion_tokens wrong in ${c.tokenCountWrong}, ` +
+      `${level.label}: ${c.requests} requests (server max in flight ${level.maxActive}), ${c.failed} failed; ` +
+        `where the client's extra time goes (p50): intended start -> socket write ${round(median(c.sendLagMs))} ms, ` +
+        `socket write -> response headers ${round(median(c.sentToHeadersMs))} ms; usage.completion_tokens wrong in ${c.tokenCountWrong}, ` +
         `token chunks wrong in ${c.tokenChunksWrong}, time_info not passed through exactly in ${c.timeInfoWrong}; ` +
         `output_tokens min/max ${tokens?.min}/${tokens?.max}; server lateness p50 ${round(median(level.stats.lateMs))} ms; ` +
         `harness: event-loop delay p99 ${level.harness.event_loop_delay_ms.p99} ms, schedule lag p99 ${level.harness.schedule_lag_ms.p99} ms, CPU ${level.harness.cpu_utilization}`,
@@ -239,7 +246,15 @@ async function runAccuracy(ctx: BenchContext): Promise<BenchOutcome> {
         server_max_in_flight: level.maxActive,
         reported_p50_ms: level.reported,
         server_p50_ms: level.truth,
-        pass_through: level.check,
+        pass_through: {
+          requests: level.check.requests,
+          failed: level.check.failed,
+          token_count_wrong: level.check.tokenCountWrong,
+          token_chunks_wrong: level.check.tokenChunksWrong,
+          time_info_wrong: level.check.timeInfoWrong,
+        },
+        client_send_lag_p50_ms: median(level.check.sendLagMs),
+        client_sent_to_headers_p50_ms: median(level.check.sentToHeadersMs),
         server_lateness_p50_ms: median(level.stats.lateMs),
         harness: level.harness,
         group_metrics: level.group.metrics,
