@@ -136,7 +136,7 @@ describe('inferbench run against the embedded emulator', () => {
     expect(summary.thresholds.find((t) => t.expression === 'error_rate < 0.5')?.passed).toBe(true);
   });
 
-  it('exits 130 with complete=false and all files when interrupted', async () => {
+  it('exits 130 with complete=false and all files when interrupted', { timeout: 120_000 }, async () => {
     const profile = writeProfile('long', SHORT.replace('requests: 24', 'duration: 60s'));
     const out = join(dir, 'interrupted');
     const interrupt = new AbortController();
