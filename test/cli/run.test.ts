@@ -174,6 +174,12 @@ describe('inferbench run exit codes without a run', () => {
     expect(result.stderr).toContain('colour');
   });
 
+  it('exits 2 on a --base-url that is not a URL', async () => {
+    const result = await runCliInProcess(['run', writeProfile('badurl', SHORT), '--base-url', 'localhost:8080'], { cwd: dir });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--base-url "localhost:8080" is not an http(s) URL');
+  });
+
   it('exits 3 when the target is unreachable', async () => {
     const port = await closedPort();
     const result = await runCliInProcess(['run', writeProfile('unreachable', SHORT), '--base-url', `http://127.0.0.1:${port}`, '--out', join(dir, 'unreachable')], {

@@ -66,6 +66,7 @@ async function runRun(args: RunArgs, ctx: CliContext): Promise<number> {
   const apiKeyEnv = args['api-key-env'] ?? profile.target.apiKeyEnv;
   const baseUrlFlag = args['base-url'] ?? null;
   const baseUrl = baseUrlFlag ?? profile.target.baseUrl;
+  if (baseUrlFlag !== null) checkBaseUrl(baseUrlFlag);
 
   let emulator: EmbeddedEmulator | null = null;
   try {
@@ -159,6 +160,20 @@ function describeAllFailed(groups: RunOutcome['summary']['groups']): string {
     .join(', ');
   const sample = groups.flatMap((group) => Object.values(group.requests.error_samples).flat())[0];
   return `every request failed (${classes})${sample ? `: ${sample}` : ''}`;
+}
+
+function checkBaseUrl(text: string): void {
+  let url: URL | null = null;
+  try {
+    url = new URL(text);
+  } catch {
+    url = null;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    throw new InferbenchError('BAD_USAGE', `--base-url ${JSON.stringify(text)} is not an http(s) URL`, {
+      hint: 'give the service root, e.g. --base-url https://api.example.com (with or without /v1)',
+    });
+  }
 }
 
 /** The emulator child needs no secrets: only what Node itself uses. */
