@@ -4,6 +4,8 @@
  * the emulator in its own process (a real API key, right and wrong, never appears in any output).
  */
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -142,6 +144,79 @@ scenarios:
       expect(rows.slice(1).map((row) => row[phase])).toEqual(['total', 'total', 'total']);
     } finally {
       await stuck.close();
+    }
+  });
+});
+
+describe('request headers', () => {
+  /** Records the headers of every chat completion and answers with a minimal two-token stream. */
+  async function startHeaderRecorder(): Promise<{ url: string; seen: IncomingHttpHeaders[]; close(): Promise<void> }> {
+    const seen: IncomingHttpHeaders[] = [];
+    const server = createServer((req, res) => {
+      if (req.url?.startsWith('/v1/models')) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ object: 'list', data: [{ id: 'rec', object: 'model', created: 0, owned_by: 'x' }] }));
+        return;
+      }
+      seen.push(req.headers);
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        const chunk = (delta: object, finish: string | null, extra: object = {}) =>
+          `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 0, model: 'rec', choices: [{ index: 0, delta, finish_reason: finish }], ...extra })}\n\n`;
+        res.write(chunk({ content: 'a' }, null));
+        res.end(chunk({ content: ' b' }, 'stop', { usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 } }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    return { url: `http://127.0.0.1:${port}`, seen, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  }
+
+  const text = (headers: string) => `name: headers
+target: { headers: ${headers} }
+scenarios:
+  - name: s
+    load: { mode: concurrency, concurrency: 1 }
+    requests: 3
+`;
+
+  it('carry the integration tag, version patch 2 and the key from the environment', async () => {
+    const recorder = await startHeaderRecorder();
+    try {
+      const out = join(dir, 'headers-default');
+      const result = await runCliInProcess(['run', writeProfile('headers-default', text('{ X-Custom: "yes" }')), '--base-url', recorder.url, '--out', out], {
+        cwd: dir,
+        env: { INFERENCE_API_KEY: 'sk-env-key', PATH: process.env.PATH },
+      });
+      expect(result.code, result.stderr).toBe(0);
+      expect(recorder.seen).toHaveLength(3);
+      const version = (JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', '..', 'package.json'), 'utf8')) as { version: string }).version;
+      for (const headers of recorder.seen) {
+        expect(headers['x-service-3rd-party-integration']).toBe(`inferbench/${version}`);
+        expect(headers['x-service-version-patch']).toBe('2');
+        expect(headers['x-custom']).toBe('yes');
+        expect(headers['authorization']).toBe('Bearer sk-env-key');
+      }
+    } finally {
+      await recorder.close();
+    }
+  });
+
+  it('are overridden by target.headers, whatever their case', async () => {
+    const recorder = await startHeaderRecorder();
+    try {
+      const out = join(dir, 'headers-override');
+      const profile = writeProfile('headers-override', text('{ x-service-version-patch: "3", X-SERVICE-3RD-PARTY-INTEGRATION: "mine/1" }'));
+      const result = await runCliInProcess(['run', profile, '--base-url', recorder.url, '--out', out], { cwd: dir });
+      expect(result.code, result.stderr).toBe(0);
+      for (const headers of recorder.seen) {
+        expect(headers['x-service-version-patch']).toBe('3');
+        expect(headers['x-service-3rd-party-integration']).toBe('mine/1');
+        expect(headers['authorization']).toBeUndefined();
+      }
+    } finally {
+      await recorder.close();
     }
   });
 });
