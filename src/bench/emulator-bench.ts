@@ -58,6 +58,10 @@ async function runEngine(run: EngineRun): Promise<RunResult> {
   const delay = monitorEventLoopDelay({ resolution: 1 });
   let tokens = 0;
   let finished = 0;
+  // The steady state: from the start until the first stream ends (decode rates are jittered per stream,
+  // so the slowest streams' tail would understate the rate the engine sustains with all of them open).
+  let steadyTokens = 0;
+  let steadyEndMs = Number.NaN;
   const cpuBefore = process.cpuUsage();
   const started = performance.now();
   delay.enable();
@@ -70,6 +74,10 @@ async function runEngine(run: EngineRun): Promise<RunResult> {
             tokens += count;
           },
           onFinish: () => {
+            if (finished === 0) {
+              steadyEndMs = performance.now();
+              steadyTokens = tokens;
+            }
             if (++finished === run.streams) done();
           },
         },
@@ -86,7 +94,7 @@ async function runEngine(run: EngineRun): Promise<RunResult> {
     path: 'engine',
     streams: run.streams,
     scheduledTokensPerS: run.streams * run.decodeTokensPerS,
-    achievedTokensPerS: tokens / wallS,
+    achievedTokensPerS: steadyTokens / ((steadyEndMs - started) / 1000),
     tokens,
     wallS,
     lateness: lateness.summary(),
@@ -109,9 +117,10 @@ interface ServeProcess {
   stop(): Promise<void>;
 }
 
-async function startServe(configPath: string): Promise<ServeProcess> {
+async function startServe(configPath: string, workers: number): Promise<ServeProcess> {
   const main = resolve(import.meta.dirname, '..', 'cli', 'main.js');
-  const child = spawn(process.execPath, [main, 'serve', '--port', '0', '--config', configPath], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const args = [main, 'serve', '--port', '0', '--config', configPath, '--workers', String(workers)];
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
   const exited = new Promise<void>((done) => child.once('exit', () => done()));
@@ -137,11 +146,11 @@ async function startServe(configPath: string): Promise<ServeProcess> {
 
 const DATA = Buffer.from('data: ');
 
-async function runHttp(ctx: BenchContext, streams: number, tokensPerStream: number): Promise<RunResult> {
+async function runHttp(ctx: BenchContext, streams: number, tokensPerStream: number, workers: number): Promise<RunResult> {
   const dir = mkdtempSync(join(tmpdir(), 'inferbench-bench-'));
   const configPath = join(dir, 'emulator.yaml');
   writeFileSync(configPath, HTTP_CONFIG);
-  const serve = await startServe(configPath);
+  const serve = await startServe(configPath, workers);
   ctx.log(`serve at ${serve.url}`);
   const pool = new Pool(serve.url, { connections: streams, pipelining: 1, keepAliveTimeout: 60_000 });
   const intervalMs = 1000 / 100;
@@ -206,13 +215,19 @@ async function runHttp(ctx: BenchContext, streams: number, tokensPerStream: numb
   if (failed > 0) ctx.log(`${failed} streams failed`);
   const steadyS = (firstEndMs - lastHeadersMs) / 1000;
   const steadyTokens = arrivals.filter((t) => t >= lastHeadersMs && t < firstEndMs).length;
-  ctx.log(`steady window ${steadyS.toFixed(2)} s of ${wallS.toFixed(2)} s; ${failed} failed`);
+  // When the ramp-up outlasts the first streams there is no window with every stream open: then the
+  // best 3 consecutive seconds stand for what the emulator sustains.
+  const perSecond = new Array<number>(Math.ceil(wallS) + 1).fill(0);
+  for (const t of arrivals) perSecond[Math.floor((t - started) / 1000)]! += 1;
+  let best3s = 0;
+  for (let i = 0; i + 3 <= perSecond.length; i++) best3s = Math.max(best3s, (perSecond[i]! + perSecond[i + 1]! + perSecond[i + 2]!) / 3);
+  ctx.log(`${failed} failed; all streams open for ${Math.max(0, steadyS).toFixed(2)} s of ${wallS.toFixed(2)} s; best 3 s: ${Math.round(best3s)} tokens/s`);
   return {
-    label: `${streams} streams x 100 tok/s over HTTP, client side`,
+    label: `${streams} streams x 100 tok/s, HTTP, serve --workers ${workers}`,
     path: 'http',
     streams,
     scheduledTokensPerS: streams * 100,
-    achievedTokensPerS: steadyS > 0.5 ? steadyTokens / steadyS : tokens / wallS,
+    achievedTokensPerS: steadyS > 3 ? steadyTokens / steadyS : best3s,
     tokens,
     wallS,
     lateness: lateness.summary(),
@@ -249,9 +264,9 @@ export const emulatorBenchmark: Benchmark = {
     }
     const only = process.env.INFERBENCH_BENCH_ONLY;
     const httpStreams = Number(process.env.INFERBENCH_BENCH_HTTP_STREAMS ?? STREAMS);
-    if (only !== 'engine') {
-      ctx.log(`http: ${httpStreams} streams`);
-      results.push(await runHttp(ctx, httpStreams, 1000));
+    for (const workers of only === 'engine' ? [] : [1, 2]) {
+      ctx.log(`http: ${httpStreams} streams, ${workers} worker(s)`);
+      results.push(await runHttp(ctx, httpStreams, 1000, workers));
     }
     const engineAtTarget = results.find((r) => r.path === 'engine');
     const notes = ['dev = |actual - scheduled| send time per token (engine: every token, engine-side; http: client receive time vs first token + i x 10 ms).'];
