@@ -91,7 +91,7 @@ export async function startEmbeddedEmulator(options: EmbeddedEmulatorOptions): P
   };
 
   try {
-    const url = await readFirstLine(child, options.startupTimeoutMs ?? 15_000);
+    const url = await readFirstLine(child, options.startupTimeoutMs ?? 30_000);
     return { url: url.replace(/\/+$/, '').replace(/\/v1$/, ''), apiKey, stop };
   } catch (error) {
     await stop();
