@@ -6,8 +6,11 @@
  * One driver serves every stream: each tick walks the array of active jobs and, from each job's start
  * time and rate (never by counting ticks, so nothing drifts), works out how many tokens are due and calls
  * onTokens(count) once. No timer per job and no allocation per token. Between ticks the driver sleeps
- * with setTimeout until about a millisecond before the next due token, then spins with setImmediate,
- * because Node's timers alone are routinely a millisecond or more late.
+ * on one setTimeout until the next due token; because Node's timers have millisecond granularity and
+ * fire late, each tick also sends what falls due within `lookaheadMs` (0.5 ms), which centres the
+ * schedule error on zero. When behind (a busy event loop) it runs again at once with setImmediate and
+ * sends everything due in one call per job. Spinning for sub-millisecond precision is possible
+ * (`spinMarginMs`) but off: it would keep a core busy that the load generator needs.
  */
 import type { ServiceTierUsed, TimeInfo } from '../../protocol/chat.js';
 import { systemClock, type Clock } from '../../util/clock.js';
@@ -36,7 +39,7 @@ export interface CapacityEngineOptions {
    * sleeping on a timer: more accurate, but a busy engine then keeps one core busy. Default 0 (never).
    */
   readonly spinMarginMs?: number;
-  /** Records how late every token went out (for the benchmark); off by default. */
+  /** Records how far from its schedule every token went out (for the benchmark); off by default. */
   readonly lateness?: LatenessStats;
   /** Receives an exception thrown by a job's callbacks (default: rethrown outside the driver). */
   readonly onCallbackError?: (error: unknown) => void;
