@@ -1,7 +1,6 @@
 /**
- * Capacity figures used when a model or endpoint has none of its own, and a lookup from the catalog.
- * Realistic on purpose: a shared model serves a few hundred streams at once, a dedicated endpoint tens,
- * so a few hundred concurrent streams against an endpoint visibly queue.
+ * The capacity used for an id the catalog does not know (realistic for a shared model: a few hundred
+ * streams at once, ~100 tokens/s each), and the lookup from a catalog's models and dedicated endpoints.
  */
 import type { CapacitySpec, EndpointSpec, ModelSpec } from '../model-spec.js';
 
@@ -11,16 +10,6 @@ export const SHARED_MODEL_CAPACITY: CapacitySpec = {
   decodeTokensPerS: 100,
   slots: 256,
   ttftFloorMs: 40,
-  jitter: 0.1,
-  cacheSpeedup: 0.8,
-};
-
-/** A dedicated endpoint: a single deployment with tens of slots. */
-export const DEDICATED_ENDPOINT_CAPACITY: CapacitySpec = {
-  prefillTokensPerS: 10_000,
-  decodeTokensPerS: 80,
-  slots: 32,
-  ttftFloorMs: 50,
   jitter: 0.1,
   cacheSpeedup: 0.8,
 };
