@@ -5,30 +5,9 @@
  * metrics (TTFT, ITL, TPOT, ...) are pure functions in measure/, never computed here.
  */
 import type { TimeInfo, Usage } from '../protocol/chat.js';
+import type { ErrorClass } from '../protocol/error-classes.js';
 
-/** Error classes of DESIGN.md; `http_429` is throttling and is kept apart from failures. */
-export type ErrorClass =
-  | 'http_429'
-  | 'http_4xx'
-  | 'http_5xx'
-  | 'timeout'
-  | 'connect'
-  | 'reset'
-  | 'stream_error'
-  | 'stream_truncated'
-  | 'bad_chunk';
-
-export const ERROR_CLASSES: readonly ErrorClass[] = [
-  'http_429',
-  'http_4xx',
-  'http_5xx',
-  'timeout',
-  'connect',
-  'reset',
-  'stream_error',
-  'stream_truncated',
-  'bad_chunk',
-];
+export { ERROR_CLASSES, type ErrorClass } from '../protocol/error-classes.js';
 
 /** Which wait ran out, for `timeout` errors. */
 export type TimeoutPhase = 'connect' | 'headers' | 'first_token' | 'idle' | 'total';

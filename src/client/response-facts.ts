@@ -18,42 +18,49 @@ import type { RequestRecord } from './request-record.js';
  * empty deltas never count.
  */
 export function applyStreamChunk(record: RequestRecord, chunk: Json, atUs: number): void {
-  const choices = chunk['choices'];
-  let text = false;
-  let output = false;
-  if (Array.isArray(choices)) {
-    for (let c = 0; c < choices.length; c += 1) {
-      const choice: unknown = choices[c];
-      if (!isObject(choice)) continue;
-      const delta = choice['delta'];
-      if (isObject(delta)) {
-        const content = delta['content'];
-        if (nonEmptyString(content)) {
-          record.outputText += content;
-          output = true;
-        }
-        const reasoning = nonEmptyString(delta['reasoning']) ? delta['reasoning'] : delta['reasoning_content'];
-        if (nonEmptyString(reasoning)) {
-          record.reasoningText += reasoning;
-          text = true;
-        }
-        const toolCalls = delta['tool_calls'];
-        if (Array.isArray(toolCalls) && applyToolCallDeltas(record, toolCalls)) output = true;
-      }
-      const finish = choice['finish_reason'];
-      if (nonEmptyString(finish)) record.finishReason = finish;
-    }
-  }
-  if (output) {
-    text = true;
-    if (Number.isNaN(record.firstOutputUs)) record.firstOutputUs = atUs;
-  }
-  if (text) {
+  const generated = applyChoices(record, chunk['choices'], 'delta');
+  if (generated & ANSWER && Number.isNaN(record.firstOutputUs)) record.firstOutputUs = atUs;
+  if (generated !== 0) {
     if (Number.isNaN(record.firstTokenUs)) record.firstTokenUs = atUs;
     record.lastTokenUs = atUs;
     record.tokenChunkTimesUs.push(atUs);
   }
   applyResponseExtras(record, chunk);
+}
+
+/** Bit flags of what a chunk or body generated (flags, not an object: no allocation per chunk). */
+const REASONING = 1;
+const ANSWER = 2;
+
+/**
+ * Appends the generated text of every choice (`delta` in a stream chunk, `message` in a whole body) to
+ * the record, takes finish_reason, and returns REASONING | ANSWER for what was generated.
+ */
+function applyChoices(record: RequestRecord, choices: unknown, part: 'delta' | 'message'): number {
+  if (!Array.isArray(choices)) return 0;
+  let generated = 0;
+  for (let c = 0; c < choices.length; c += 1) {
+    const choice: unknown = choices[c];
+    if (!isObject(choice)) continue;
+    const message = choice[part];
+    if (isObject(message)) {
+      const content = message['content'];
+      if (nonEmptyString(content)) {
+        record.outputText += content;
+        generated |= ANSWER;
+      }
+      const reasoning = nonEmptyString(message['reasoning']) ? message['reasoning'] : message['reasoning_content'];
+      if (nonEmptyString(reasoning)) {
+        record.reasoningText += reasoning;
+        generated |= REASONING;
+      }
+      const toolCalls = message['tool_calls'];
+      if (Array.isArray(toolCalls) && applyToolCallDeltas(record, toolCalls)) generated |= ANSWER;
+    }
+    const finish = choice['finish_reason'];
+    if (nonEmptyString(finish)) record.finishReason = finish;
+  }
+  return generated;
 }
 
 /** Tool-call fragments: arguments are answer text; a name opening a call counts as generated too. */
@@ -92,34 +99,9 @@ export function applyResponseExtras(record: RequestRecord, body: Json): void {
  */
 export function applyCompletionBody(record: RequestRecord, body: Json, atUs: number): void {
   record.firstChunkUs = atUs;
-  const choices = body['choices'];
-  let text = false;
-  let output = false;
-  if (Array.isArray(choices)) {
-    for (let c = 0; c < choices.length; c += 1) {
-      const choice: unknown = choices[c];
-      if (!isObject(choice)) continue;
-      const message = choice['message'];
-      if (isObject(message)) {
-        const content = message['content'];
-        if (nonEmptyString(content)) {
-          record.outputText += content;
-          output = true;
-        }
-        const reasoning = nonEmptyString(message['reasoning']) ? message['reasoning'] : message['reasoning_content'];
-        if (nonEmptyString(reasoning)) {
-          record.reasoningText += reasoning;
-          text = true;
-        }
-        const toolCalls = message['tool_calls'];
-        if (Array.isArray(toolCalls) && applyToolCallDeltas(record, toolCalls)) output = true;
-      }
-      const finish = choice['finish_reason'];
-      if (nonEmptyString(finish)) record.finishReason = finish;
-    }
-  }
-  if (output) record.firstOutputUs = atUs;
-  if (output || text) {
+  const generated = applyChoices(record, body['choices'], 'message');
+  if (generated & ANSWER) record.firstOutputUs = atUs;
+  if (generated !== 0) {
     record.firstTokenUs = atUs;
     record.lastTokenUs = atUs;
   }

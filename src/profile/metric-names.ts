@@ -13,18 +13,6 @@ export const PER_REQUEST_METRICS: readonly string[] = [...LATENCY_METRICS, ...VA
 /** Group-level values: named without a stat. */
 export const GROUP_VALUES = ['error_rate', 'requests_per_s', 'output_tokens_per_s', 'total_tokens_per_s', 'goodput_per_s'] as const;
 
-/** Error classes a retry may be asked for (mirrors client/request-record.ts, which profile/ may not import). */
-export const RETRYABLE_ERROR_CLASSES = [
-  'http_429',
-  'http_4xx',
-  'http_5xx',
-  'timeout',
-  'connect',
-  'reset',
-  'stream_error',
-  'stream_truncated',
-  'bad_chunk',
-] as const;
 
 const alternatives = (names: readonly string[]): string => names.map((n) => n.replace(/[.]/g, '\\.')).join('|');
 

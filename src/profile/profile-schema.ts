@@ -7,7 +7,8 @@
 import { z } from 'zod';
 import { SERVICE_TIERS } from '../protocol/chat.js';
 import type { ServiceTier } from '../protocol/chat.js';
-import { METRIC_OR_GROUP_VALUE_PATTERN, METRIC_STAT_PATTERN, RETRYABLE_ERROR_CLASSES } from './metric-names.js';
+import { ERROR_CLASSES } from '../protocol/error-classes.js';
+import { METRIC_OR_GROUP_VALUE_PATTERN, METRIC_STAT_PATTERN } from './metric-names.js';
 
 /** Mirrors util/duration.ts: "250ms", "30s", "2m", "1m30s", "1.5h", or a bare number of seconds. */
 const DURATION_PATTERN = '^\\s*(?:\\d+(?:\\.\\d+)?|(?:\\d+(?:\\.\\d+)?(?:us|ms|s|m|h))+)\\s*$';
@@ -101,7 +102,7 @@ const timeouts = z.strictObject({
 
 const retry = z.strictObject({
   max_attempts: positiveInt.optional().meta({ description: '1 (default) = no retries.' }),
-  on: z.array(z.enum(RETRYABLE_ERROR_CLASSES)).optional(),
+  on: z.array(z.enum(ERROR_CLASSES)).optional(),
   backoff: duration.optional(),
 }).meta({ id: 'retry', description: 'Retries (default none); the first attempt is what is measured.' });
 

@@ -50,6 +50,31 @@ export type ResponseFormat =
   | { type: 'json_object' }
   | { type: 'json_schema'; json_schema: { name: string; description?: string; schema?: Record<string, unknown>; strict?: boolean | null } };
 
+/** The optional parameters of the spec's request table (everything but `model` and `messages`), in its order. */
+export const CHAT_REQUEST_PARAMETERS = [
+  'frequency_penalty',
+  'logit_bias',
+  'logprobs',
+  'max_completion_tokens',
+  'parallel_tool_calls',
+  'prediction',
+  'presence_penalty',
+  'prompt_cache_key',
+  'reasoning_effort',
+  'response_format',
+  'seed',
+  'service_tier',
+  'stop',
+  'stream',
+  'temperature',
+  'tool_choice',
+  'tools',
+  'top_logprobs',
+  'top_p',
+  'user',
+] as const;
+export type ChatRequestParameter = (typeof CHAT_REQUEST_PARAMETERS)[number];
+
 export interface ChatCompletionRequest {
   model: string;
   messages: ChatMessage[];

@@ -4,6 +4,7 @@
  * are realistic for today's hosted inference (context lengths, USD-per-token prices, per-minute limits),
  * not copies of any vendor's price list. `--config` replaces or extends these (config-file.ts).
  */
+import { CHAT_REQUEST_PARAMETERS } from '../../protocol/chat.js';
 import type { PublicModelCapabilities } from '../../protocol/models.js';
 import type { CapacitySpec, EndpointSpec, FaultSpec, ModelSpec } from '../model-spec.js';
 import type { Catalog } from './catalog.js';
@@ -22,32 +23,9 @@ export const NO_FAULTS: FaultSpec = {
 /** 2026-01-01T00:00:00Z, so catalog output is stable across runs. */
 const CREATED = 1_767_225_600;
 
-/** Every request parameter of the spec, the keys of the default format's `supported_parameters`. */
-export const ALL_PARAMETERS = [
-  'frequency_penalty',
-  'logit_bias',
-  'logprobs',
-  'max_completion_tokens',
-  'parallel_tool_calls',
-  'prediction',
-  'presence_penalty',
-  'prompt_cache_key',
-  'reasoning_effort',
-  'response_format',
-  'seed',
-  'service_tier',
-  'stop',
-  'stream',
-  'temperature',
-  'tool_choice',
-  'tools',
-  'top_logprobs',
-  'top_p',
-  'user',
-] as const;
 
-const TEXT_PARAMETERS = ALL_PARAMETERS.filter((p) => p !== 'reasoning_effort' && p !== 'prediction');
-const REASONING_PARAMETERS = ALL_PARAMETERS.filter((p) => p !== 'prediction');
+const TEXT_PARAMETERS = CHAT_REQUEST_PARAMETERS.filter((p) => p !== 'reasoning_effort' && p !== 'prediction');
+const REASONING_PARAMETERS = CHAT_REQUEST_PARAMETERS.filter((p) => p !== 'prediction');
 
 function capabilities(overrides: Partial<PublicModelCapabilities>): PublicModelCapabilities {
   return {

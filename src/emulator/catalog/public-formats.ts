@@ -4,7 +4,7 @@
  */
 import type { CatalogFormat, HubModel, ManagedEndpoint, Model, PublicModel, RouterModel } from '../../protocol/models.js';
 import type { EndpointSpec, ModelSpec } from '../model-spec.js';
-import { ALL_PARAMETERS } from './builtin-catalog.js';
+import { CHAT_REQUEST_PARAMETERS } from '../../protocol/chat.js';
 
 export const CATALOG_FORMATS: readonly CatalogFormat[] = ['default', 'router', 'hub'];
 
@@ -29,7 +29,7 @@ export function toModel(spec: ModelSpec): Model {
 export function toPublicModel(spec: ModelSpec): PublicModel {
   const supported = new Set<string>(spec.supportedParameters);
   const supportedParameters: Record<string, boolean> = {};
-  for (const name of ALL_PARAMETERS) supportedParameters[name] = supported.has(name);
+  for (const name of CHAT_REQUEST_PARAMETERS) supportedParameters[name] = supported.has(name);
   for (const name of spec.supportedParameters) supportedParameters[name] = true;
   return {
     id: spec.id,

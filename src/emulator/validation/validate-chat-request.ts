@@ -4,7 +4,7 @@
  * messages, the plain fields, tools and tool_choice, response_format, reasoning, the version-2
  * conversation rules, and last the context length (it needs a valid request to count).
  */
-import type { ChatCompletionRequest } from '../../protocol/chat.js';
+import { CHAT_REQUEST_PARAMETERS, type ChatCompletionRequest } from '../../protocol/chat.js';
 import { badRequest } from '../api-error.js';
 import type { ModelSpec } from '../model-spec.js';
 import { checkContextLength } from './context-length.js';
@@ -23,30 +23,7 @@ export interface ValidationContext {
 }
 
 /** The spec's request table. */
-const SPEC_FIELDS = [
-  'model',
-  'messages',
-  'frequency_penalty',
-  'logit_bias',
-  'logprobs',
-  'max_completion_tokens',
-  'parallel_tool_calls',
-  'prediction',
-  'presence_penalty',
-  'prompt_cache_key',
-  'reasoning_effort',
-  'response_format',
-  'seed',
-  'service_tier',
-  'stop',
-  'stream',
-  'temperature',
-  'tool_choice',
-  'tools',
-  'top_logprobs',
-  'top_p',
-  'user',
-];
+const SPEC_FIELDS = ['model', 'messages', ...CHAT_REQUEST_PARAMETERS];
 /** Fields outside the table that real clients send and the real service accepts. */
 const ACCEPTED_EXTRAS = ['stream_options', 'n', 'max_tokens', 'reasoning_format', 'metadata', 'store'];
 const KNOWN_FIELDS = new Set([...SPEC_FIELDS, ...ACCEPTED_EXTRAS]);
