@@ -44,7 +44,7 @@ function capabilities(overrides: Partial<PublicModelCapabilities>): PublicModelC
 }
 
 function capacity(overrides: Partial<CapacitySpec>): CapacitySpec {
-  return { prefillTokensPerS: 20_000, decodeTokensPerS: 1_000, slots: 32, ttftFloorMs: 30, jitter: 0.1, cacheSpeedup: 0.8, ...overrides };
+  return { prefillTokensPerS: 20_000, decodeTokensPerS: 100, slots: 32, ttftFloorMs: 30, jitter: 0.1, cacheSpeedup: 0.8, ...overrides };
 }
 
 const BASE = {
@@ -72,7 +72,7 @@ export const BUILTIN_MODELS: readonly ModelSpec[] = [
     quantization: 'fp16',
     reasoning: null,
     typicalOutputTokens: 128,
-    capacity: capacity({ prefillTokensPerS: 40_000, decodeTokensPerS: 2_000, slots: 64, ttftFloorMs: 15 }),
+    capacity: capacity({ prefillTokensPerS: 40_000, decodeTokensPerS: 250, slots: 64, ttftFloorMs: 15 }),
   },
   {
     ...BASE,
@@ -87,7 +87,7 @@ export const BUILTIN_MODELS: readonly ModelSpec[] = [
     quantization: 'fp8',
     reasoning: null,
     typicalOutputTokens: 256,
-    capacity: capacity({ prefillTokensPerS: 12_000, decodeTokensPerS: 600, slots: 16, ttftFloorMs: 40 }),
+    capacity: capacity({ prefillTokensPerS: 12_000, decodeTokensPerS: 70, slots: 16, ttftFloorMs: 40 }),
   },
   {
     ...BASE,
@@ -107,7 +107,7 @@ export const BUILTIN_MODELS: readonly ModelSpec[] = [
       formats: ['parsed', 'raw', 'hidden'],
     },
     typicalOutputTokens: 192,
-    capacity: capacity({ prefillTokensPerS: 15_000, decodeTokensPerS: 1_500, slots: 24, ttftFloorMs: 35 }),
+    capacity: capacity({ prefillTokensPerS: 15_000, decodeTokensPerS: 160, slots: 24, ttftFloorMs: 35 }),
   },
   {
     ...BASE,
@@ -127,7 +127,7 @@ export const BUILTIN_MODELS: readonly ModelSpec[] = [
       formats: ['parsed'],
     },
     typicalOutputTokens: 160,
-    capacity: capacity({ prefillTokensPerS: 18_000, decodeTokensPerS: 1_200, slots: 32, ttftFloorMs: 30 }),
+    capacity: capacity({ prefillTokensPerS: 18_000, decodeTokensPerS: 130, slots: 32, ttftFloorMs: 30 }),
   },
   {
     ...BASE,
@@ -143,7 +143,7 @@ export const BUILTIN_MODELS: readonly ModelSpec[] = [
     quantization: 'bf16',
     reasoning: null,
     typicalOutputTokens: 160,
-    capacity: capacity({ prefillTokensPerS: 10_000, decodeTokensPerS: 900, slots: 16, ttftFloorMs: 60 }),
+    capacity: capacity({ prefillTokensPerS: 10_000, decodeTokensPerS: 100, slots: 16, ttftFloorMs: 60 }),
   },
 ];
 
@@ -156,7 +156,7 @@ export function builtinEndpoints(orgName: string): EndpointSpec[] {
       orgName,
       created: CREATED,
       updated: CREATED,
-      capacity: capacity({ prefillTokensPerS: 12_000, decodeTokensPerS: 600, slots: 48, ttftFloorMs: 40 }),
+      capacity: capacity({ prefillTokensPerS: 12_000, decodeTokensPerS: 80, slots: 48, ttftFloorMs: 40 }),
     },
   ];
 }

@@ -12,6 +12,8 @@ models:
   - id: tiny-limits
     based_on: small-fast-8b
     limits: { requests_per_minute: 60, tokens_per_minute: 6000 }
+    # Quick answers: the token budget refills 100 tokens/s, which must not cover the 429 test's shortfall.
+    capacity: { decode_tokens_per_s: 2000 }
   - id: slow-prefill
     based_on: small-fast-8b
     capacity: { prefill_tokens_per_s: 2000, ttft_floor_ms: 5, jitter: 0, cache_speedup: 0.8 }

@@ -77,7 +77,7 @@ describe('config file', () => {
     expect(mine.reasoning?.defaultEffort).toBe('medium');
     expect(mine.pricing).toEqual({ prompt: '0.000001', completion: '0.00000075' });
     expect(mine.capacity.slots).toBe(3);
-    expect(mine.capacity.decodeTokensPerS).toBe(1_500);
+    expect(mine.capacity.decodeTokensPerS).toBe(160);
     const endpoint = catalog.endpoints.find((e) => e.endpointId === 'ep-mine')!;
     expect(endpoint).toMatchObject({ modelArchId: 'my-model', orgName: 'local' });
     expect(endpoint.capacity.slots).toBe(40);
