@@ -6,6 +6,7 @@
  */
 import { Pool, type Dispatcher } from 'undici';
 import { nowUs } from '../util/clock.js';
+import { offAbort, onAbort } from './abort-fanout.js';
 import { AttemptHandler, type AttemptContext } from './attempt-handler.js';
 import { authInterceptor } from './auth-interceptor.js';
 import { createBodyEncoder } from './body-encoders.js';
@@ -60,8 +61,8 @@ export function createInferenceClient(options: ClientOptions): InferenceClient {
       handler.abort('aborted before sending');
       return handler.done;
     }
-    const onAbort = (): void => handler.abort('aborted (graceful stop expired)');
-    signal?.addEventListener('abort', onAbort, { once: true });
+    const abortAttempt = (): void => handler.abort('aborted (graceful stop expired)');
+    if (signal !== undefined) onAbort(signal, abortAttempt);
     handler.started(atUs);
     try {
       dispatcher.dispatch({ path: completionsPath, method: 'POST', headers: request.headers, body: request.payload }, handler);
@@ -70,7 +71,7 @@ export function createInferenceClient(options: ClientOptions): InferenceClient {
     }
     if (signal === undefined) return handler.done;
     return handler.done.then((outcome) => {
-      signal.removeEventListener('abort', onAbort);
+      offAbort(signal, abortAttempt);
       return outcome;
     });
   };

@@ -6,6 +6,7 @@
  * wait doubles from `backoffMs`.
  */
 import { nowUs } from '../util/clock.js';
+import { offAbort, onAbort } from './abort-fanout.js';
 import type { AttemptOutcome, PreparedRequest } from './attempt-handler.js';
 import type { ErrorClass, RequestRecord } from './request-record.js';
 import type { ClientOptions } from './types.js';
@@ -48,15 +49,15 @@ function wait(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
       resolve(true);
       return;
     }
-    const onAbort = (): void => {
+    const abortWait = (): void => {
       clearTimeout(timer);
       resolve(true);
     };
     const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
+      if (signal !== undefined) offAbort(signal, abortWait);
       resolve(false);
     }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
+    if (signal !== undefined) onAbort(signal, abortWait);
   });
 }
 

@@ -6,7 +6,6 @@
  * scheduling everywhere, lets the graceful stop run, and returns what was measured with complete=false.
  * Writes nothing itself: records and ticks go to the RunEvents sinks, numbers to the collector.
  */
-import { setMaxListeners } from 'node:events';
 import { InferbenchError } from '../errors.js';
 import type { Clock } from '../util/clock.js';
 import { nowUs } from '../util/clock.js';
@@ -216,9 +215,8 @@ async function runGroup(
 
   const runPhase = async (warmup: boolean, load: LoadSpec, limits: ScheduleLimits): Promise<void> => {
     if (state.interrupted) return;
+    // One signal for every request of the phase; the client keeps one listener per signal (abort-fanout.ts).
     const abort = new AbortController();
-    // One signal for every request of the phase: each in-flight request listens to it, legitimately.
-    setMaxListeners(0, abort.signal);
     const inFlight = new InFlight();
     const launch = (intendedStartMs: number): Promise<void> => {
       const plan = workload.next(workloadIndex++);
