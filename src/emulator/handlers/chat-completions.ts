@@ -1,7 +1,9 @@
 /**
  * POST /v1/chat/completions: headers, body, model resolution, validation, then the load-side hooks in
  * the order hooks.ts gives (faults -> rate limits -> queue_threshold -> prompt cache), planning, and the
- * engine-driven response writer.
+ * engine-driven response writer. Every answer about a known model carries the key's `x-ratelimit-*`
+ * state, whatever rejected it; answers given before a model is known (auth, an undecodable body, a
+ * missing or unknown `model`) carry none, as there is no per-model limit to report.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HEADER } from '../../protocol/headers.js';
@@ -21,17 +23,31 @@ const SYSTEM_FINGERPRINT = 'fp_inferbench_emulator';
 
 export async function chatCompletions(req: IncomingMessage, res: ServerResponse, ctx: EmulatorContext): Promise<void> {
   const apiKey = authenticate(req, 'inference', ctx.keys);
-  checkVersion(req);
-  const thresholdMs = queueThresholdMs(req);
-  const body = await readBody(req);
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badRequest('The request body must be a JSON object.');
+  // A bad header is answered before anything in the body, but after the body names the model, so that
+  // the answer can carry that model's rate-limit state.
+  let thresholdMs: number | undefined;
+  let headerError: unknown = null;
+  try {
+    checkVersion(req);
+    thresholdMs = queueThresholdMs(req);
+  } catch (error) {
+    headerError = error;
+  }
+  let body: unknown;
+  try {
+    body = await readBody(req);
+  } catch (error) {
+    throw headerError ?? error;
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw headerError ?? badRequest('The request body must be a JSON object.');
   const modelName = (body as { model?: unknown }).model;
-  if (typeof modelName !== 'string' || modelName.length === 0) throw badRequest('`model` is required and must be a string.', 'model');
+  if (typeof modelName !== 'string' || modelName.length === 0) throw headerError ?? badRequest('`model` is required and must be a string.', 'model');
   const resolved = ctx.catalog.resolve(modelName);
   if (!resolved) {
-    throw new ApiError(404, 'not_found_error', 'model_not_found', `Model ${JSON.stringify(modelName.slice(0, 200))} does not exist or you do not have access to it.`, 'model');
+    throw headerError ?? new ApiError(404, 'not_found_error', 'model_not_found', `Model ${JSON.stringify(modelName.slice(0, 200))} does not exist or you do not have access to it.`, 'model');
   }
   try {
+    if (headerError !== null) throw headerError;
     runChat(req, res, ctx, apiKey, thresholdMs, body, modelName, resolved);
   } catch (error) {
     // Rate-limit state goes on every response about a model, rejected or not.
@@ -80,7 +96,8 @@ function runChat(
         'queue_exceeded',
         `The average queue time of ${model.id} (${Math.round(averageMs)} ms) exceeds queue_threshold (${thresholdMs} ms).`,
         HEADER.queueThreshold,
-        admission.headers,
+        // Like every 429, a retry-after: the queue's current average wait, whole seconds (at least 1).
+        { ...admission.headers, [HEADER.retryAfter]: String(Math.max(1, Math.ceil(averageMs / 1000))) },
       );
     }
   }

@@ -23,7 +23,7 @@ export interface CompletionRun {
   readonly job: EngineJob;
   readonly engine: Engine;
   readonly fault: FaultPlan;
-  /** Headers for the 200 (rate-limit state). */
+  /** Rate-limit state: on the 200, and on an error answered instead of it (a fault in a whole-body answer). */
   readonly headers: Readonly<Record<string, string>>;
   readonly doneMarker: boolean;
 }
@@ -117,11 +117,11 @@ class CompletionWriter {
       if (this.#done) return;
       this.#done = true;
       this.#handle?.cancel();
-      const { res } = this.#run;
+      const { res, headers } = this.#run;
       if (res.headersSent) res.end(streamErrorEvent('The server had an error while generating the response.'));
       else {
         const error = faultResponseError({ kind: 'http_500', afterTokens: 0, stallMs: 0 })!;
-        sendJson(res, 500, { ...error.toBody(), message: 'The server had an error while processing your request.' });
+        sendJson(res, 500, { ...error.toBody(), message: 'The server had an error while processing your request.' }, headers);
       }
     }
   }
@@ -179,7 +179,7 @@ class CompletionWriter {
   #break(reset: boolean): void {
     this.#done = true;
     this.#handle?.cancel();
-    const { res } = this.#run;
+    const { res, headers } = this.#run;
     if (reset) {
       // Let the tokens already written reach the client, then close the connection mid-body.
       const socket = res.socket;
@@ -192,7 +192,7 @@ class CompletionWriter {
       res.end(streamErrorEvent());
     } else {
       const error = faultResponseError({ kind: 'http_500', afterTokens: 0, stallMs: 0 })!;
-      sendJson(res, error.status, error.toBody());
+      sendJson(res, error.status, error.toBody(), headers);
     }
   }
 

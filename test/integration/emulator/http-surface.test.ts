@@ -208,6 +208,8 @@ describe('headers', () => {
         const res = await chat(busy.url, { ...body, service_tier: tier }, { headers: { queue_threshold: '100' } });
         expect(res.status).toBe(429);
         expectErrorBody(res.json, 'too_many_requests_error', 'queue_exceeded');
+        // Every 429 says when to come back: here the queue's average wait (500 ms), rounded up.
+        expect(res.headers.get('retry-after')).toBe('1');
       }
       // Above the average: admitted (this engine never releases a token, so read the status only, then hang up).
       const abort = new AbortController();
@@ -262,18 +264,49 @@ describe('models', () => {
     expectErrorBody(missing.json, 'not_found_error', 'model_not_found');
   });
 
-  it('rate-limit headers are on successes and on errors about a known model', async () => {
-    const ok = await chat(emulator.url, { ...body, model: 'large-70b' });
-    expect(ok.headers.get('x-ratelimit-limit-requests-minute')).toBe('1000');
-    const invalid = await chat(emulator.url, { ...body, model: 'large-70b', temperature: 5 });
-    expect(invalid.status).toBe(400);
-    expect(invalid.headers.get('x-ratelimit-limit-requests-minute')).toBe('1000');
+  it('rate-limit headers are on successes and on every error about a known model, none counted', async () => {
+    // A key of its own, so that the requests counted here are exactly the successful ones.
+    const key = 'rate-limit-headers-key';
+    const send = (extra: Record<string, unknown>, headers: Record<string, string> = {}) =>
+      chat(open.url, { ...body, model: 'large-70b', ...extra }, { key, headers });
+    const first = await send({});
+    expect(first.status).toBe(200);
+    expect(first.headers.get('x-ratelimit-limit-requests-minute')).toBe('1000');
+    expect(first.headers.get('x-ratelimit-remaining-requests-minute')).toBe('999');
+    const rejected = [
+      await send({ temperature: 5 }),
+      await send({}, { 'x-emulator-fault': 'http_500' }),
+      await send({ stream: true }, { 'x-emulator-fault': 'http_503' }),
+      await send({}, { 'x-service-version-patch': '1' }),
+      await send({ service_tier: 'flex' }, { queue_threshold: '10' }),
+      await send({ service_tier: 'priority' }),
+    ];
+    expect(rejected.map((r) => r.status)).toEqual([400, 500, 503, 400, 400, 400]);
+    for (const res of rejected) {
+      expect(res.headers.get('x-ratelimit-limit-tokens-minute')).toBe('1000000');
+      // Rejected before admission: nothing counted (the bucket refills ~17 requests/s, so 999 or 1000;
+      // six counted rejections would leave it near 993).
+      expect(Number(res.headers.get('x-ratelimit-remaining-requests-minute'))).toBeGreaterThanOrEqual(999);
+      expect(res.headers.get('x-ratelimit-reset-requests-day')).toMatch(/^\d+(\.\d+)?$/);
+    }
+    // An in-stream fault of a whole-body answer becomes a 500 after admission, with the headers too.
+    const broken = await send({}, { 'x-emulator-fault': 'stream_error;after=1' });
+    expect(broken.status).toBe(500);
+    expect(broken.headers.get('x-ratelimit-limit-requests-minute')).toBe('1000');
+    // flex has buckets of its own.
+    const flexFault = await send({ service_tier: 'flex' }, { 'x-emulator-fault': 'http_500' });
+    expect(flexFault.headers.get('x-ratelimit-remaining-requests-minute')).toBe('1000');
   });
 
-  it('chat with an unknown model: 404 model_not_found', async () => {
+  it('chat with an unknown model: 404 model_not_found, without rate-limit headers (no limits to report)', async () => {
     const res = await chat(emulator.url, { ...body, model: 'misspelled-8b' });
     expect(res.status).toBe(404);
     expectErrorBody(res.json, 'not_found_error', 'model_not_found');
+    expect([...res.headers.keys()].filter((name) => name.startsWith('x-ratelimit-'))).toEqual([]);
+    // A bad header is still answered first, whatever the model.
+    const version = await chat(emulator.url, { ...body, model: 'misspelled-8b' }, { headers: { 'x-service-version-patch': '9' } });
+    expect(version.status).toBe(400);
+    expect(version.json.code).toBe('invalid_version');
   });
 });
 
