@@ -90,6 +90,8 @@ export class AttemptHandler implements Dispatcher.DispatchHandler, SseEventSink 
   #sawDone = false;
   /** Arrival time of the read being decoded: every event of one read arrived together. */
   #readUs = 0;
+  /** Gives the connection back once undici is done with it (response ended or failed), once. */
+  #release: (() => void) | null = null;
 
   constructor(record: RequestRecord, context: AttemptContext, streamRequested: boolean, measuresSend: boolean) {
     this.#record = record;
@@ -108,6 +110,25 @@ export class AttemptHandler implements Dispatcher.DispatchHandler, SseEventSink 
   started(atUs: number): void {
     this.#startedUs = atUs;
     this.#deadlines.start(atUs);
+  }
+
+  /** True once the attempt has ended (a connection found later is not used for it). */
+  get settled(): boolean {
+    return this.#settled;
+  }
+
+  /**
+   * `release` is called once, when undici is done with the connection this attempt was dispatched on:
+   * after the response's end or error, which may come after the attempt settled ([DONE], a failure).
+   */
+  onConnectionDone(release: () => void): void {
+    this.#release = release;
+  }
+
+  #releaseConnection(): void {
+    const release = this.#release;
+    this.#release = null;
+    release?.();
   }
 
   /** Ends the attempt now as a timeout of phase `total` (graceful-stop expiry), without the server. */
@@ -183,6 +204,7 @@ export class AttemptHandler implements Dispatcher.DispatchHandler, SseEventSink 
   }
 
   onResponseEnd(): void {
+    this.#releaseConnection();
     if (this.#settled) return;
     const atUs = nowUs();
     switch (this.#mode) {
@@ -208,6 +230,7 @@ export class AttemptHandler implements Dispatcher.DispatchHandler, SseEventSink 
   }
 
   onResponseError(_controller: Dispatcher.DispatchController | null, error: Error): void {
+    this.#releaseConnection();
     if (this.#settled) return;
     if (this.#context.isClosed()) {
       this.#fail('timeout', 'total', 'client closed');

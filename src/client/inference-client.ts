@@ -1,15 +1,16 @@
 /**
- * The composition root of the client: an undici Pool (keep-alive, one connection per concurrent
- * request, no pipelining) with the auth interceptor composed on, the body encoder the profile asks for,
- * and the retry wrapper around one attempt (attempt-handler.ts). send() never rejects: every failure is
- * a classified fact in the RequestRecord.
+ * The composition root of the client: undici Clients (keep-alive, one connection per concurrent request,
+ * no pipelining; handed out by connection-set.ts) with the auth interceptor composed on, the body encoder
+ * the profile asks for, and the retry wrapper around one attempt (attempt-handler.ts). send() never
+ * rejects: every failure is a classified fact in the RequestRecord.
  */
-import { Pool, type Dispatcher } from 'undici';
+import { Client, type Dispatcher } from 'undici';
 import { nowUs } from '../util/clock.js';
 import { offAbort, onAbort } from './abort-fanout.js';
 import { AttemptHandler, type AttemptContext } from './attempt-handler.js';
 import { authInterceptor } from './auth-interceptor.js';
 import { createBodyEncoder } from './body-encoders.js';
+import { ConnectionSet } from './connection-set.js';
 import { listModelIds } from './list-models.js';
 import type { RequestRecord } from './request-record.js';
 import { withRetry, type Attempt } from './retry.js';
@@ -35,8 +36,7 @@ function splitBaseUrl(baseUrl: string): { origin: string; pathPrefix: string } {
 export function createInferenceClient(options: ClientOptions): InferenceClient {
   const { origin, pathPrefix } = splitBaseUrl(options.baseUrl);
   const connectMs = options.timeouts.connectMs;
-  const pool = new Pool(origin, {
-    connections: Math.max(1, Math.ceil(options.maxConnections)),
+  const connectionOptions: Client.Options = {
     pipelining: 1,
     keepAliveTimeout: KEEP_ALIVE_MS,
     keepAliveMaxTimeout: KEEP_ALIVE_MS,
@@ -45,8 +45,15 @@ export function createInferenceClient(options: ClientOptions): InferenceClient {
     headersTimeout: backstopMs(options.timeouts.headersMs),
     bodyTimeout: backstopMs(options.timeouts.idleMs),
     ...(Number.isFinite(connectMs) && connectMs > 0 ? { connectTimeout: connectMs } : {}),
-  });
-  const dispatcher: Dispatcher = pool.compose(authInterceptor(options.apiKey));
+  };
+  // Without a key there is nothing to intercept: no compose, so no handler wrapper on every callback.
+  const connect = (): Dispatcher => {
+    const connection = new Client(origin, connectionOptions);
+    return options.apiKey === null || options.apiKey === '' ? connection : connection.compose(authInterceptor(options.apiKey));
+  };
+  const connections = new ConnectionSet(options.maxConnections, connect);
+  /** GET /v1/models goes over a connection of its own, opened when first asked. */
+  let modelsConnection: Dispatcher | null = null;
   const encode = createBodyEncoder(options.encoding);
   const scrub = createScrubber(options.apiKey);
   const completionsPath = `${pathPrefix}/v1/chat/completions`;
@@ -64,11 +71,21 @@ export function createInferenceClient(options: ClientOptions): InferenceClient {
     const abortAttempt = (): void => handler.abort('aborted (graceful stop expired)');
     if (signal !== undefined) onAbort(signal, abortAttempt);
     handler.started(atUs);
-    try {
-      dispatcher.dispatch({ path: completionsPath, method: 'POST', headers: request.headers, body: request.payload }, handler);
-    } catch (error) {
-      handler.dispatchFailed(error);
-    }
+    connections.acquire((connection) => {
+      // Ended while waiting for a connection (connect timeout, abort): the connection goes to the next.
+      if (handler.settled) return false;
+      if (connection === null) {
+        handler.dispatchFailed(new Error('client closed'));
+        return true;
+      }
+      handler.onConnectionDone(() => connections.release(connection));
+      try {
+        connection.dispatch({ path: completionsPath, method: 'POST', headers: request.headers, body: request.payload }, handler);
+      } catch (error) {
+        handler.dispatchFailed(error);
+      }
+      return true;
+    });
     if (signal === undefined) return handler.done;
     return handler.done.then((outcome) => {
       offAbort(signal, abortAttempt);
@@ -103,13 +120,14 @@ export function createInferenceClient(options: ClientOptions): InferenceClient {
     },
 
     listModels(signal?: AbortSignal): Promise<string[]> {
-      return listModelIds(dispatcher, pathPrefix, options.headers, options.timeouts, scrub, signal);
+      modelsConnection ??= connect();
+      return listModelIds(modelsConnection, pathPrefix, options.headers, options.timeouts, scrub, signal);
     },
 
     async close(): Promise<void> {
       if (closed) return;
       closed = true;
-      await pool.destroy();
+      await Promise.all([connections.destroy(), modelsConnection?.destroy()]);
     },
   };
 }
