@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 /**
  * `inferbench validate`, in-process through runCli: the plan it prints, --set, --json, and exit 2 with
  * every problem of a bad profile listed (file, line, column, field). Nothing is sent: no server runs here.
@@ -114,5 +115,14 @@ describe('inferbench validate', () => {
     const result = await runCliInProcess(['validate'], { cwd: dir });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/Not enough non-option arguments/);
+  });
+});
+
+describe('validate into a pipe that closes early', () => {
+  it('exits 0 without an EPIPE stack trace (`inferbench validate x.yaml | head -1`)', () => {
+    const result = spawnSync('bash', ['-c', 'set -o pipefail; node dist/cli/main.js validate profiles/quickstart.yaml | head -c 10'], { cwd: ROOT, encoding: 'utf8' });
+    expect(result.stdout).toBe('profile qu');
+    expect(result.stderr).not.toMatch(/EPIPE|Error/);
+    expect(result.status).toBe(0);
   });
 });

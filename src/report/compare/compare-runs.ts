@@ -165,6 +165,12 @@ export function compareRuns(baseline: CompareInput, candidate: CompareInput, opt
       measured.push(measureMetric(base, cand, metricId, tolerance, baseline.requests, candidate.requests));
     }
   }
+  if (measured.length === 0) {
+    // A verdict of "no regression" over nothing compared would pass CI while checking nothing.
+    throw new InferbenchError('BAD_RESULTS', 'The two runs have no group (scenario/model/tier) in common, or every tolerance is off: there is nothing to compare.', {
+      hint: 'Compare two runs of the same profile; `inferbench validate <profile>` lists its group keys.',
+    });
+  }
   const correction = options.correction ?? 'holm';
   const adjusted = correction === 'holm' ? holmAdjust(measured.map((m) => m.pValue)) : measured.map((m) => m.pValue);
   const comparisons = measured.map((m, i) => judge(m, adjusted[i] ?? null, alpha, correction));

@@ -119,4 +119,10 @@ describe('compareRuns', () => {
     // Only the shared groups (model-a x 2 tiers) are compared.
     expect(new Set(forced.comparisons.map((c) => c.group)).size).toBe(2);
   });
+
+  it('refuses, even when forced, two runs with no group in common: a pass over nothing would mislead CI', async () => {
+    const base = await input({ seed: 1, models: ['model-a'] });
+    const other = await input({ seed: 1, models: ['model-z'] });
+    expect(() => compareRuns(base, other, { force: true })).toThrow(/no group .* in common/);
+  });
 });
