@@ -1,8 +1,8 @@
-import { spawnSync } from 'node:child_process';
 /**
  * `inferbench validate`, in-process through runCli: the plan it prints, --set, --json, and exit 2 with
  * every problem of a bad profile listed (file, line, column, field). Nothing is sent: no server runs here.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
