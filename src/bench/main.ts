@@ -9,10 +9,12 @@ import { cpus } from 'node:os';
 import { formatTable, type Benchmark } from './benchmark.js';
 import { emulatorBenchmark } from './emulator-bench.js';
 import { accuracyBenchmark } from './accuracy-bench.js';
+import { httpBenchmark } from './http-bench.js';
 
 export const BENCHMARKS = {
   emulator: emulatorBenchmark,
   accuracy: accuracyBenchmark,
+  http: httpBenchmark,
 } satisfies Record<string, Benchmark>;
 
 type BenchName = keyof typeof BENCHMARKS;
