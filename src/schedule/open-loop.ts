@@ -3,11 +3,14 @@
  * does. Target time = start + offset(i), kept on ONE re-armed timer. When the event loop is late, every due
  * arrival starts at once with its original intended time (never shifted), so client-side delay shows up
  * as schedule lag and in the latencies instead of being hidden. An arrival that finds max_concurrency
- * requests in flight is dropped and counted, never queued.
+ * requests in flight is dropped and counted, never queued. Waits end on time through PreciseWake (timer
+ * armed early, the last ~2 ms in setImmediate turns): a timer's own lateness would otherwise be added to
+ * every latency measured from the intended start.
  */
 import type { LoadSpec } from '../profile/resolved-profile.js';
 import { createArrivalProcess } from './arrivals.js';
 import { LaunchTracker } from './launch-tracker.js';
+import { PreciseWake } from './precise-wake.js';
 import type { ScheduleCallbacks, ScheduleDeps, ScheduleLimits, ScheduleRun } from './types.js';
 
 type RateLoad = Extract<LoadSpec, { mode: 'rate' }>;
@@ -18,15 +21,10 @@ export function startOpenLoop(load: RateLoad, limits: ScheduleLimits, callbacks:
   const endMs = limits.durationMs === null ? Number.POSITIVE_INFINITY : startMs + limits.durationMs;
   const maxLaunches = limits.requests ?? Number.POSITIVE_INFINITY;
   const arrivals = createArrivalProcess(load, deps.rng);
-  let timer: NodeJS.Timeout | undefined;
-  const tracker = new LaunchTracker(callbacks, () => {
-    if (timer !== undefined) clearTimeout(timer);
-    timer = undefined;
-  });
+  const tracker = new LaunchTracker(callbacks, () => wake.cancel());
   let nextTargetMs = startMs + arrivals.next();
 
   const tick = (): void => {
-    timer = undefined;
     while (!tracker.done) {
       if (!(nextTargetMs < endMs) || tracker.launched >= maxLaunches) {
         tracker.finish(false);
@@ -34,8 +32,7 @@ export function startOpenLoop(load: RateLoad, limits: ScheduleLimits, callbacks:
       }
       const nowMs = clock.nowMs();
       if (nextTargetMs > nowMs) {
-        // Timers run on whole milliseconds and may wake a fraction early: ceil, and re-check on wake-up.
-        timer = setTimeout(tick, Math.max(1, Math.ceil(nextTargetMs - nowMs)));
+        wake.wakeAt(nextTargetMs);
         return;
       }
       if (tracker.inFlight >= load.maxConcurrency) tracker.drop(nextTargetMs);
@@ -43,6 +40,7 @@ export function startOpenLoop(load: RateLoad, limits: ScheduleLimits, callbacks:
       nextTargetMs = startMs + arrivals.next();
     }
   };
+  const wake = new PreciseWake(clock, tick);
   tick();
 
   return {
