@@ -98,4 +98,23 @@ describe('PreciseWake', () => {
     while (!woke) await new Promise((resolve) => setImmediate(resolve));
     expect(otherTurns).toBeGreaterThan(100);
   });
+
+  it('holds its spinning to a budget when arrivals are closer than the lead (no core taken from the target)', async () => {
+    // Arrivals 1.4 ms apart are always inside the 2 ms lead: without the budget every moment is a spin
+    // turn and the process burns a whole core. With it, spinning is SPIN_BUDGET_SHARE of the time.
+    let wakes = 0;
+    const wake = new PreciseWake(systemClock, () => {
+      wakes++;
+      wake.wakeAt(systemClock.nowMs() + 1.4);
+    });
+    const cpuBefore = process.cpuUsage();
+    const wallStartMs = systemClock.nowMs();
+    wake.wakeAt(wallStartMs + 1.4);
+    await sleep(600);
+    wake.cancel();
+    const cpu = process.cpuUsage(cpuBefore);
+    const cpuShare = (cpu.user + cpu.system) / 1000 / (systemClock.nowMs() - wallStartMs);
+    expect(wakes).toBeGreaterThan(50);
+    expect(cpuShare).toBeLessThan(0.6);
+  });
 });
