@@ -3,33 +3,16 @@
  * real sockets: the files of a run and their counts, exit codes (2 bad profile, 3 unreachable, 99
  * threshold, 130 interrupted), --json / --quiet, and that the API key never leaks.
  */
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { readFileSync, readdirSync, existsSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCliInProcess } from '../helpers/cli.js';
+import { readSummary, useRunFolder } from '../helpers/run-folder.js';
 import type { RunSummary } from '../../src/report/run-summary.js';
 
-let dir: string;
-
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'inferbench-run-'));
-});
-
-afterAll(() => {
-  rmSync(dir, { recursive: true, force: true });
-});
-
-function writeProfile(name: string, text: string): string {
-  const path = join(dir, `${name}.yaml`);
-  writeFileSync(path, text);
-  return path;
-}
-
-function readSummary(runDir: string): RunSummary {
-  return JSON.parse(readFileSync(join(runDir, 'summary.json'), 'utf8')) as RunSummary;
-}
+const folder = useRunFolder('inferbench-run-');
+const { writeProfile } = folder;
 
 /** requests.csv parsed naively (the test rows contain no quoted commas in the columns read here). */
 function readRequests(runDir: string): Record<string, string>[] {
@@ -63,8 +46,8 @@ scenarios:
 
 describe('inferbench run against the embedded emulator', () => {
   it('writes every output with consistent counts', async () => {
-    const out = join(dir, 'short-run');
-    const result = await runCliInProcess(['run', writeProfile('short', SHORT), '--out', out], { cwd: dir });
+    const out = join(folder.dir, 'short-run');
+    const result = await runCliInProcess(['run', writeProfile('short', SHORT), '--out', out], { cwd: folder.dir });
     expect(result.stderr).not.toMatch(/internal error/);
     expect(result.code).toBe(0);
     for (const file of ['summary.json', 'requests.csv', 'summary.csv', 'timeseries.csv']) expect(existsSync(join(out, file))).toBe(true);
@@ -104,18 +87,18 @@ describe('inferbench run against the embedded emulator', () => {
   });
 
   it('--json prints summary.json and nothing else on stdout; default out folder is reports/<run-id>', async () => {
-    const result = await runCliInProcess(['run', writeProfile('json', SHORT.replace('name: short', 'name: json-run')), '--json'], { cwd: dir });
+    const result = await runCliInProcess(['run', writeProfile('json', SHORT.replace('name: short', 'name: json-run')), '--json'], { cwd: folder.dir });
     expect(result.code).toBe(0);
     const summary = JSON.parse(result.stdout) as RunSummary;
     expect(summary.run_id).toMatch(/^\d{8}T\d{6}Z-json-run$/);
-    expect(readdirSync(join(dir, 'reports'))).toContain(summary.run_id);
+    expect(readdirSync(join(folder.dir, 'reports'))).toContain(summary.run_id);
   });
 
   it('--quiet prints only the report path; --set before or after the profile overrides fields', async () => {
-    const out = join(dir, 'quiet');
+    const out = join(folder.dir, 'quiet');
     const result = await runCliInProcess(
       ['run', '--set', 'scenarios[0].requests=6', writeProfile('quiet', SHORT), '--set', 'scenarios[0].warmup_requests=0', '--out', out, '--quiet'],
-      { cwd: dir },
+      { cwd: folder.dir },
     );
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe(`report: ${out}\n`);
@@ -126,8 +109,8 @@ describe('inferbench run against the embedded emulator', () => {
 
   it('exits 99 and names the threshold that failed', async () => {
     const profile = writeProfile('threshold', `${SHORT}\nthresholds: ["ttft_ms.p50 < 0.001", "error_rate < 0.5"]\n`);
-    const out = join(dir, 'threshold');
-    const result = await runCliInProcess(['run', profile, '--out', out], { cwd: dir });
+    const out = join(folder.dir, 'threshold');
+    const result = await runCliInProcess(['run', profile, '--out', out], { cwd: folder.dir });
     expect(result.code).toBe(99);
     expect(result.stderr).toContain('threshold failed: ttft_ms.p50 < 0.001');
     expect(result.stderr).not.toContain('threshold failed: error_rate');
@@ -138,7 +121,7 @@ describe('inferbench run against the embedded emulator', () => {
 
   it('exits 130 with complete=false and all files when interrupted', { timeout: 120_000 }, async () => {
     const profile = writeProfile('long', SHORT.replace('requests: 24', 'duration: 60s'));
-    const out = join(dir, 'interrupted');
+    const out = join(folder.dir, 'interrupted');
     const interrupt = new AbortController();
     // Ctrl-C once some measured requests are on disk (requests.csv streams as the run goes).
     const poll = setInterval(() => {
@@ -149,7 +132,7 @@ describe('inferbench run against the embedded emulator', () => {
       }
     }, 50);
     const started = performance.now();
-    const result = await runCliInProcess(['run', profile, '--out', out], { cwd: dir, interrupt: interrupt.signal });
+    const result = await runCliInProcess(['run', profile, '--out', out], { cwd: folder.dir, interrupt: interrupt.signal });
     clearInterval(poll);
     expect(result.code, result.stderr).toBe(130);
     expect(interrupt.signal.aborted).toBe(true);
@@ -168,22 +151,22 @@ describe('inferbench run against the embedded emulator', () => {
 describe('inferbench run exit codes without a run', () => {
   it('exits 2 on a bad profile, naming the file, line and field', async () => {
     const profile = writeProfile('bad', 'name: bad\nscenarios:\n  - name: s\n    load: { mode: concurrency, concurrency: 2 }\n    requests: 3\n    colour: blue\n');
-    const result = await runCliInProcess(['run', profile], { cwd: dir });
+    const result = await runCliInProcess(['run', profile], { cwd: folder.dir });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`${profile}:6`);
     expect(result.stderr).toContain('colour');
   });
 
   it('exits 2 on a --base-url that is not a URL', async () => {
-    const result = await runCliInProcess(['run', writeProfile('badurl', SHORT), '--base-url', 'localhost:8080'], { cwd: dir });
+    const result = await runCliInProcess(['run', writeProfile('badurl', SHORT), '--base-url', 'localhost:8080'], { cwd: folder.dir });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('--base-url "localhost:8080" is not an http(s) URL');
   });
 
   it('exits 3 when the target is unreachable', async () => {
     const port = await closedPort();
-    const result = await runCliInProcess(['run', writeProfile('unreachable', SHORT), '--base-url', `http://127.0.0.1:${port}`, '--out', join(dir, 'unreachable')], {
-      cwd: dir,
+    const result = await runCliInProcess(['run', writeProfile('unreachable', SHORT), '--base-url', `http://127.0.0.1:${port}`, '--out', join(folder.dir, 'unreachable')], {
+      cwd: folder.dir,
     });
     expect(result.code).toBe(3);
     expect(result.stderr).toMatch(/GET \/v1\/models|every request failed/);

@@ -3,10 +3,9 @@
  * server's; open loop beyond max_concurrency counts drops; the graceful stop aborts what outlives it) and
  * the emulator in its own process (a real API key, right and wrong, never appears in any output).
  */
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startKnownTimingServer } from '../../../src/bench/known-timing-server.js';
@@ -14,27 +13,10 @@ import type { KnownTimingServer } from '../../../src/bench/known-timing-server.j
 import { runCliInProcess } from '../../helpers/cli.js';
 import { startEmulatorProcess } from '../../helpers/emulator-process.js';
 import type { EmulatorProcess } from '../../helpers/emulator-process.js';
-import type { RunSummary } from '../../../src/report/run-summary.js';
+import { readSummary, useRunFolder } from '../../helpers/run-folder.js';
 
-let dir: string;
-
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'inferbench-runner-'));
-});
-
-afterAll(() => {
-  rmSync(dir, { recursive: true, force: true });
-});
-
-function writeProfile(name: string, text: string): string {
-  const path = join(dir, `${name}.yaml`);
-  writeFileSync(path, text);
-  return path;
-}
-
-function readSummary(runDir: string): RunSummary {
-  return JSON.parse(readFileSync(join(runDir, 'summary.json'), 'utf8')) as RunSummary;
-}
+const folder = useRunFolder('inferbench-runner-');
+const { writeProfile } = folder;
 
 function csvRows(runDir: string): string[][] {
   return readFileSync(join(runDir, 'requests.csv'), 'utf8')
@@ -55,7 +37,7 @@ describe('against a known-timing server', () => {
   });
 
   it('reports the server timing, exact token counts and time_info', async () => {
-    const out = join(dir, 'known');
+    const out = join(folder.dir, 'known');
     const profile = writeProfile(
       'known',
       `name: known
@@ -67,7 +49,7 @@ scenarios:
     prompt: { input_tokens: 16 }
 `,
     );
-    const result = await runCliInProcess(['run', profile, '--base-url', server.url, '--out', out], { cwd: dir });
+    const result = await runCliInProcess(['run', profile, '--base-url', server.url, '--out', out], { cwd: folder.dir });
     expect(result.code).toBe(0);
     const summary = readSummary(out);
     const group = summary.groups[0]!;
@@ -90,7 +72,7 @@ scenarios:
   it('counts open-loop arrivals beyond max_concurrency as dropped', async () => {
     const slow = await startKnownTimingServer({ ttftMs: 400, itlMs: 50, tokens: 4, model: 'slow' });
     try {
-      const out = join(dir, 'dropped');
+      const out = join(folder.dir, 'dropped');
       const profile = writeProfile(
         'dropped',
         `name: dropped
@@ -103,7 +85,7 @@ scenarios:
     prompt: { input_tokens: 8 }
 `,
       );
-      const result = await runCliInProcess(['run', profile, '--base-url', slow.url, '--out', out], { cwd: dir });
+      const result = await runCliInProcess(['run', profile, '--base-url', slow.url, '--out', out], { cwd: folder.dir });
       expect(result.code).toBe(0);
       const group = readSummary(out).groups[0]!;
       // 80 arrivals in 2 s; at most 2 in flight, each ~550 ms: at most ~10 sent, the rest dropped.
@@ -119,7 +101,7 @@ scenarios:
   it('aborts what outlives the graceful stop and counts it as timeouts of phase total', async () => {
     const stuck = await startKnownTimingServer({ ttftMs: 10, itlMs: 1000, tokens: 30, model: 'stuck' });
     try {
-      const out = join(dir, 'graceful');
+      const out = join(folder.dir, 'graceful');
       const profile = writeProfile(
         'graceful',
         `name: graceful
@@ -134,7 +116,7 @@ scenarios:
 `,
       );
       const started = performance.now();
-      const result = await runCliInProcess(['run', profile, '--base-url', stuck.url, '--out', out], { cwd: dir });
+      const result = await runCliInProcess(['run', profile, '--base-url', stuck.url, '--out', out], { cwd: folder.dir });
       expect(performance.now() - started).toBeLessThan(15_000);
       const group = readSummary(out).groups[0]!;
       expect(group.requests.errors['timeout']).toBe(3);
@@ -184,9 +166,9 @@ scenarios:
   it('carry the integration tag, version patch 2 and the key from the environment', async () => {
     const recorder = await startHeaderRecorder();
     try {
-      const out = join(dir, 'headers-default');
+      const out = join(folder.dir, 'headers-default');
       const result = await runCliInProcess(['run', writeProfile('headers-default', text('{ X-Custom: "yes" }')), '--base-url', recorder.url, '--out', out], {
-        cwd: dir,
+        cwd: folder.dir,
         env: { INFERENCE_API_KEY: 'sk-env-key', PATH: process.env.PATH },
       });
       expect(result.code, result.stderr).toBe(0);
@@ -206,9 +188,9 @@ scenarios:
   it('are overridden by target.headers, whatever their case', async () => {
     const recorder = await startHeaderRecorder();
     try {
-      const out = join(dir, 'headers-override');
+      const out = join(folder.dir, 'headers-override');
       const profile = writeProfile('headers-override', text('{ x-service-version-patch: "3", X-SERVICE-3RD-PARTY-INTEGRATION: "mine/1" }'));
-      const result = await runCliInProcess(['run', profile, '--base-url', recorder.url, '--out', out], { cwd: dir });
+      const result = await runCliInProcess(['run', profile, '--base-url', recorder.url, '--out', out], { cwd: folder.dir });
       expect(result.code, result.stderr).toBe(0);
       for (const headers of recorder.seen) {
         expect(headers['x-service-version-patch']).toBe('3');
@@ -250,9 +232,9 @@ scenarios:
   }
 
   it('never writes the key that worked', async () => {
-    const out = join(dir, 'key-right');
+    const out = join(folder.dir, 'key-right');
     const result = await runCliInProcess(['run', writeProfile('keys', profileText), '--base-url', emulator.url, '--out', out, '--api-key-env', 'MY_KEY'], {
-      cwd: dir,
+      cwd: folder.dir,
       env: { MY_KEY: RIGHT, PATH: process.env.PATH },
     });
     expect(result.code).toBe(0);
@@ -261,9 +243,9 @@ scenarios:
   });
 
   it('never writes a rejected key, and exits 3 when every request failed', async () => {
-    const out = join(dir, 'key-wrong');
+    const out = join(folder.dir, 'key-wrong');
     const result = await runCliInProcess(['run', writeProfile('keys', profileText), '--base-url', emulator.url, '--out', out], {
-      cwd: dir,
+      cwd: folder.dir,
       env: { INFERENCE_API_KEY: WRONG, PATH: process.env.PATH },
     });
     expect(result.code).toBe(3);
