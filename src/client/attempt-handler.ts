@@ -8,11 +8,12 @@
 import { StringDecoder } from 'node:string_decoder';
 import type { Dispatcher } from 'undici';
 import { HEADER } from '../protocol/headers.js';
+import { arrivalUs } from '../util/arrival-clock.js';
 import { nowUs } from '../util/clock.js';
 import { classifySocketError, classifyStatus } from './classify-error.js';
 import { errorDetails } from './error-body.js';
 import { isObject } from './json-shape.js';
-import type { ErrorClass, RequestRecord, TimeoutPhase } from './request-record.js';
+import { markSent, type ErrorClass, type RequestRecord, type TimeoutPhase } from './request-record.js';
 import { RequestDeadlines } from './request-deadlines.js';
 import { applyCompletionBody, applyStreamChunk } from './response-facts.js';
 import { SseDecoder, type SseEventSink } from './sse-decoder.js';
@@ -150,7 +151,7 @@ export class AttemptHandler implements Dispatcher.DispatchHandler, SseEventSink 
     }
     // The request is being written to its socket now: that, not the dispatch call (undici may queue it
     // a tick while a keep-alive connection is released), is when it was sent.
-    if (this.#measuresSend && Number.isNaN(this.#record.sentUs)) this.#record.sentUs = nowUs();
+    if (this.#measuresSend) markSent(this.#record, nowUs());
     this.#deadlines.connected();
   }
 
@@ -163,7 +164,7 @@ export class AttemptHandler implements Dispatcher.DispatchHandler, SseEventSink 
     if (this.#settled) return;
     // 1xx informational responses are followed by the real one.
     if (statusCode < 200) return;
-    const atUs = nowUs();
+    const atUs = arrivalUs();
     const record = this.#record;
     record.headersUs = atUs;
     record.status = statusCode;
@@ -188,7 +189,7 @@ export class AttemptHandler implements Dispatcher.DispatchHandler, SseEventSink 
 
   onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
     if (this.#settled) return;
-    const atUs = nowUs();
+    const atUs = arrivalUs();
     this.#deadlines.data(atUs);
     if (this.#mode === 'sse') {
       this.#readUs = atUs;
@@ -206,7 +207,7 @@ export class AttemptHandler implements Dispatcher.DispatchHandler, SseEventSink 
   onResponseEnd(): void {
     this.#releaseConnection();
     if (this.#settled) return;
-    const atUs = nowUs();
+    const atUs = arrivalUs();
     switch (this.#mode) {
       case 'sse':
         this.#readUs = atUs;
@@ -348,7 +349,7 @@ export class AttemptHandler implements Dispatcher.DispatchHandler, SseEventSink 
 
   /** Never written to a socket (no connection, aborted first): the dispatch time stands in. */
   #fillSentUs(): void {
-    if (this.#measuresSend && Number.isNaN(this.#record.sentUs)) this.#record.sentUs = Number.isNaN(this.#startedUs) ? nowUs() : this.#startedUs;
+    if (this.#measuresSend) markSent(this.#record, Number.isNaN(this.#startedUs) ? nowUs() : this.#startedUs);
   }
 
   #succeed(atUs: number): void {

@@ -12,7 +12,7 @@ import { authInterceptor } from './auth-interceptor.js';
 import { createBodyEncoder } from './body-encoders.js';
 import { ConnectionSet } from './connection-set.js';
 import { listModelIds } from './list-models.js';
-import type { RequestRecord } from './request-record.js';
+import { markSent, type RequestRecord } from './request-record.js';
 import { withRetry, type Attempt } from './retry.js';
 import { createScrubber } from './scrub-secret.js';
 import type { ClientOptions, InferenceClient, RequestPlan } from './types.js';
@@ -102,6 +102,7 @@ export function createInferenceClient(options: ClientOptions): InferenceClient {
           record.timeoutPhase = 'total';
           record.errorMessage = 'client closed';
           record.endUs = nowUs();
+          markSent(record, record.endUs);
           return;
         }
         const encoded = encode(plan.body);
@@ -115,6 +116,7 @@ export function createInferenceClient(options: ClientOptions): InferenceClient {
           record.errorClass = 'connect';
           record.errorMessage = scrub(`request not sent: ${error instanceof Error ? error.message : String(error)}`);
           record.endUs = nowUs();
+          markSent(record, record.endUs);
         }
       }
     },

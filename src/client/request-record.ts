@@ -19,7 +19,13 @@ export interface RequestRecord {
   groupIndex: number;
   /** True for warmup requests: sent, recorded in requests.csv with warmup=1, never aggregated. */
   warmup: boolean;
-  /** Intended start: the scheduled time in open loop, the dispatch time in closed loop. */
+  /** When the schedule launched it: the scheduled arrival in open loop, the worker's launch in closed loop. */
+  launchUs: number;
+  /**
+   * Start of every latency. Open loop: the scheduled arrival (= launchUs), so the client's lateness is in
+   * every latency. Closed loop: the socket write (= sentUs; NaN until then), since there is no schedule to
+   * be late against and the harness's own path to the socket is not the server's latency.
+   */
   intendedStartUs: number;
   /** When the request was actually handed to the socket layer. */
   sentUs: number;
@@ -68,12 +74,17 @@ export interface RequestRecord {
   attempts: number;
 }
 
-export function createRequestRecord(id: number, groupIndex: number, intendedStartUs: number, warmup = false): RequestRecord {
+/**
+ * A record launched at `launchUs`. `startsAtSend` (closed loop): latencies start when the request is
+ * written to its socket (see `intendedStartUs`), filled in by markSent().
+ */
+export function createRequestRecord(id: number, groupIndex: number, launchUs: number, warmup = false, startsAtSend = false): RequestRecord {
   return {
     id,
     groupIndex,
     warmup,
-    intendedStartUs,
+    launchUs,
+    intendedStartUs: startsAtSend ? Number.NaN : launchUs,
     sentUs: Number.NaN,
     headersUs: Number.NaN,
     firstChunkUs: Number.NaN,
@@ -99,4 +110,11 @@ export function createRequestRecord(id: number, groupIndex: number, intendedStar
     rateLimitRemainingTokens: Number.NaN,
     attempts: 0,
   };
+}
+
+/** The request was written to its socket (or, never written, gave up) at `atUs`: the send, and the start where it waits for one. */
+export function markSent(record: RequestRecord, atUs: number): void {
+  if (record.sentUs === record.sentUs) return;
+  record.sentUs = atUs;
+  if (record.intendedStartUs !== record.intendedStartUs) record.intendedStartUs = atUs;
 }

@@ -1,7 +1,8 @@
 /**
  * The client-side latencies of one request, as DESIGN.md "What is measured" defines them: pure functions
- * of a RequestRecord, integer microseconds in, milliseconds out. Every latency runs from the intended
- * start (the scheduled time in open loop), so client queueing is never hidden. NaN when the request never
+ * of a RequestRecord, integer microseconds in, milliseconds out. Every latency runs from the start: the
+ * scheduled time in open loop (client lateness is never hidden), the socket write in closed loop (where
+ * the client's path to the socket is schedule lag, not the server's latency). NaN when the request never
  * reached that point (no headers, no generated text, ...).
  */
 import type { RequestRecord } from '../client/request-record.js';
@@ -30,9 +31,9 @@ export function e2eMs(record: RequestRecord): number {
   return sinceStartMs(record, record.endUs);
 }
 
-/** Actual send - intended start: how late the client was (harness health, not server latency). */
+/** Actual send - launch: how late the client was (harness health, not server latency). */
 export function scheduleLagMs(record: RequestRecord): number {
-  return sinceStartMs(record, record.sentUs);
+  return (record.sentUs - record.launchUs) / 1000;
 }
 
 /** Number of inter-token gaps: one less than the chunks carrying generated text. */

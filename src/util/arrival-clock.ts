@@ -1,0 +1,38 @@
+/**
+ * When data read from sockets arrived, as nearly as JavaScript can tell: the time the event loop began
+ * handling the batch of ready sockets it was read in.
+ *
+ * Why: the loop wakes once for every socket that became readable while it slept or worked, then runs
+ * their callbacks one after another. Stamping each read with the time its own callback runs would add the
+ * client's work on the sockets before it (parsing, recording, relaunching) to that response's latency: with
+ * 256 streams whose chunks come together, the last one is stamped milliseconds late, and the harness would
+ * report its own queueing as the server's. The data of every socket in the batch was there when the batch
+ * began, so that is the time they all get (what a kernel receive timestamp approximates).
+ *
+ * A batch is the run of I/O callbacks of one poll phase: it ends at the next check phase (a setImmediate)
+ * or, should a stamp ever be asked for outside the poll phase, the next time the loop sleeps (its idle
+ * time grows). Use it for arrivals only; times of the harness's own actions (launch, send) use nowUs().
+ */
+import { performance } from 'node:perf_hooks';
+import { nowUs } from './clock.js';
+
+let batchUs = 0;
+let batchIdleMs = -1;
+let batchOpen = false;
+
+const closeBatch = (): void => {
+  batchOpen = false;
+};
+
+/** Monotonic microseconds (nowUs() scale) at which the current batch of socket reads began. */
+export function arrivalUs(): number {
+  const idleMs = performance.eventLoopUtilization().idle;
+  if (batchOpen && idleMs === batchIdleMs) return batchUs;
+  batchUs = nowUs();
+  batchIdleMs = idleMs;
+  if (!batchOpen) {
+    batchOpen = true;
+    setImmediate(closeBatch);
+  }
+  return batchUs;
+}
