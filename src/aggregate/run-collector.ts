@@ -5,8 +5,8 @@
  * the hot path: it reuses one values object and allocates nothing beyond what the histograms record.
  *
  * The one expensive step, retokenising an answer to check the server's usage (tens of µs per request),
- * is deferred: `completed` queues the record and a timer checks the queue in short slices between I/O,
- * so a burst of answers ending together (a closed loop in lockstep) does not delay the next requests'
+ * is deferred: `completed` queues the record and it is checked later in short slices between I/O
+ * (util/sliced-queue.ts), so a burst of answers ending together (a closed loop in lockstep) does not delay the next requests'
  * sends or the reads of other streams. finish() checks whatever is still queued, so the summary's
  * mismatch counts cover every checked request whenever the run ends.
  */
@@ -15,6 +15,7 @@ import { createSloEvaluator } from '../measure/slo.js';
 import { decodeTps, e2eMs, tpotMs, ttfbMs, ttfoMs, ttftMs } from '../measure/request-timings.js';
 import { clientOverheadMs, completionTimeMs, promptTimeMs, queueTimeMs, totalTimeMs } from '../measure/server-timings.js';
 import { createTokenCounts, fillTokenCounts, isTokenMismatch, receivedTokens } from '../measure/token-counts.js';
+import { SlicedQueue } from '../util/sliced-queue.js';
 import { countTokens } from '../util/tokenizer.js';
 import type { TimeSeriesPoint } from '../report/run-summary.js';
 import type { Histogram } from './histogram.js';
@@ -28,8 +29,6 @@ import type { CollectorOptions, CollectorResult, ProgressSnapshot, RunCollector 
  * collector never becomes the bottleneck. Requests without usage are always counted (they need it).
  */
 export const TOKEN_CHECK_BUDGET_PER_S = 50_000;
-/** A deferred-check slice stops after this long, so it delays a read that arrives meanwhile by no more. */
-const CHECK_SLICE_MS = 0.25;
 /** Queued checks beyond this many are not done (counted as unchecked, like the sampled ones). */
 const MAX_QUEUED_CHECKS = 8192;
 
@@ -86,11 +85,6 @@ export function createRunCollector(options: CollectorOptions): RunCollector {
   let dropped = 0;
   let checkSecond = -1;
   let checkedTokens = 0;
-  // Records waiting for their mismatch check (a queue with a moving head: no shift() per item).
-  let checkQueue: RequestRecord[] = [];
-  let checkHead = 0;
-  let checkTimer: NodeJS.Timeout | null = null;
-
   /** The mismatch check of one record; the result goes where group.addOk would have put it. */
   const checkRecord = (record: RequestRecord): void => {
     const group = groups[record.groupIndex];
@@ -100,32 +94,8 @@ export function createRunCollector(options: CollectorOptions): RunCollector {
     if (mismatch > group.maxMismatch) group.maxMismatch = mismatch;
     if (isTokenMismatch(mismatch, reported)) group.mismatchedRequests++;
   };
-
-  /** Checks queued records for at most CHECK_SLICE_MS (all of them when `all`), then re-arms. */
-  const drainChecks = (all: boolean): void => {
-    checkTimer = null;
-    const untilMs = all ? Number.POSITIVE_INFINITY : performance.now() + CHECK_SLICE_MS;
-    while (checkHead < checkQueue.length) {
-      const record = checkQueue[checkHead] as RequestRecord;
-      checkQueue[checkHead] = undefined as unknown as RequestRecord;
-      checkHead++;
-      checkRecord(record);
-      if (performance.now() >= untilMs) break;
-    }
-    if (checkHead >= checkQueue.length) {
-      checkQueue = [];
-      checkHead = 0;
-    } else if (!all) {
-      scheduleChecks();
-    }
-  };
-  const onCheckTimer = (): void => drainChecks(false);
-  function scheduleChecks(): void {
-    if (checkTimer !== null) return;
-    checkTimer = setTimeout(onCheckTimer, 1);
-    // The queue is drained by finish() in any case: the timer must not keep a process alive.
-    checkTimer.unref();
-  }
+  // Records waiting for their mismatch check, checked in short slices between I/O.
+  const checks = new SlicedQueue<RequestRecord>(checkRecord);
 
   const secondOf = (atUs: number): number => Math.max(0, Math.floor((atUs - runStartUs) / 1_000_000));
   const totalInFlight = (): number => groups.reduce((sum, g) => sum + g.inFlight, 0);
@@ -148,13 +118,10 @@ export function createRunCollector(options: CollectorOptions): RunCollector {
       checkedTokens = 0;
     }
     const reported = record.usage?.completion_tokens ?? 0;
-    const check = checkedTokens + reported <= TOKEN_CHECK_BUDGET_PER_S && checkQueue.length - checkHead < MAX_QUEUED_CHECKS;
+    const check = checkedTokens + reported <= TOKEN_CHECK_BUDGET_PER_S && checks.size < MAX_QUEUED_CHECKS;
     // Never the tokenizer here when usage is present: the check is queued (see the file comment).
     fillTokenCounts(record, tokens, false);
-    if (check && record.usage !== null) {
-      checkQueue.push(record);
-      scheduleChecks();
-    }
+    if (check && record.usage !== null) checks.push(record);
     if (check || record.usage === null) checkedTokens += reported > 0 ? reported : tokens.output;
     values.inputTokens = tokens.input;
     values.outputTokens = tokens.output;
@@ -200,17 +167,17 @@ export function createRunCollector(options: CollectorOptions): RunCollector {
       if (record.warmup) return;
       const group = groups[record.groupIndex];
       if (!group) return;
-      const endUs = record.endUs === record.endUs ? record.endUs : record.intendedStartUs;
+      const endUs = record.endUs === record.endUs ? record.endUs : record.launchUs;
       const second = secondOf(endUs);
       const row = group.series.row(second, group.inFlight);
       if (group.inFlight > 0) group.inFlight--;
       ended++;
-      if (record.intendedStartUs < group.firstIntendedUs) group.firstIntendedUs = record.intendedStartUs;
+      if (record.launchUs < group.firstIntendedUs) group.firstIntendedUs = record.launchUs;
       if (endUs > group.lastEndUs) group.lastEndUs = endUs;
       row.completed++;
       const slot = ringSlot(second);
       ringEnded[slot] = (ringEnded[slot] as number) + 1;
-      if (record.sentUs === record.sentUs) group.record('schedule_lag_ms', record.sentUs - record.intendedStartUs);
+      if (record.sentUs === record.sentUs) group.record('schedule_lag_ms', record.sentUs - record.launchUs);
       if (record.errorClass === null) {
         fillValues(record, second);
         group.addOk(record, values);
@@ -271,8 +238,7 @@ export function createRunCollector(options: CollectorOptions): RunCollector {
     },
 
     finish(): CollectorResult {
-      if (checkTimer !== null) clearTimeout(checkTimer);
-      drainChecks(true);
+      checks.flush();
       const timeSeries: TimeSeriesPoint[] = [];
       for (const group of groups) timeSeries.push(...group.series.finish(group.inFlight));
       return { groups: groups.map((group) => group.summary()), timeSeries };

@@ -10,6 +10,7 @@ import { InferbenchError } from '../errors.js';
 import type { Clock } from '../util/clock.js';
 import { nowUs } from '../util/clock.js';
 import { createRng, hashString } from '../util/rng.js';
+import { SlicedQueue } from '../util/sliced-queue.js';
 import { countTokens } from '../util/tokenizer.js';
 import { createRequestRecord } from '../client/request-record.js';
 import type { RequestRecord } from '../client/request-record.js';
@@ -82,6 +83,8 @@ export async function runProfile(options: RunProfileOptions): Promise<RunResult>
     activeSchedules: new Set(),
     currentScenario: profile.scenarios[0]?.name ?? '',
     warmingGroups: 0,
+    finished: new SlicedQueue<RequestRecord>((record) => finishRecord(state, record)),
+    groupByIndex: groupsByIndex(profile.groups),
   };
   const onInterrupt = (): void => {
     state.interrupted = true;
@@ -111,6 +114,7 @@ export async function runProfile(options: RunProfileOptions): Promise<RunResult>
   } finally {
     clearInterval(ticker);
     options.interrupt.removeEventListener('abort', onInterrupt);
+    state.finished.flush();
   }
 
   const result = collector.finish(nowUs());
@@ -133,6 +137,9 @@ interface RunState {
   readonly deps: RunnerDeps;
   readonly collector: RunCollector;
   readonly monitor: HarnessMonitor;
+  /** Finished records waiting to be aggregated and handed to the sinks (flushed before the summary). */
+  readonly finished: SlicedQueue<RequestRecord>;
+  readonly groupByIndex: ResolvedGroup[];
   readonly headers: Readonly<Record<string, string>>;
   nextRecordId: number;
   interrupted: boolean;
@@ -218,15 +225,19 @@ async function runGroup(
     // One signal for every request of the phase; the client keeps one listener per signal (abort-fanout.ts).
     const abort = new AbortController();
     const inFlight = new InFlight();
+    // Closed loop: no schedule to be late against, so latencies start at the socket write (request-record.ts).
+    const startsAtSend = load.mode === 'concurrency';
     const launch = (intendedStartMs: number): Promise<void> => {
       const plan = workload.next(workloadIndex++);
-      const record = createRequestRecord(state.nextRecordId++, group.index, Math.round(intendedStartMs * 1000), warmup);
+      const record = createRequestRecord(state.nextRecordId++, group.index, Math.round(intendedStartMs * 1000), warmup, startsAtSend);
       record.expectedInputTokens = plan.expectedInputTokens;
       if (!warmup) state.collector.started(group.index, nowUs());
       inFlight.add();
       return client.send({ body: plan.body }, record, abort.signal).then(() => {
         inFlight.done();
-        finishRecord(state, record, group);
+        // Aggregated and written a moment later, between I/O: never in the burst of reads and relaunches
+        // that ends with this request's (util/sliced-queue.ts).
+        state.finished.push(record);
       });
     };
     const schedule = state.deps.startSchedule(
@@ -268,10 +279,18 @@ async function runGroup(
   await runPhase(false, scenario.load, { durationMs: scenario.durationMs, requests: scenario.requests });
 }
 
-function finishRecord(state: RunState, record: RequestRecord, group: ResolvedGroup): void {
+function groupsByIndex(groups: readonly ResolvedGroup[]): ResolvedGroup[] {
+  const byIndex: ResolvedGroup[] = [];
+  for (const group of groups) byIndex[group.index] = group;
+  return byIndex;
+}
+
+function finishRecord(state: RunState, record: RequestRecord): void {
+  const group = state.groupByIndex[record.groupIndex];
+  if (group === undefined) return;
   if (!record.warmup) {
     state.collector.completed(record);
-    if (Number.isFinite(record.sentUs)) state.monitor.recordScheduleLagUs(record.sentUs - record.intendedStartUs);
+    if (Number.isFinite(record.sentUs)) state.monitor.recordScheduleLagUs(record.sentUs - record.launchUs);
   }
   const sink = state.options.events?.onRecord;
   if (sink) safeCall(() => sink(record, group));

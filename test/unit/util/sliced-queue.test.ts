@@ -1,0 +1,51 @@
+/**
+ * SlicedQueue: items are handled later (never in the caller's turn), in order, in slices that stop after
+ * their time budget with I/O polled in between, one failing item does not strand the rest, and flush()
+ * handles everything at once.
+ */
+import { describe, expect, it } from 'vitest';
+import { SlicedQueue } from '../../../src/util/sliced-queue.js';
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('SlicedQueue', () => {
+  it('handles items later, in order, never in the turn they were pushed', async () => {
+    const handled: number[] = [];
+    const queue = new SlicedQueue<number>((item) => handled.push(item));
+    for (let i = 0; i < 5; i++) queue.push(i);
+    await Promise.resolve();
+    expect(handled).toEqual([]);
+    expect(queue.size).toBe(5);
+    await sleep(20);
+    expect(handled).toEqual([0, 1, 2, 3, 4]);
+    expect(queue.size).toBe(0);
+  });
+
+  it('stops a slice after its budget and lets other callbacks run before the next one', async () => {
+    const events: string[] = [];
+    const queue = new SlicedQueue<number>((item) => {
+      events.push(`item ${item}`);
+      // Queued during the first slice: it must run before the queue goes on.
+      if (item === 0) setImmediate(() => events.push('other'));
+      const untilMs = performance.now() + 1;
+      while (performance.now() < untilMs) {
+        // each item costs 1 ms, four times the slice
+      }
+    }, 0.25);
+    for (let i = 0; i < 3; i++) queue.push(i);
+    await sleep(40);
+    expect(events).toEqual(['item 0', 'other', 'item 1', 'item 2']);
+  });
+
+  it('flush() handles everything now; an item that throws does not strand the rest', () => {
+    const handled: number[] = [];
+    const queue = new SlicedQueue<number>((item) => {
+      if (item === 1) throw new Error('bad item');
+      handled.push(item);
+    });
+    for (let i = 0; i < 4; i++) queue.push(i);
+    queue.flush();
+    expect(handled).toEqual([0, 2, 3]);
+    expect(queue.size).toBe(0);
+  });
+});
