@@ -1,10 +1,12 @@
 /**
  * Closed loop (`mode: concurrency`): N workers, each starts a request, waits for it to end and starts the
- * next; the intended start is the moment of launch. With stages the number of workers follows the stage
+ * next; the launch is the moment it is handed to the client (its latencies start at the socket write,
+ * see client/request-record.ts), paced so that a burst of relaunches never holds the event loop. With stages the number of workers follows the stage
  * target over time (linear ramps interpolate, rounded to the nearest whole worker; step stages hold):
  * new workers start at once, surplus workers leave after their current request.
  */
 import type { LoadSpec } from '../profile/resolved-profile.js';
+import { LaunchPacer } from './launch-pacer.js';
 import { LaunchTracker } from './launch-tracker.js';
 import { createStageProfile } from './stage-profile.js';
 import type { ScheduleCallbacks, ScheduleDeps, ScheduleLimits, ScheduleRun } from './types.js';
@@ -13,8 +15,6 @@ type ConcurrencyLoad = Extract<LoadSpec, { mode: 'concurrency' }>;
 
 /** How often the worker count is re-evaluated while stages run. */
 const STAGE_TICK_MS = 50;
-/** A worker yields to the event loop after this many launches (see the worker loop). */
-const YIELD_EVERY_LAUNCHES = 64;
 
 export function startClosedLoop(
   load: ConcurrencyLoad,
@@ -36,12 +36,16 @@ export function startClosedLoop(
     timer = undefined;
   });
   const slotRunning: boolean[] = [];
+  // Every launch waits for a check-phase turn and launches share a time slice per turn (launch-pacer.ts).
+  // That also keeps requests that settle without I/O from relaunching in microtasks forever.
+  const pacer = new LaunchPacer(clock);
   let desired = 0;
 
   const worker = async (slot: number): Promise<void> => {
     slotRunning[slot] = true;
-    let launches = 0;
     while (!tracker.done && slot < desired) {
+      await pacer.permit();
+      if (tracker.done || slot >= desired) break;
       const nowMs = clock.nowMs();
       if (nowMs >= endMs || tracker.launched >= maxLaunches) {
         tracker.finish(false);
@@ -50,9 +54,6 @@ export function startClosedLoop(
       const settled = tracker.launch(nowMs);
       if (tracker.launched >= maxLaunches) tracker.finish(false);
       await settled;
-      // Requests that settle without I/O (a launch that fails at once) would otherwise relaunch in
-      // microtasks forever and starve the timers that end the schedule: yield to the event loop now and then.
-      if (++launches % YIELD_EVERY_LAUNCHES === 0) await new Promise<void>((resolve) => setImmediate(resolve));
     }
     slotRunning[slot] = false;
   };
