@@ -3,8 +3,8 @@
  * does. Target time = start + offset(i), kept on ONE re-armed timer. When the event loop is late, every due
  * arrival starts at once with its original intended time (never shifted), so client-side delay shows up
  * as schedule lag and in the latencies instead of being hidden. An arrival that finds max_concurrency
- * requests in flight is dropped and counted, never queued. Waits end on time through PreciseWake (timer
- * armed early, the last ~2 ms in setImmediate turns): a timer's own lateness would otherwise be added to
+ * requests in flight is dropped and counted, never queued. Waits end on time through PreciseWake (a
+ * thread sleeping until the target wakes the loop): a timer's own lateness would otherwise be added to
  * every latency measured from the intended start.
  */
 import type { LoadSpec } from '../profile/resolved-profile.js';

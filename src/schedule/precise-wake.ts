@@ -1,53 +1,81 @@
 /**
  * Waking up on time for the open loop: one re-armed wake-up that calls back at or just after an absolute
- * target time (monotonic ms). Node timers count whole milliseconds and fire after their delay, typically
- * 0.5-1.5 ms past a target; that lateness is added to every measured TTFT/E2E, because latencies run from
- * the intended start. So the timer is armed `leadMs` before the target and the rest of the wait is spent
- * in setImmediate turns (the event loop still polls I/O between turns) until the clock reaches the target.
- * The spin lasts at most about `leadMs` + 1 ms per wake-up, and all spinning together is held to
- * SPIN_BUDGET_SHARE of each second: at high arrival rates (arrivals closer than the lead) spinning would
- * otherwise take a core from the machine under test, so past the budget the wake-up falls back to a plain
- * timer and its lateness shows, honestly, as schedule lag. A clock that does not move between two turns
- * (the manual clock of unit tests) falls back to a plain timer instead of spinning, so tests stay
- * deterministic and idle.
+ * target time (monotonic ms). In open loop every latency runs from the scheduled arrival, so a late wake-up
+ * is added to every TTFT and E2E; Node timers fire 0.5-1.5 ms late (whole milliseconds, after the delay).
+ *
+ * On the real clock the process's wake thread (wake-thread.ts) is armed with the earliest pending target
+ * of all PreciseWakes: it sleeps in the kernel and wakes the event loop within tens of µs of the target,
+ * at no CPU cost while waiting. A plain timer, armed to fire a little after the target, backs it up (and
+ * keeps the process alive: the thread does not). Any other clock (tests' manual clock) uses timers only,
+ * re-checking the clock each time one fires.
  */
-import type { Clock } from '../util/clock.js';
+import { systemClock, type Clock } from '../util/clock.js';
+import { WakeThread } from './wake-thread.js';
 
-/** How far before the target the timer is armed (ms): covers a timer firing up to ~1.5 ms late. */
-export const WAKE_LEAD_MS = 2;
+/** The backup timer fires this long after the target (Node timers may fire up to ~1.5 ms late anyway). */
+export const BACKUP_TIMER_LAG_MS = 2;
 
-/** Share of wall time the spin may use, measured over windows of SPIN_WINDOW_MS. */
-export const SPIN_BUDGET_SHARE = 0.1;
-const SPIN_WINDOW_MS = 1000;
+let thread: WakeThread | null = null;
+/** PreciseWakes waiting for the thread. */
+const waitingOnThread = new Set<PreciseWake>();
+
+function armThread(): void {
+  let earliest: PreciseWake | null = null;
+  for (const wake of waitingOnThread) if (earliest === null || wake.targetMs < earliest.targetMs) earliest = wake;
+  if (earliest === null) {
+    thread?.disarm();
+    return;
+  }
+  thread ??= new WakeThread();
+  thread.arm(earliest.targetMs, onThreadWake);
+}
+
+function onThreadWake(): void {
+  const nowMs = performance.now();
+  for (const wake of [...waitingOnThread]) if (wake.targetMs <= nowMs) wake.dueNow();
+  if (waitingOnThread.size > 0) {
+    // Woken a hair before a target (the two threads' clock readings differ by a µs or so): look again
+    // next turn rather than sleep a whole timer.
+    let earliestMs = Number.POSITIVE_INFINITY;
+    for (const wake of waitingOnThread) earliestMs = Math.min(earliestMs, wake.targetMs);
+    if (earliestMs - nowMs < 0.05) setImmediate(onThreadWake);
+    else armThread();
+  }
+}
 
 export class PreciseWake {
   readonly #clock: Clock;
-  readonly #leadMs: number;
   readonly #onWake: () => void;
+  readonly #useThread: boolean;
   #timer: NodeJS.Timeout | undefined;
   #immediate: NodeJS.Immediate | undefined;
-  #targetMs = 0;
-  /** Clock reading at the previous spin turn (NaN: not spinning). */
-  #lastSpinMs = Number.NaN;
-  /** When the current spin began (NaN: not spinning), and the spin time spent in the current window. */
-  #spinStartMs = Number.NaN;
-  #windowStartMs = Number.NaN;
-  #windowSpinMs = 0;
+  /** The pending target (monotonic ms); meaningful while a wake-up is pending. */
+  targetMs = 0;
 
-  /** `onWake` runs once per `wakeAt`, when clock.nowMs() >= the target (or on a timer, see above). */
-  constructor(clock: Clock, onWake: () => void, leadMs = WAKE_LEAD_MS) {
+  /** `onWake` runs once per `wakeAt`, when clock.nowMs() >= the target. */
+  constructor(clock: Clock, onWake: () => void) {
     this.#clock = clock;
     this.#onWake = onWake;
-    this.#leadMs = leadMs;
+    this.#useThread = clock === systemClock;
   }
 
   /** Calls `onWake` at or just after `targetMs`; replaces any pending wake-up. Never calls it synchronously. */
   wakeAt(targetMs: number): void {
     this.cancel();
-    this.#targetMs = targetMs;
+    this.targetMs = targetMs;
+    const remainingMs = targetMs - this.#clock.nowMs();
     // Already due: still one turn away, so the caller's loop is never re-entered.
-    if (targetMs <= this.#clock.nowMs()) this.#immediate = setImmediate(this.#onImmediate);
-    else this.#arm();
+    if (remainingMs <= 0) {
+      this.#immediate = setImmediate(this.#onTimerOrImmediate);
+      return;
+    }
+    if (this.#useThread) {
+      waitingOnThread.add(this);
+      armThread();
+      this.#timer = setTimeout(this.#onTimerOrImmediate, Math.ceil(remainingMs + BACKUP_TIMER_LAG_MS));
+    } else {
+      this.#timer = setTimeout(this.#onTimerOrImmediate, Math.max(1, Math.ceil(remainingMs)));
+    }
   }
 
   cancel(): void {
@@ -55,63 +83,33 @@ export class PreciseWake {
     if (this.#immediate !== undefined) clearImmediate(this.#immediate);
     this.#timer = undefined;
     this.#immediate = undefined;
-    this.#lastSpinMs = Number.NaN;
-    this.#endSpin();
+    if (waitingOnThread.delete(this)) armThread();
   }
 
-  #arm(): void {
-    const nowMs = this.#clock.nowMs();
-    const remainingMs = this.#targetMs - nowMs;
+  /** The wake thread found this target due. */
+  dueNow(): void {
+    waitingOnThread.delete(this);
+    this.#fire();
+  }
+
+  #fire(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    if (this.#immediate !== undefined) clearImmediate(this.#immediate);
+    this.#timer = undefined;
+    this.#immediate = undefined;
+    waitingOnThread.delete(this);
+    this.#onWake();
+  }
+
+  readonly #onTimerOrImmediate = (): void => {
+    this.#timer = undefined;
+    this.#immediate = undefined;
+    const remainingMs = this.targetMs - this.#clock.nowMs();
     if (remainingMs <= 0) {
       this.#fire();
       return;
     }
-    const timerMs = Math.floor(remainingMs - this.#leadMs);
-    if (timerMs >= 1) {
-      this.#lastSpinMs = Number.NaN;
-      this.#timer = setTimeout(this.#onTimer, timerMs);
-    } else if (nowMs === this.#lastSpinMs || !this.#maySpin(nowMs)) {
-      // The clock stood still for a whole turn (not a real clock), or the spin budget is spent: wait on a
-      // timer and re-check on wake-up.
-      this.#lastSpinMs = Number.NaN;
-      this.#endSpin();
-      this.#timer = setTimeout(this.#onTimer, Math.max(1, Math.ceil(remainingMs)));
-    } else {
-      if (Number.isNaN(this.#spinStartMs)) this.#spinStartMs = nowMs;
-      this.#lastSpinMs = nowMs;
-      this.#immediate = setImmediate(this.#onImmediate);
-    }
-  }
-
-  /** True while spinning stays within SPIN_BUDGET_SHARE of the current window. */
-  #maySpin(nowMs: number): boolean {
-    if (Number.isNaN(this.#windowStartMs) || nowMs - this.#windowStartMs >= SPIN_WINDOW_MS) {
-      this.#windowStartMs = nowMs;
-      this.#windowSpinMs = 0;
-    }
-    const spinningMs = Number.isNaN(this.#spinStartMs) ? 0 : nowMs - this.#spinStartMs;
-    return this.#windowSpinMs + spinningMs < SPIN_BUDGET_SHARE * SPIN_WINDOW_MS;
-  }
-
-  #endSpin(): void {
-    if (Number.isNaN(this.#spinStartMs)) return;
-    this.#windowSpinMs += this.#clock.nowMs() - this.#spinStartMs;
-    this.#spinStartMs = Number.NaN;
-  }
-
-  #fire(): void {
-    this.#lastSpinMs = Number.NaN;
-    this.#endSpin();
-    this.#onWake();
-  }
-
-  readonly #onTimer = (): void => {
-    this.#timer = undefined;
-    this.#arm();
-  };
-
-  readonly #onImmediate = (): void => {
-    this.#immediate = undefined;
-    this.#arm();
+    // Not there yet (a manual clock that has not been moved far enough): look again later.
+    this.#timer = setTimeout(this.#onTimerOrImmediate, Math.max(1, Math.ceil(remainingMs)));
   };
 }

@@ -1,11 +1,13 @@
 /**
  * PreciseWake, the open loop's wake-up: never before the target on a real clock, one callback per
- * wakeAt, cancel() silences it, an already-due target waits one turn (no re-entry), and a clock that
- * stands still (the manual clock of tests) waits on timers instead of spinning. How close to the target
- * it wakes is measured by the accuracy benchmark, not here (shared, loaded machines).
+ * wakeAt, cancel() silences it, an already-due target waits one turn (no re-entry), a manual clock waits
+ * on timers, several wake-ups share the one wake thread, waiting costs no CPU, and the thread never keeps
+ * a process from exiting. How close to the target it wakes is measured by the accuracy benchmark, not
+ * here (shared, loaded machines).
  */
 import { describe, expect, it } from 'vitest';
-import { PreciseWake, WAKE_LEAD_MS } from '../../../src/schedule/precise-wake.js';
+import { spawnSync } from 'node:child_process';
+import { PreciseWake } from '../../../src/schedule/precise-wake.js';
 import { type Clock, ManualClock, systemClock } from '../../../src/util/clock.js';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -66,42 +68,42 @@ describe('PreciseWake', () => {
     expect(calls).toBe(1);
   });
 
-  it('a clock that stands still waits on timers (no spin) and wakes once it reaches the target', async () => {
+  it('a manual clock waits on timers (it is read rarely) and wakes once it reaches the target', async () => {
     const { clock, reads } = countingClock(1000);
     let calls = 0;
     const wake = new PreciseWake(clock, () => calls++);
-    wake.wakeAt(1000 + WAKE_LEAD_MS / 2); // inside the spin window from the start
+    wake.wakeAt(1001);
     await sleep(100);
     expect(calls).toBe(0);
-    // A spin would read the clock tens of thousands of times in 100 ms; a 1 ms timer plus one setImmediate
-    // turn per wake-up (to see that the clock stood still) reads it about 200 times.
-    expect(reads()).toBeLessThan(1000);
+    // One reading per 1 ms timer at most: a spin would read it tens of thousands of times in 100 ms.
+    expect(reads()).toBeLessThan(200);
     clock.advance(5);
     await sleep(30);
     expect(calls).toBe(1);
     wake.cancel();
   });
 
-  it('lets I/O and other callbacks run while it spins', async () => {
-    // A clock that moves 0.001 ms per reading: the wait is spent in setImmediate turns.
-    let nowMs = 0;
-    const clock: Clock = { nowMs: () => (nowMs += 0.001), wallMs: () => 0 };
-    let otherTurns = 0;
-    let woke = false;
-    const wake = new PreciseWake(clock, () => (woke = true));
-    wake.wakeAt(1.5);
-    const other = (): void => {
-      otherTurns++;
-      if (!woke) setImmediate(other);
-    };
-    setImmediate(other);
-    while (!woke) await new Promise((resolve) => setImmediate(resolve));
-    expect(otherTurns).toBeGreaterThan(100);
+  it('wakes several PreciseWakes, each at or after its own target, in target order', async () => {
+    const order: string[] = [];
+    const startMs = systemClock.nowMs();
+    const targets = { a: startMs + 12, b: startMs + 4, c: startMs + 8 };
+    const late: number[] = [];
+    const wakes = Object.entries(targets).map(([name, targetMs]) => {
+      const wake = new PreciseWake(systemClock, () => {
+        order.push(name);
+        late.push(systemClock.nowMs() - targetMs);
+      });
+      wake.wakeAt(targetMs);
+      return wake;
+    });
+    await sleep(60);
+    expect(order).toEqual(['b', 'c', 'a']);
+    for (const value of late) expect(value).toBeGreaterThanOrEqual(0);
+    for (const wake of wakes) wake.cancel();
   });
 
-  it('holds its spinning to a budget when arrivals are closer than the lead (no core taken from the target)', async () => {
-    // Arrivals 1.4 ms apart are always inside the 2 ms lead: without the budget every moment is a spin
-    // turn and the process burns a whole core. With it, spinning is SPIN_BUDGET_SHARE of the time.
+  it('costs no CPU while it waits, even with wake-ups under 2 ms apart', async () => {
+    // Waiting is the wake thread's futex sleep: a spin would use a whole core here.
     let wakes = 0;
     const wake = new PreciseWake(systemClock, () => {
       wakes++;
@@ -114,7 +116,28 @@ describe('PreciseWake', () => {
     wake.cancel();
     const cpu = process.cpuUsage(cpuBefore);
     const cpuShare = (cpu.user + cpu.system) / 1000 / (systemClock.nowMs() - wallStartMs);
-    expect(wakes).toBeGreaterThan(50);
-    expect(cpuShare).toBeLessThan(0.6);
+    expect(wakes).toBeGreaterThan(100);
+    expect(cpuShare).toBeLessThan(0.5);
+  });
+
+  it('never keeps a process from exiting (the thread is not waited for)', () => {
+    // The built module (npm test builds first): a child process cannot load the TypeScript sources.
+    const moduleUrl = new URL('../../../dist/schedule/precise-wake.js', import.meta.url).href;
+    const clockUrl = new URL('../../../dist/util/clock.js', import.meta.url).href;
+    // A child that uses a PreciseWake a few times and then has nothing left to do must exit at once.
+    const script = `
+      const { PreciseWake } = await import(${JSON.stringify(moduleUrl)});
+      const { systemClock } = await import(${JSON.stringify(clockUrl)});
+      let n = 0;
+      const wake = new PreciseWake(systemClock, () => { if (++n < 5) wake.wakeAt(systemClock.nowMs() + 2); else console.log('woke', n); });
+      wake.wakeAt(systemClock.nowMs() + 2);
+    `;
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    expect(child.error).toBeUndefined();
+    expect(child.stdout.trim()).toBe('woke 5');
+    expect(child.status).toBe(0);
   });
 });
