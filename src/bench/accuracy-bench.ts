@@ -5,10 +5,11 @@
  * reports (summary medians, from the HDR histograms) with what the server really did (its own write
  * times), checks token counts are exact and time_info passes through exactly.
  *
- * The server runs in a worker thread: its own event loop, as a real server would have, so the client's
- * work does not delay the server's writes and the server's timers do not delay the client's reads.
+ * The server runs in a child process, as a real server would: the client's work does not delay the
+ * server's writes and the server's timers do not delay the client's reads; they share only the machine.
  */
-import { Worker } from 'node:worker_threads';
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import { resolveProfileText } from '../profile/load-profile.js';
 import { runProfile } from '../runner/run-profile.js';
@@ -47,47 +48,38 @@ interface ServerStats {
   readonly maxActive: number;
 }
 
-/** The known-timing server in a worker thread, driven by messages. */
-class ServerWorker {
-  readonly #worker: Worker;
-  #pending: ((value: unknown) => void) | null = null;
+/** The known-timing server in a child process (known-timing-child.ts), driven by IPC messages. */
+class ServerProcess {
+  readonly #child: ChildProcess;
+  #pending: { resolve: (value: unknown) => void; reject: (error: Error) => void } | null = null;
+  #exited: Error | null = null;
 
   constructor() {
-    const moduleUrl = new URL('./known-timing-server.js', import.meta.url).href;
-    const source = `
-      const { parentPort, workerData } = require('node:worker_threads');
-      import(workerData.moduleUrl).then(async ({ startKnownTimingServer }) => {
-        const server = await startKnownTimingServer(workerData.options);
-        parentPort.postMessage({ url: server.url });
-        parentPort.on('message', async (message) => {
-          if (message === 'stats') {
-            const s = server.stats;
-            parentPort.postMessage({ ttftMs: s.ttftMs, itlMs: s.itlMs, e2eMs: s.e2eMs, lateMs: s.lateMs, completed: s.completed, maxActive: s.maxActive });
-          } else if (message === 'reset') {
-            server.stats.reset();
-            parentPort.postMessage('ok');
-          } else if (message === 'close') {
-            await server.close();
-            parentPort.postMessage('closed');
-          }
-        });
-      });`;
-    this.#worker = new Worker(source, {
-      eval: true,
-      workerData: { moduleUrl, options: { ttftMs: TTFT_MS, itlMs: ITL_MS, tokens: TOKENS, timeInfo: TIME_INFO, model: 'known-timing' } },
-    });
-    this.#worker.on('message', (message: unknown) => {
+    const options = { ttftMs: TTFT_MS, itlMs: ITL_MS, tokens: TOKENS, timeInfo: TIME_INFO, model: 'known-timing' };
+    this.#child = fork(fileURLToPath(new URL('./known-timing-child.js', import.meta.url)), [JSON.stringify(options)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    this.#child.on('message', (message: unknown) => {
       const pending = this.#pending;
       this.#pending = null;
-      pending?.(message);
+      pending?.resolve(message);
     });
+    const fail = (error: Error): void => {
+      this.#exited = error;
+      const pending = this.#pending;
+      this.#pending = null;
+      pending?.reject(error);
+    };
+    this.#child.on('error', fail);
+    this.#child.on('exit', (code) => fail(new Error(`the known-timing server exited (code ${code})`)));
   }
 
   #next(send?: string): Promise<unknown> {
     return new Promise((resolve, reject) => {
-      this.#pending = resolve;
-      this.#worker.once('error', reject);
-      if (send) this.#worker.postMessage(send);
+      if (this.#exited !== null) {
+        reject(this.#exited);
+        return;
+      }
+      this.#pending = { resolve, reject };
+      if (send) this.#child.send(send);
     });
   }
 
@@ -104,8 +96,10 @@ class ServerWorker {
   }
 
   async close(): Promise<void> {
-    await this.#next('close');
-    await this.#worker.terminate();
+    if (this.#exited !== null) return;
+    const exited = new Promise<void>((resolve) => this.#child.once('exit', () => resolve()));
+    this.#child.send('close');
+    await exited;
   }
 }
 
@@ -142,7 +136,7 @@ interface PassThroughCheck {
   failed: number;
 }
 
-async function runLevel(server: ServerWorker, url: string, level: Level, ctx: BenchContext) {
+async function runLevel(server: ServerProcess, url: string, level: Level, ctx: BenchContext) {
   const { requests, warmup } = level;
   // Warmup inside the run opens the pool's connections and warms the JIT. Every warmup request ends
   // before the first measured one starts, so the server's first `warmup` answers (and their
@@ -181,7 +175,7 @@ async function runLevel(server: ServerWorker, url: string, level: Level, ctx: Be
 
 function checkRecord(record: RequestRecord, check: PassThroughCheck): void {
   check.requests++;
-  check.sendLagMs.push((record.sentUs - record.intendedStartUs) / 1000);
+  check.sendLagMs.push((record.sentUs - record.launchUs) / 1000);
   check.sentToHeadersMs.push((record.headersUs - record.sentUs) / 1000);
   if (record.errorClass !== null) {
     check.failed++;
@@ -193,7 +187,7 @@ function checkRecord(record: RequestRecord, check: PassThroughCheck): void {
 }
 
 async function runAccuracy(ctx: BenchContext): Promise<BenchOutcome> {
-  const server = new ServerWorker();
+  const server = new ServerProcess();
   const url = await server.url();
   const levels = [];
   try {

@@ -5,14 +5,23 @@
  * really did (write times per stream, lateness against the schedule), so a benchmark can compare the
  * client's numbers with the truth rather than with the nominal plan.
  *
+ * A yardstick must not under-report, so it speaks HTTP/1.1 itself on node:net rather than through
+ * node:http: a request counts as arrived when the server's event loop began handling the batch of reads
+ * it came in (util/arrival-clock.ts), and everything after that (parsing, answering) is cheap enough that
+ * 256 requests arriving together are not kept waiting behind one another's HTTP machinery, time that
+ * would otherwise be missing from "what the server did" and blamed on the client.
+ *
  * Precision: each stream has ONE timer chain whose deadlines are absolute (arrival + T + k*I), so
  * lateness never accumulates; a late wake-up writes every token already due in one corked write (the
- * same TCP segment, as a real server catching up would). Chunks are prebuilt Buffers: a write costs no
- * JSON work. Sockets have Nagle off.
+ * same TCP segment, as a real server catching up would). Chunks are prebuilt Buffers (HTTP chunked
+ * framing included): a write costs no JSON work. Sockets have Nagle off.
+ *
+ * HTTP it understands: one request at a time per connection (keep-alive, as undici sends them), bodies
+ * with content-length, `connection: close`. Anything else gets a 400 and the connection is closed.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import type { TimeInfo, Usage } from '../protocol/chat.js';
+import { arrivalUs } from '../util/arrival-clock.js';
 
 /** How the server answers. */
 export interface KnownTimingOptions {
@@ -101,8 +110,58 @@ function createStats(): KnownTimingStats {
   return stats;
 }
 
-function sse(payload: unknown): Buffer {
-  return Buffer.from(`data: ${JSON.stringify(payload)}\n\n`, 'utf8');
+/** One SSE event as one HTTP chunk of a chunked response. */
+function sseChunk(payload: string): Buffer {
+  const event = Buffer.from(`data: ${payload}\n\n`, 'utf8');
+  return Buffer.concat([Buffer.from(`${event.length.toString(16)}\r\n`, 'latin1'), event, Buffer.from('\r\n', 'latin1')]);
+}
+
+const LAST_CHUNK = Buffer.from('0\r\n\r\n', 'latin1');
+/** A request head larger than this is refused (the client under test sends a few hundred bytes). */
+const MAX_HEAD_BYTES = 64 * 1024;
+const MAX_BODY_BYTES = 16 * 1024 * 1024;
+
+function responseHead(status: string, headers: Record<string, string>, keepAlive: boolean): Buffer {
+  let head = `HTTP/1.1 ${status}\r\n`;
+  for (const [name, value] of Object.entries(headers)) head += `${name}: ${value}\r\n`;
+  head += `connection: ${keepAlive ? 'keep-alive' : 'close'}\r\n\r\n`;
+  return Buffer.from(head, 'latin1');
+}
+
+/** The parts of a request head the server acts on. */
+interface RequestHead {
+  readonly method: string;
+  readonly path: string;
+  readonly contentLength: number;
+  readonly keepAlive: boolean;
+}
+
+/** Parses a request head (without the blank line); null when it is not HTTP/1.x it can serve. */
+function parseHead(text: string): RequestHead | null {
+  const lines = text.split('\r\n');
+  const [method, path, version] = (lines[0] ?? '').split(' ');
+  if (method === undefined || path === undefined || (version !== 'HTTP/1.1' && version !== 'HTTP/1.0')) return null;
+  let contentLength = 0;
+  let keepAlive = version === 'HTTP/1.1';
+  for (let i = 1; i < lines.length; i++) {
+    const line = lines[i] as string;
+    const colon = line.indexOf(':');
+    if (colon <= 0) return null;
+    const name = line.slice(0, colon).trim().toLowerCase();
+    const value = line.slice(colon + 1).trim();
+    if (name === 'content-length') {
+      if (!/^\d+$/.test(value)) return null;
+      contentLength = Number(value);
+    } else if (name === 'transfer-encoding') {
+      return null;
+    } else if (name === 'connection') {
+      const tokens = value.toLowerCase();
+      if (tokens.includes('close')) keepAlive = false;
+      else if (tokens.includes('keep-alive')) keepAlive = true;
+    }
+  }
+  if (contentLength > MAX_BODY_BYTES) return null;
+  return { method, path, contentLength, keepAlive };
 }
 
 /** Starts the server on 127.0.0.1, port 0 unless told otherwise. */
@@ -122,12 +181,12 @@ export async function startKnownTimingServer(options: KnownTimingOptions): Promi
     created: 1_767_225_600.5,
   };
   const base = { id: 'chatcmpl-known', object: 'chat.completion.chunk', created: 1_767_225_600, model, system_fingerprint: 'fp_known' };
-  const roleChunk = sse({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] });
-  const tokenChunk = sse({ ...base, choices: [{ index: 0, delta: { content: tokenText }, finish_reason: null }] });
+  const roleChunk = sseChunk(JSON.stringify({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] }));
+  const tokenChunk = sseChunk(JSON.stringify({ ...base, choices: [{ index: 0, delta: { content: tokenText }, finish_reason: null }] }));
   const finalPayload: Record<string, unknown> = { ...base, choices: [{ index: 0, delta: {}, finish_reason: 'length' }], time_info: timeInfo };
   if (options.usage ?? true) finalPayload['usage'] = usage;
-  const finalChunk = sse(finalPayload);
-  const doneChunk = Buffer.from('data: [DONE]\n\n', 'utf8');
+  const finalChunk = sseChunk(JSON.stringify(finalPayload));
+  const doneChunk = sseChunk('[DONE]');
   const completionBody = Buffer.from(
     JSON.stringify({
       id: 'chatcmpl-known',
@@ -142,43 +201,76 @@ export async function startKnownTimingServer(options: KnownTimingOptions): Promi
     'utf8',
   );
   const modelsBody = Buffer.from(JSON.stringify({ object: 'list', data: [{ id: model, object: 'model', created: base.created, owned_by: 'inferbench' }] }));
+  const notFoundBody = Buffer.from('{"message":"not found","type":"not_found_error","param":null,"code":"not_found"}');
+  const badRequestBody = Buffer.from('{"message":"the known-timing server could not read this request","type":"invalid_request_error","param":null,"code":"bad_request"}');
+  const streamHead = (keepAlive: boolean): Buffer =>
+    responseHead('200 OK', { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'transfer-encoding': 'chunked' }, keepAlive);
+  const streamHeads = { keepAlive: streamHead(true), close: streamHead(false) };
 
   const stats = createStats();
-  const timers = new Set<NodeJS.Timeout>();
   const sockets = new Set<Socket>();
 
-  /** Counts one answer as ended, once, whether written to the end or cut by the client. */
-  const settle = (res: ServerResponse & { knownTimingSettled?: boolean }, completed: boolean): void => {
-    if (res.knownTimingSettled === true) return;
-    res.knownTimingSettled = true;
-    stats.active -= 1;
-    if (completed) stats.completed += 1;
+  /** Writes a whole response with a body; closes the connection after it unless kept alive. */
+  const sendWhole = (socket: Socket, status: string, body: Buffer, keepAlive: boolean): void => {
+    socket.cork();
+    socket.write(responseHead(status, { 'content-type': 'application/json', 'content-length': String(body.length) }, keepAlive));
+    socket.write(body);
+    socket.uncork();
+    if (!keepAlive) socket.end();
   };
 
-  const streamAnswer = (res: ServerResponse, arrivedMs: number): void => {
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-    if (options.roleChunk ?? true) res.write(roleChunk);
-    else res.flushHeaders();
+  /** Answers one chat request; `onDone` runs when the answer is written (or the socket went away). */
+  const answerChat = (socket: Socket, arrivedMs: number, stream: boolean, keepAlive: boolean, onDone: () => void): void => {
+    stats.requests += 1;
+    stats.active += 1;
+    if (stats.active > stats.maxActive) stats.maxActive = stats.active;
+    let timer: NodeJS.Timeout | null = null;
+    let ended = false;
+    const finish = (completed: boolean): void => {
+      if (ended) return;
+      ended = true;
+      socket.off('close', onClose);
+      stats.active -= 1;
+      if (completed) stats.completed += 1;
+      if (timer !== null) clearTimeout(timer);
+      timer = null;
+      if (completed && !keepAlive) socket.end();
+      onDone();
+    };
+    const onClose = (): void => finish(false);
+    socket.on('close', onClose);
+
+    if (!stream) {
+      const doneAtMs = arrivedMs + ttftMs + (tokens - 1) * itlMs;
+      timer = setTimeout(() => {
+        timer = null;
+        if (socket.destroyed) return;
+        const nowMs = performance.now();
+        sendWhole(socket, '200 OK', completionBody, true);
+        if (recordTimings) {
+          stats.ttftMs.push(nowMs - arrivedMs);
+          stats.e2eMs.push(nowMs - arrivedMs);
+          stats.lateMs.push(nowMs - doneAtMs);
+        }
+        finish(true);
+      }, Math.max(0, doneAtMs - performance.now()));
+      return;
+    }
+
+    socket.cork();
+    socket.write(keepAlive ? streamHeads.keepAlive : streamHeads.close);
+    if (options.roleChunk ?? true) socket.write(roleChunk);
+    socket.uncork();
     let next = 0;
     let previousWriteMs = Number.NaN;
-    let timer: NodeJS.Timeout | null = null;
     const dueMs = (k: number): number => arrivedMs + ttftMs + k * itlMs;
-    const stop = (): void => {
-      if (timer !== null) {
-        clearTimeout(timer);
-        timers.delete(timer);
-        timer = null;
-      }
-    };
-    res.on('close', stop);
     const tick = (): void => {
-      if (timer !== null) timers.delete(timer);
       timer = null;
-      if (res.destroyed) return;
+      if (socket.destroyed) return;
       const nowMs = performance.now();
-      res.cork();
+      socket.cork();
       while (next < tokens && dueMs(next) <= nowMs + EARLY_SLACK_MS) {
-        res.write(tokenChunk);
+        socket.write(tokenChunk);
         if (recordTimings) {
           if (next === 0) stats.ttftMs.push(nowMs - arrivedMs);
           else stats.itlMs.push(nowMs - previousWriteMs);
@@ -188,76 +280,84 @@ export async function startKnownTimingServer(options: KnownTimingOptions): Promi
         next += 1;
       }
       if (next >= tokens) {
-        res.write(finalChunk);
-        if (options.doneMarker ?? false) res.write(doneChunk);
-        res.end();
-        res.uncork();
-        settle(res, true);
+        socket.write(finalChunk);
+        if (options.doneMarker ?? false) socket.write(doneChunk);
+        socket.write(LAST_CHUNK);
+        socket.uncork();
         if (recordTimings) stats.e2eMs.push(nowMs - arrivedMs);
+        finish(true);
         return;
       }
-      res.uncork();
+      socket.uncork();
       timer = setTimeout(tick, Math.max(0, dueMs(next) - performance.now()));
-      timers.add(timer);
     };
     tick();
   };
 
-  const wholeAnswer = (res: ServerResponse, arrivedMs: number): void => {
-    const doneAtMs = arrivedMs + ttftMs + (tokens - 1) * itlMs;
-    const timer = setTimeout(() => {
-      timers.delete(timer);
-      if (res.destroyed) return;
-      const nowMs = performance.now();
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(completionBody.length) });
-      res.end(completionBody);
-      settle(res, true);
-      if (recordTimings) {
-        stats.ttftMs.push(nowMs - arrivedMs);
-        stats.e2eMs.push(nowMs - arrivedMs);
-        stats.lateMs.push(nowMs - doneAtMs);
-      }
-    }, Math.max(0, doneAtMs - performance.now()));
-    timers.add(timer);
-  };
-
-  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
-    const arrivedMs = performance.now();
-    if (req.method === 'GET' && req.url?.startsWith('/v1/models') === true) {
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(modelsBody.length) });
-      res.end(modelsBody);
-      return;
-    }
-    if (req.method !== 'POST' || req.url?.startsWith('/v1/chat/completions') !== true) {
-      res.writeHead(404, { 'content-type': 'application/json' });
-      res.end('{"message":"not found","type":"not_found_error","param":null,"code":"not_found"}');
-      return;
-    }
-    stats.requests += 1;
-    const parts: Buffer[] = [];
-    req.on('data', (part: Buffer) => parts.push(part));
-    req.on('end', () => {
-      // `stream` decides the answer's shape; a body that is not JSON (msgpack, gzip) is answered as a stream.
-      let stream = true;
-      try {
-        const body: unknown = JSON.parse(Buffer.concat(parts).toString('utf8'));
-        if (typeof body === 'object' && body !== null && (body as { stream?: unknown }).stream !== true) stream = false;
-      } catch {
-        stream = true;
-      }
-      stats.active += 1;
-      if (stats.active > stats.maxActive) stats.maxActive = stats.active;
-      res.on('close', () => settle(res, false));
-      if (stream) streamAnswer(res, arrivedMs);
-      else wholeAnswer(res, arrivedMs);
-    });
-  };
-
-  const server = createServer({ noDelay: true, keepAliveTimeout: 120_000, requestTimeout: 0, headersTimeout: 60_000 }, onRequest);
-  server.on('connection', (socket) => {
+  const onConnection = (socket: Socket): void => {
+    socket.setNoDelay(true);
     sockets.add(socket);
+    let buffered: Buffer = Buffer.alloc(0);
+    /** Arrival of the request being read, stamped when its first bytes came. */
+    let arrivedMs = Number.NaN;
+    /** An answer is being written: the next request waits (no pipelining). */
+    let busy = false;
+
+    const serveBuffered = (): void => {
+      while (!busy && buffered.length > 0 && !socket.destroyed) {
+        const headEnd = buffered.indexOf('\r\n\r\n');
+        if (headEnd < 0) {
+          if (buffered.length > MAX_HEAD_BYTES) sendWhole(socket, '400 Bad Request', badRequestBody, false);
+          return;
+        }
+        const head = parseHead(buffered.subarray(0, headEnd).toString('latin1'));
+        if (head === null) {
+          buffered = Buffer.alloc(0);
+          sendWhole(socket, '400 Bad Request', badRequestBody, false);
+          return;
+        }
+        const bodyStart = headEnd + 4;
+        if (buffered.length < bodyStart + head.contentLength) return;
+        const body = buffered.subarray(bodyStart, bodyStart + head.contentLength);
+        buffered = buffered.subarray(bodyStart + head.contentLength);
+        const requestArrivedMs = arrivedMs;
+        arrivedMs = buffered.length > 0 ? arrivalUs() / 1000 : Number.NaN;
+        if (head.method === 'GET' && head.path.startsWith('/v1/models')) {
+          sendWhole(socket, '200 OK', modelsBody, head.keepAlive);
+          continue;
+        }
+        if (head.method !== 'POST' || !head.path.startsWith('/v1/chat/completions')) {
+          sendWhole(socket, '404 Not Found', notFoundBody, head.keepAlive);
+          continue;
+        }
+        // `stream` decides the answer's shape; a body that is not JSON (msgpack, gzip) is answered as a stream.
+        let stream = true;
+        try {
+          const parsed: unknown = JSON.parse(body.toString('utf8'));
+          if (typeof parsed === 'object' && parsed !== null && (parsed as { stream?: unknown }).stream !== true) stream = false;
+        } catch {
+          stream = true;
+        }
+        busy = true;
+        answerChat(socket, requestArrivedMs, stream, head.keepAlive, () => {
+          busy = false;
+          if (head.keepAlive) setImmediate(serveBuffered);
+        });
+      }
+    };
+
+    socket.on('data', (data: Buffer) => {
+      // Arrived when this poll batch began, not when the loop got round to this socket: requests that
+      // come together would otherwise have the server's own intake left out of what it really did.
+      if (buffered.length === 0) arrivedMs = arrivalUs() / 1000;
+      buffered = buffered.length === 0 ? data : Buffer.concat([buffered, data]);
+      serveBuffered();
+    });
+    socket.on('error', () => socket.destroy());
     socket.on('close', () => sockets.delete(socket));
-  });
+  };
+
+  const server = createServer({ noDelay: true }, onConnection);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0, backlog: 2048 }, () => {
@@ -273,8 +373,6 @@ export async function startKnownTimingServer(options: KnownTimingOptions): Promi
     usage,
     timeInfo,
     close: async () => {
-      for (const timer of timers) clearTimeout(timer);
-      timers.clear();
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

@@ -3,6 +3,7 @@
  * server really did (generous tolerance here; the precise figures are the accuracy benchmark's job),
  * token counts are exact and time_info passes through exactly.
  */
+import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startKnownTimingServer, type KnownTimingServer } from '../../../src/bench/known-timing-server.js';
 import { createInferenceClient } from '../../../src/client/inference-client.js';
@@ -98,5 +99,60 @@ describe('known-timing server and client', () => {
     expect(record?.usage?.completion_tokens).toBe(5);
     expect(((record?.firstTokenUs ?? 0) - (record?.sentUs ?? 0)) / 1000).toBeGreaterThanOrEqual(59);
     expect(await client.listModels()).toEqual(['known-timing']);
+  });
+
+  it('speaks plain HTTP/1.1: keep-alive, connection: close, 404, and a 400 that closes for what it cannot read', async () => {
+    server = await startKnownTimingServer({ ttftMs: 1, itlMs: 1, tokens: 2 });
+    const { port } = new URL(server.url);
+    /** Writes `request` on a fresh socket and collects everything until the server closes it or `until` matches. */
+    const exchange = (request: string, until: RegExp | null = null): Promise<{ text: string; closed: boolean }> =>
+      new Promise((resolve, reject) => {
+        const socket = connect(Number(port), '127.0.0.1');
+        let text = '';
+        const timer = setTimeout(() => {
+          socket.destroy();
+          resolve({ text, closed: false });
+        }, 2_000);
+        socket.on('data', (data) => {
+          text += data.toString('utf8');
+          if (until?.test(text)) {
+            clearTimeout(timer);
+            socket.destroy();
+            resolve({ text, closed: false });
+          }
+        });
+        socket.on('close', () => {
+          clearTimeout(timer);
+          resolve({ text, closed: true });
+        });
+        socket.on('error', reject);
+        socket.write(request);
+      });
+    const body = '{"model":"known-timing","messages":[],"stream":true}';
+    const post = (connection: string): string =>
+      `POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: ${connection}\r\n\r\n${body}`;
+
+    // Two requests on one keep-alive connection, the second sent with the first: answered one after the other.
+    const twice = await exchange(post('keep-alive') + post('keep-alive'), /(0\r\n\r\n[\s\S]*){2}/);
+    expect(twice.text.match(/HTTP\/1\.1 200 OK/g)).toHaveLength(2);
+    expect(twice.text.match(/"finish_reason":"length"/g)).toHaveLength(2);
+    expect(twice.closed).toBe(false);
+
+    const closing = await exchange(post('close'));
+    expect(closing.text).toContain('transfer-encoding: chunked');
+    expect(closing.text.endsWith('0\r\n\r\n')).toBe(true);
+    expect(closing.closed).toBe(true);
+
+    const models = await exchange('GET /v1/models HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n');
+    expect(models.text).toMatch(/^HTTP\/1\.1 200 OK/);
+    expect(models.text).toContain('"id":"known-timing"');
+
+    const missing = await exchange('GET /nowhere HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n');
+    expect(missing.text).toMatch(/^HTTP\/1\.1 404 Not Found/);
+
+    const garbage = await exchange('HELLO THERE\r\n\r\n');
+    expect(garbage.text).toMatch(/^HTTP\/1\.1 400 Bad Request/);
+    expect(garbage.closed).toBe(true);
+    expect(server.stats.completed).toBe(3);
   });
 });
