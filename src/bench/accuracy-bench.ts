@@ -2,8 +2,15 @@
  * The runner's accuracy benchmark (`npm run bench accuracy`): the real runner (workload, schedule,
  * client, collector) against the known-timing server (first token T ms after a request arrives, then a
  * token every I ms, known usage and time_info), at concurrency 4 and 256. It compares what inferbench
- * reports (summary medians, from the HDR histograms) with what the server really did (its own write
- * times), checks token counts are exact and time_info passes through exactly.
+ * reports (summary medians, from the HDR histograms) with what the server really did, checks token counts
+ * are exact and time_info passes through exactly.
+ *
+ * What the server really did is taken on the wire's terms, request by request: from the moment the client
+ * wrote the request to its socket to the moment the server wrote the first token (TTFT) or the final chunk
+ * (E2E), both on the machine's monotonic clock (the server traces each request with its body, the client's
+ * records are matched to them by body). The server's own view (from when its event loop noticed the
+ * request) leaves out the time a request waits in the server's socket while the server is busy: a real
+ * part of what the server did to that request, and no error of the client's. Both views are printed.
  *
  * The server runs in a child process, as a real server would: the client's work does not delay the
  * server's writes and the server's timers do not delay the client's reads; they share only the machine.
@@ -17,6 +24,8 @@ import { systemClock } from '../util/clock.js';
 import { inferbenchVersion } from '../cli/version.js';
 import type { TimeInfo } from '../protocol/chat.js';
 import type { RequestRecord } from '../client/request-record.js';
+import { defaultRunnerDeps, type RunnerDeps } from '../runner/runner-deps.js';
+import { monotonicOffsetMs, type RequestTrace } from './known-timing-server.js';
 import type { BenchContext, BenchOutcome, BenchRow, Benchmark } from './benchmark.js';
 
 const TTFT_MS = 50;
@@ -40,6 +49,7 @@ type Level = (typeof LEVELS)[number];
 const TOLERANCE_MS = 1;
 
 interface ServerStats {
+  readonly traces: RequestTrace[];
   readonly ttftMs: number[];
   readonly itlMs: number[];
   readonly e2eMs: number[];
@@ -55,7 +65,7 @@ class ServerProcess {
   #exited: Error | null = null;
 
   constructor() {
-    const options = { ttftMs: TTFT_MS, itlMs: ITL_MS, tokens: TOKENS, timeInfo: TIME_INFO, model: 'known-timing' };
+    const options = { ttftMs: TTFT_MS, itlMs: ITL_MS, tokens: TOKENS, timeInfo: TIME_INFO, model: 'known-timing', traceRequests: true };
     this.#child = fork(fileURLToPath(new URL('./known-timing-child.js', import.meta.url)), [JSON.stringify(options)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     this.#child.on('message', (message: unknown) => {
       const pending = this.#pending;
@@ -110,6 +120,13 @@ function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
+/** The q-quantile (nearest rank). */
+function quantile(values: readonly number[], q: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number;
+}
+
 function profileText(url: string, level: Level): string {
   return `
 name: accuracy
@@ -126,9 +143,8 @@ scenarios:
 }
 
 interface PassThroughCheck {
-  /** Per request, ms: intended start -> written to the socket, and socket write -> response headers. */
-  readonly sendLagMs: number[];
-  readonly sentToHeadersMs: number[];
+  /** The measured (not warmup) records, with the bodies they were sent with. */
+  readonly records: { record: RequestRecord; body: unknown }[];
   requests: number;
   tokenCountWrong: number;
   tokenChunksWrong: number;
@@ -136,13 +152,67 @@ interface PassThroughCheck {
   failed: number;
 }
 
+/** The runner's real client, noting which body each record was sent with (to find it in the server's traces). */
+function bodyNotingDeps(bodies: Map<RequestRecord, unknown>): RunnerDeps {
+  return {
+    ...defaultRunnerDeps,
+    createClient: (options) => {
+      const client = defaultRunnerDeps.createClient(options);
+      return {
+        send: (plan, record, signal) => {
+          bodies.set(record, plan.body);
+          return client.send(plan, record, signal);
+        },
+        listModels: (signal) => client.listModels(signal),
+        close: () => client.close(),
+      };
+    },
+  };
+}
+
+/** Per matched request, ms: the wire truth and where the client's numbers part from it. */
+interface WireView {
+  matched: number;
+  readonly ttftMs: number[];
+  readonly e2eMs: number[];
+  /** Client's launch -> its socket write (schedule lag). */
+  readonly launchToSendMs: number[];
+  /** Socket write -> the server's event loop noticed the request. */
+  readonly sendToNoticedMs: number[];
+  /** Server wrote the first token / final chunk -> the client's stamp of its arrival. */
+  readonly firstTokenReadMs: number[];
+  readonly finalReadMs: number[];
+}
+
+function wireView(check: PassThroughCheck, traces: readonly RequestTrace[], clientOffsetMs: number): WireView {
+  const byBody = new Map<string, RequestTrace | null>();
+  // A body seen twice cannot tell its requests apart: neither is used.
+  for (const trace of traces) byBody.set(trace.body, byBody.has(trace.body) ? null : trace);
+  const view: WireView = { matched: 0, ttftMs: [], e2eMs: [], launchToSendMs: [], sendToNoticedMs: [], firstTokenReadMs: [], finalReadMs: [] };
+  for (const { record, body } of check.records) {
+    const trace = byBody.get(JSON.stringify(body));
+    if (trace === undefined || trace === null || record.errorClass !== null) continue;
+    view.matched++;
+    const at = (us: number): number => us / 1000 + clientOffsetMs;
+    const sentAtMs = at(record.sentUs);
+    view.ttftMs.push(trace.firstTokenWrittenAtMs - sentAtMs);
+    view.e2eMs.push(trace.finalWrittenAtMs - sentAtMs);
+    view.launchToSendMs.push((record.sentUs - record.launchUs) / 1000);
+    view.sendToNoticedMs.push(trace.arrivedAtMs - sentAtMs);
+    view.firstTokenReadMs.push(at(record.firstTokenUs) - trace.firstTokenWrittenAtMs);
+    view.finalReadMs.push(at(record.endUs) - trace.finalWrittenAtMs);
+  }
+  return view;
+}
+
 async function runLevel(server: ServerProcess, url: string, level: Level, ctx: BenchContext) {
   const { requests, warmup } = level;
   // Warmup inside the run opens the pool's connections and warms the JIT. Every warmup request ends
   // before the first measured one starts, so the server's first `warmup` answers (and their
-  // warmup x (tokens - 1) gaps) are the warmup's and are left out of the truth.
+  // warmup x (tokens - 1) gaps) are the warmup's and are left out of the server's own view.
   await server.reset();
-  const check: PassThroughCheck = { sendLagMs: [], sentToHeadersMs: [], requests: 0, tokenCountWrong: 0, tokenChunksWrong: 0, timeInfoWrong: 0, failed: 0 };
+  const check: PassThroughCheck = { records: [], requests: 0, tokenCountWrong: 0, tokenChunksWrong: 0, timeInfoWrong: 0, failed: 0 };
+  const bodies = new Map<RequestRecord, unknown>();
   ctx.log(`${level.label}: ${warmup} warmup + ${requests} measured requests`);
   const result = await runProfile({
     profile: resolveProfileText(profileText(url, level), 'accuracy.yaml'),
@@ -152,10 +222,12 @@ async function runLevel(server: ServerProcess, url: string, level: Level, ctx: B
     interrupt: new AbortController().signal,
     cpuProbe: () => process.cpuUsage(),
     version: inferbenchVersion(),
-    events: { onRecord: (record) => !record.warmup && checkRecord(record, check) },
+    deps: bodyNotingDeps(bodies),
+    events: { onRecord: (record) => !record.warmup && checkRecord(record, bodies.get(record), check) },
   });
   const all = await server.stats();
-  const stats = {
+  const wire = wireView(check, all.traces, monotonicOffsetMs());
+  const serverView = {
     ttftMs: all.ttftMs.slice(warmup),
     e2eMs: all.e2eMs.slice(warmup),
     itlMs: all.itlMs.slice(warmup * (TOKENS - 1)),
@@ -168,15 +240,15 @@ async function runLevel(server: ServerProcess, url: string, level: Level, ctx: B
     itl: group.metrics.itl_ms?.p50 ?? Number.NaN,
     e2e: group.metrics.e2e_ms?.p50 ?? Number.NaN,
   };
-  const truth = { ttft: median(stats.ttftMs), itl: median(stats.itlMs), e2e: median(stats.e2eMs) };
+  // ITL does not depend on where a request starts: the server's own gaps between its writes.
+  const truth = { ttft: median(wire.ttftMs), itl: median(serverView.itlMs), e2e: median(wire.e2eMs) };
   const outputTokens = group.metrics.output_tokens;
-  return { label: level.label, requests, reported, truth, check, stats, maxActive: all.maxActive, group, harness: result.harness, outputTokens };
+  return { label: level.label, requests, reported, truth, check, wire, serverView, maxActive: all.maxActive, group, harness: result.harness, outputTokens };
 }
 
-function checkRecord(record: RequestRecord, check: PassThroughCheck): void {
+function checkRecord(record: RequestRecord, body: unknown, check: PassThroughCheck): void {
   check.requests++;
-  check.sendLagMs.push((record.sentUs - record.launchUs) / 1000);
-  check.sentToHeadersMs.push((record.headersUs - record.sentUs) / 1000);
+  check.records.push({ record, body });
   if (record.errorClass !== null) {
     check.failed++;
     return;
@@ -207,24 +279,33 @@ async function runAccuracy(ctx: BenchContext): Promise<BenchOutcome> {
         load: level.label,
         metric: `${metric}_ms p50`,
         nominal: metric === 'ttft' ? TTFT_MS : metric === 'itl' ? ITL_MS : TTFT_MS + (TOKENS - 1) * ITL_MS,
-        server: round(level.truth[metric]),
+        'server (wire)': round(level.truth[metric]),
         reported: round(level.reported[metric]),
         diff: round(diff),
         within_1ms: pass ? 'yes' : 'NO',
       });
     }
     const c = level.check;
+    const w = level.wire;
     const exact =
-      c.failed === 0 && c.tokenCountWrong === 0 && c.tokenChunksWrong === 0 && c.timeInfoWrong === 0 && c.requests === level.requests;
+      c.failed === 0 &&
+      c.tokenCountWrong === 0 &&
+      c.tokenChunksWrong === 0 &&
+      c.timeInfoWrong === 0 &&
+      c.requests === level.requests &&
+      w.matched === level.requests;
     allPass &&= exact;
     const tokens = level.outputTokens;
     notes.push(
-      `${level.label}: ${c.requests} requests (server max in flight ${level.maxActive}), ${c.failed} failed; ` +
-        `where the client's extra time goes (p50): intended start -> socket write ${round(median(c.sendLagMs))} ms, ` +
-        `socket write -> response headers ${round(median(c.sentToHeadersMs))} ms; usage.completion_tokens wrong in ${c.tokenCountWrong}, ` +
-        `token chunks wrong in ${c.tokenChunksWrong}, time_info not passed through exactly in ${c.timeInfoWrong}; ` +
-        `output_tokens min/max ${tokens?.min}/${tokens?.max}; server lateness p50 ${round(median(level.stats.lateMs))} ms; ` +
-        `harness: event-loop delay p99 ${level.harness.event_loop_delay_ms.p99} ms, schedule lag p99 ${level.harness.schedule_lag_ms.p99} ms, CPU ${level.harness.cpu_utilization}`,
+      `${level.label}: ${c.requests} requests, ${w.matched} matched to the server's traces (server max in flight ${level.maxActive}), ${c.failed} failed; ` +
+        `p50 launch -> socket write ${round(median(w.launchToSendMs))} ms (schedule lag; in latency only in open loop), ` +
+        `socket write -> server noticed it ${round(median(w.sendToNoticedMs))} ms (p90 ${round(quantile(w.sendToNoticedMs, 0.9))}), ` +
+        `token written -> client stamp: first ${round(median(w.firstTokenReadMs))} ms, final ${round(median(w.finalReadMs))} ms; ` +
+        `the server's own view (from noticing): TTFT ${round(median(level.serverView.ttftMs))} ms, E2E ${round(median(level.serverView.e2eMs))} ms; ` +
+        `usage.completion_tokens wrong in ${c.tokenCountWrong}, token chunks wrong in ${c.tokenChunksWrong}, ` +
+        `time_info not passed through exactly in ${c.timeInfoWrong}; output_tokens min/max ${tokens?.min}/${tokens?.max}; ` +
+        `server lateness p50 ${round(median(level.serverView.lateMs))} ms; harness: event-loop delay p99 ${level.harness.event_loop_delay_ms.p99} ms, ` +
+        `schedule lag p99 ${level.harness.schedule_lag_ms.p99} ms, CPU ${level.harness.cpu_utilization}`,
     );
   }
   notes.push(allPass ? 'PASS: every median within 1 ms of the server, counts and time_info exact' : 'FAIL: see the rows marked NO and the counts above');
@@ -239,7 +320,16 @@ async function runAccuracy(ctx: BenchContext): Promise<BenchOutcome> {
         requests: level.requests,
         server_max_in_flight: level.maxActive,
         reported_p50_ms: level.reported,
-        server_p50_ms: level.truth,
+        server_wire_p50_ms: level.truth,
+        server_own_view_p50_ms: { ttft: median(level.serverView.ttftMs), e2e: median(level.serverView.e2eMs) },
+        matched_to_server_traces: level.wire.matched,
+        breakdown_p50_ms: {
+          launch_to_send: median(level.wire.launchToSendMs),
+          send_to_server_noticed: median(level.wire.sendToNoticedMs),
+          send_to_server_noticed_p90: quantile(level.wire.sendToNoticedMs, 0.9),
+          first_token_written_to_client_stamp: median(level.wire.firstTokenReadMs),
+          final_written_to_client_stamp: median(level.wire.finalReadMs),
+        },
         pass_through: {
           requests: level.check.requests,
           failed: level.check.failed,
@@ -247,9 +337,7 @@ async function runAccuracy(ctx: BenchContext): Promise<BenchOutcome> {
           token_chunks_wrong: level.check.tokenChunksWrong,
           time_info_wrong: level.check.timeInfoWrong,
         },
-        client_send_lag_p50_ms: median(level.check.sendLagMs),
-        client_sent_to_headers_p50_ms: median(level.check.sentToHeadersMs),
-        server_lateness_p50_ms: median(level.stats.lateMs),
+        server_lateness_p50_ms: median(level.serverView.lateMs),
         harness: level.harness,
         group_metrics: level.group.metrics,
       })),

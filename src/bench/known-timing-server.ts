@@ -45,6 +45,8 @@ export interface KnownTimingOptions {
   readonly tokenText?: string;
   /** Keep per-token write times in `stats` (default true; turn off for long soak runs). */
   readonly recordTimings?: boolean;
+  /** Keep a RequestTrace per streamed answer in `stats.traces` (default false). */
+  readonly traceRequests?: boolean;
   readonly host?: string;
   readonly port?: number;
   /** Model id reported by GET /v1/models and in chunks (default "known-timing"). */
@@ -68,8 +70,28 @@ export interface KnownTimingStats {
   readonly itlMs: number[];
   /** Every token write's lateness against its absolute deadline (>= 0 unless written within the early slack). */
   readonly lateMs: number[];
+  /** Per streamed answer, with `traceRequests`: its body and when things happened, on the machine's clock. */
+  readonly traces: RequestTrace[];
   /** Clears everything (e.g. after a warmup). */
   reset(): void;
+}
+
+/**
+ * One streamed answer's times on CLOCK_MONOTONIC in ms (process.hrtime, the same clock in every process of
+ * the machine), so a benchmark can line them up with the client's own timestamps of the same request,
+ * found by its body.
+ */
+export interface RequestTrace {
+  readonly body: string;
+  /** When the server's event loop began handling the read the request came in. */
+  readonly arrivedAtMs: number;
+  firstTokenWrittenAtMs: number;
+  finalWrittenAtMs: number;
+}
+
+/** Milliseconds to add to performance.now() for CLOCK_MONOTONIC (process.hrtime) milliseconds. */
+export function monotonicOffsetMs(): number {
+  return Number(process.hrtime.bigint()) / 1e6 - performance.now();
 }
 
 /** A running known-timing server. */
@@ -97,6 +119,7 @@ function createStats(): KnownTimingStats {
     e2eMs: [],
     itlMs: [],
     lateMs: [],
+    traces: [],
     reset() {
       stats.requests = 0;
       stats.completed = 0;
@@ -105,6 +128,7 @@ function createStats(): KnownTimingStats {
       stats.e2eMs.length = 0;
       stats.itlMs.length = 0;
       stats.lateMs.length = 0;
+      stats.traces.length = 0;
     },
   };
   return stats;
@@ -220,7 +244,10 @@ export async function startKnownTimingServer(options: KnownTimingOptions): Promi
   };
 
   /** Answers one chat request; `onDone` runs when the answer is written (or the socket went away). */
-  const answerChat = (socket: Socket, arrivedMs: number, stream: boolean, keepAlive: boolean, onDone: () => void): void => {
+  const traceRequests = options.traceRequests ?? false;
+  const toMonotonicMs = monotonicOffsetMs();
+
+  const answerChat = (socket: Socket, arrivedMs: number, body: Buffer, stream: boolean, keepAlive: boolean, onDone: () => void): void => {
     stats.requests += 1;
     stats.active += 1;
     if (stats.active > stats.maxActive) stats.maxActive = stats.active;
@@ -263,6 +290,10 @@ export async function startKnownTimingServer(options: KnownTimingOptions): Promi
     socket.uncork();
     let next = 0;
     let previousWriteMs = Number.NaN;
+    const trace: RequestTrace | null = traceRequests
+      ? { body: body.toString('utf8'), arrivedAtMs: arrivedMs + toMonotonicMs, firstTokenWrittenAtMs: Number.NaN, finalWrittenAtMs: Number.NaN }
+      : null;
+    if (trace !== null) stats.traces.push(trace);
     const dueMs = (k: number): number => arrivedMs + ttftMs + k * itlMs;
     const tick = (): void => {
       timer = null;
@@ -271,6 +302,7 @@ export async function startKnownTimingServer(options: KnownTimingOptions): Promi
       socket.cork();
       while (next < tokens && dueMs(next) <= nowMs + EARLY_SLACK_MS) {
         socket.write(tokenChunk);
+        if (next === 0 && trace !== null) trace.firstTokenWrittenAtMs = nowMs + toMonotonicMs;
         if (recordTimings) {
           if (next === 0) stats.ttftMs.push(nowMs - arrivedMs);
           else stats.itlMs.push(nowMs - previousWriteMs);
@@ -285,6 +317,7 @@ export async function startKnownTimingServer(options: KnownTimingOptions): Promi
         socket.write(LAST_CHUNK);
         socket.uncork();
         if (recordTimings) stats.e2eMs.push(nowMs - arrivedMs);
+        if (trace !== null) trace.finalWrittenAtMs = nowMs + toMonotonicMs;
         finish(true);
         return;
       }
@@ -339,7 +372,7 @@ export async function startKnownTimingServer(options: KnownTimingOptions): Promi
           stream = true;
         }
         busy = true;
-        answerChat(socket, requestArrivedMs, stream, head.keepAlive, () => {
+        answerChat(socket, requestArrivedMs, body, stream, head.keepAlive, () => {
           busy = false;
           if (head.keepAlive) setImmediate(serveBuffered);
         });
