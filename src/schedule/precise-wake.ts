@@ -6,8 +6,8 @@
  * On the real clock the process's wake thread (wake-thread.ts) is armed with the earliest pending target
  * of all PreciseWakes: it sleeps in the kernel and wakes the event loop within tens of µs of the target,
  * at no CPU cost while waiting. A plain timer, armed to fire a little after the target, backs it up (and
- * keeps the process alive: the thread does not). Any other clock (tests' manual clock) uses timers only,
- * re-checking the clock each time one fires.
+ * keeps the process alive: the thread does not), and takes over should the thread fail. Any other clock
+ * (tests' manual clock) uses timers only, re-checking the clock each time one fires.
  */
 import { systemClock, type Clock } from '../util/clock.js';
 import { WakeThread } from './wake-thread.js';
@@ -16,6 +16,8 @@ import { WakeThread } from './wake-thread.js';
 export const BACKUP_TIMER_LAG_MS = 2;
 
 let thread: WakeThread | null = null;
+/** The wake thread could not run (it failed to start or died): plain timers from then on. */
+let threadFailed = false;
 /** PreciseWakes waiting for the thread. */
 const waitingOnThread = new Set<PreciseWake>();
 
@@ -26,8 +28,12 @@ function armThread(): void {
     thread?.disarm();
     return;
   }
-  thread ??= new WakeThread();
-  thread.arm(earliest.targetMs, onThreadWake);
+  thread ??= new WakeThread(() => {
+    threadFailed = true;
+    // Everyone waiting still has its backup timer; new wake-ups use timers only.
+    waitingOnThread.clear();
+  });
+  if (!thread.failed) thread.arm(earliest.targetMs, onThreadWake);
 }
 
 function onThreadWake(): void {
@@ -69,7 +75,7 @@ export class PreciseWake {
       this.#immediate = setImmediate(this.#onTimerOrImmediate);
       return;
     }
-    if (this.#useThread) {
+    if (this.#useThread && !threadFailed) {
       waitingOnThread.add(this);
       armThread();
       this.#timer = setTimeout(this.#onTimerOrImmediate, Math.ceil(remainingMs + BACKUP_TIMER_LAG_MS));

@@ -26,9 +26,12 @@ const CLOSED = 2;
  */
 const MAX_SLEEP_MS = 50;
 
-/** Runs in the worker (CommonJS, evaluated): waits for the armed target, posts its sequence number. */
+/**
+ * Runs in the worker: waits for the armed target, posts its sequence number. Evaluated code is CommonJS
+ * or an ES module depending on the process's flags (--input-type), so it uses neither require nor import.
+ */
 const WORKER_SOURCE = `
-const { workerData, parentPort } = require('node:worker_threads');
+const { workerData, parentPort } = process.getBuiltinModule('node:worker_threads');
 const control = new Int32Array(workerData.buffer, 0, 2);
 const target = new Float64Array(workerData.buffer, 8, 1);
 const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
@@ -57,8 +60,10 @@ export class WakeThread {
   readonly #offsetMs = hrtimeOffsetMs();
   #armedSeq = -1;
   #onWake: () => void = () => undefined;
+  #failed = false;
 
-  constructor() {
+  /** `onFailure`: the thread died (it cannot be armed any more); callers' own timers take over. */
+  constructor(onFailure: (error: Error) => void) {
     const buffer = new SharedArrayBuffer(16);
     this.#control = new Int32Array(buffer, 0, 2);
     this.#target = new Float64Array(buffer, 8, 1);
@@ -69,8 +74,16 @@ export class WakeThread {
         this.#onWake();
       }
     });
-    // After the listener: adding a 'message' listener refs the worker's port again.
+    this.#worker.on('error', (error: Error) => {
+      this.#failed = true;
+      onFailure(error);
+    });
+    // After the listeners: adding a 'message' listener refs the worker's port again.
     this.#worker.unref();
+  }
+
+  get failed(): boolean {
+    return this.#failed;
   }
 
   /** Calls `onWake` (once) at `targetMs` on the performance.now() scale; replaces any armed target. */
