@@ -30,23 +30,23 @@ const MAX_SLEEP_MS = 50;
  * Runs in the worker: waits for the armed target, posts its sequence number. Evaluated code is CommonJS
  * or an ES module depending on the process's flags (--input-type), so it uses neither require nor import.
  */
-const WORKER_SOURCE = `
-const { workerData, parentPort } = process.getBuiltinModule('node:worker_threads');
-const control = new Int32Array(workerData.buffer, 0, 2);
-const target = new Float64Array(workerData.buffer, 8, 1);
-const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
-let firedSeq = -1;
-for (;;) {
-  const seq = Atomics.load(control, ${SEQ});
-  const state = Atomics.load(control, ${STATE});
-  if (state === ${CLOSED}) break;
-  if (state !== ${ARMED} || seq === firedSeq) { Atomics.wait(control, ${SEQ}, seq, ${MAX_SLEEP_MS}); continue; }
-  const remainingMs = target[0] - nowMs();
-  if (remainingMs > 0) { Atomics.wait(control, ${SEQ}, seq, Math.min(remainingMs, ${MAX_SLEEP_MS})); continue; }
-  firedSeq = seq;
-  parentPort.postMessage(seq);
-}
-`;
+const WORKER_SOURCE = [
+  "const { workerData, parentPort } = process.getBuiltinModule('node:worker_threads');",
+  'const control = new Int32Array(workerData.buffer, 0, 2);',
+  'const target = new Float64Array(workerData.buffer, 8, 1);',
+  'const nowMs = () => Number(process.hrtime.bigint()) / 1e6;',
+  'let firedSeq = -1;',
+  'for (;;) {',
+  `  const seq = Atomics.load(control, ${SEQ});`,
+  `  const state = Atomics.load(control, ${STATE});`,
+  `  if (state === ${CLOSED}) break;`,
+  `  if (state !== ${ARMED} || seq === firedSeq) { Atomics.wait(control, ${SEQ}, seq, ${MAX_SLEEP_MS}); continue; }`,
+  '  const remainingMs = target[0] - nowMs();',
+  `  if (remainingMs > 0) { Atomics.wait(control, ${SEQ}, seq, Math.min(remainingMs, ${MAX_SLEEP_MS})); continue; }`,
+  '  firedSeq = seq;',
+  '  parentPort.postMessage(seq);',
+  '}',
+].join('\n');
 
 /** Monotonic ms on the process.hrtime scale, minus performance.now(): the same clock, another origin. */
 function hrtimeOffsetMs(): number {
