@@ -19,10 +19,24 @@ import { nowUs } from './clock.js';
 let batchUs = 0;
 let batchIdleMs = -1;
 let batchOpen = false;
+/** How long the last closed batch of reads took to handle (ms), up to the check phase that closed it. */
+let lastBatchMs = 0;
+let batchesClosed = 0;
 
 const closeBatch = (): void => {
   batchOpen = false;
+  lastBatchMs = (nowUs() - batchUs) / 1000;
+  batchesClosed++;
 };
+
+/**
+ * How busy reading is: how long the event loop spent on the most recent batch of socket reads (ms),
+ * and how many batches have closed so far (a caller that saw the same count before has seen no reads
+ * since).
+ */
+export function readBatchStats(): { readonly lastBatchMs: number; readonly batchesClosed: number } {
+  return { lastBatchMs, batchesClosed };
+}
 
 /** Monotonic microseconds (nowUs() scale) at which the current batch of socket reads began. */
 export function arrivalUs(): number {

@@ -3,9 +3,30 @@
  * them), permits come in order, a slice of launch work per turn with I/O polled in between, and a clock
  * that stands still never runs out of slice.
  */
+import { createServer, connect, type AddressInfo, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { LaunchPacer } from '../../../src/schedule/launch-pacer.js';
+import { arrivalUs } from '../../../src/util/arrival-clock.js';
 import { ManualClock, systemClock } from '../../../src/util/clock.js';
+
+function busyWaitMs(ms: number): void {
+  const untilMs = performance.now() + ms;
+  while (performance.now() < untilMs) {
+    // the loop is busy reading
+  }
+}
+
+/** A self-rescheduling setImmediate counting event-loop turns, until stopped. */
+function turnCounter(): { turn: () => number; stop: () => void } {
+  let turns = 0;
+  let running = true;
+  const tick = (): void => {
+    turns++;
+    if (running) setImmediate(tick);
+  };
+  setImmediate(tick);
+  return { turn: () => turns, stop: () => (running = false) };
+}
 
 describe('LaunchPacer', () => {
   it('grants permits later, in order', async () => {
@@ -49,5 +70,41 @@ describe('LaunchPacer', () => {
     const other = events.indexOf('other');
     expect(other).toBeGreaterThan(0);
     expect(other).toBeLessThan(events.length - 1);
+  });
+
+  it('in a turn whose reads took long, lets one launch go and the rest after the next poll', async () => {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    const accepted = new Promise<Socket>((resolve) => server.once('connection', resolve));
+    const client = connect((server.address() as AddressInfo).port, '127.0.0.1');
+    const serverSide = await accepted;
+    try {
+      const pacer = new LaunchPacer(systemClock, 0.1);
+      const turns = turnCounter();
+      const launchedInTurn = async (n: number): Promise<number[]> => {
+        const at: number[] = [];
+        await Promise.all(Array.from({ length: n }, () => pacer.permit().then(() => at.push(turns.turn()))));
+        return at;
+      };
+      // Quiet: four cheap launches share one turn.
+      expect(new Set(await launchedInTurn(4)).size).toBe(1);
+      // Busy: the launches are asked for while a 2 ms batch of reads is being handled.
+      const busy = new Promise<number[]>((resolve) => {
+        serverSide.once('data', () => {
+          arrivalUs();
+          const launched = launchedInTurn(4);
+          busyWaitMs(2);
+          resolve(launched);
+        });
+      });
+      client.write('x');
+      const at = await (await busy);
+      turns.stop();
+      expect(at[1]).toBeGreaterThan(at[0] as number);
+    } finally {
+      client.destroy();
+      serverSide.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });
