@@ -11,6 +11,11 @@
 
 /** A slice stops after this long, so it delays a read that arrives meanwhile by no more. */
 export const SLICE_MS = 0.1;
+/**
+ * Past this many queued items the work is falling behind (items come faster than slices between busy
+ * turns handle them): slices grow tenfold, so the queue, and memory, cannot grow without bound.
+ */
+export const BACKLOG_ITEMS = 1024;
 
 export class SlicedQueue<T> {
   readonly #handle: (item: T) => void;
@@ -58,7 +63,7 @@ export class SlicedQueue<T> {
 
   readonly #slice = (): void => {
     this.#immediate = null;
-    this.#drain(performance.now() + this.#sliceMs);
+    this.#drain(performance.now() + (this.size > BACKLOG_ITEMS ? 10 * this.#sliceMs : this.#sliceMs));
     if (this.size > 0 && this.#timer === null) {
       this.#immediate = setImmediate(this.#slice);
       this.#immediate.unref();

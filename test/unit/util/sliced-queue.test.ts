@@ -4,7 +4,7 @@
  * handles everything at once.
  */
 import { describe, expect, it } from 'vitest';
-import { SlicedQueue } from '../../../src/util/sliced-queue.js';
+import { BACKLOG_ITEMS, SlicedQueue } from '../../../src/util/sliced-queue.js';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -47,5 +47,36 @@ describe('SlicedQueue', () => {
     queue.flush();
     expect(handled).toEqual([0, 2, 3]);
     expect(queue.size).toBe(0);
+  });
+
+  it('takes longer slices while it is behind, so a backlog cannot grow without bound', async () => {
+    const perSlice: number[] = [];
+    let inSlice = 0;
+    let sliceTurn = -1;
+    let turn = 0;
+    let counting = true;
+    const countTurns = (): void => {
+      turn++;
+      if (counting) setImmediate(countTurns);
+    };
+    setImmediate(countTurns);
+    const queue = new SlicedQueue<number>(() => {
+      if (sliceTurn !== turn) {
+        if (sliceTurn !== -1) perSlice.push(inSlice);
+        sliceTurn = turn;
+        inSlice = 0;
+      }
+      inSlice++;
+      const untilMs = performance.now() + 0.02;
+      while (performance.now() < untilMs) {
+        // 20 µs of work per item: 5 items fit a normal 0.1 ms slice
+      }
+    }, 0.1);
+    for (let i = 0; i < BACKLOG_ITEMS + 600; i++) queue.push(i);
+    while (queue.size > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    counting = false;
+    // While more than BACKLOG_ITEMS wait, a slice handles about 50 items; once below, about 5.
+    expect(Math.max(...perSlice)).toBeGreaterThanOrEqual(30);
+    expect(perSlice[perSlice.length - 1]).toBeLessThanOrEqual(8);
   });
 });
