@@ -27,7 +27,7 @@ export class LaunchPacer {
   #immediate: NodeJS.Immediate | null = null;
   #sliceStartMs = 0;
   /** Read batches closed when the last slice started (to see whether reads happened since). */
-  #batchesSeen = 0;
+  #batchesSeen = readBatchStats().batchesClosed;
 
   constructor(clock: Clock, sliceMs = LAUNCH_SLICE_MS) {
     this.#clock = clock;

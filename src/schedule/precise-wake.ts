@@ -38,7 +38,10 @@ function armThread(): void {
 
 function onThreadWake(): void {
   const nowMs = performance.now();
-  for (const wake of [...waitingOnThread]) if (wake.targetMs <= nowMs) wake.dueNow();
+  // Earliest first, should several have come due together (a stalled loop).
+  const due = [...waitingOnThread].filter((wake) => wake.targetMs <= nowMs).sort((a, b) => a.targetMs - b.targetMs);
+  // One callback may cancel or move another's wake-up: each is checked again just before it fires.
+  for (const wake of due) if (waitingOnThread.has(wake) && wake.targetMs <= nowMs) wake.dueNow();
   if (waitingOnThread.size > 0) {
     // Woken a hair before a target (the two threads' clock readings differ by a µs or so): look again
     // next turn rather than sleep a whole timer.
