@@ -8,13 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { LaunchPacer } from '../../../src/schedule/launch-pacer.js';
 import { arrivalUs } from '../../../src/util/arrival-clock.js';
 import { ManualClock, systemClock } from '../../../src/util/clock.js';
+import { busyWaitMs } from '../../helpers/busy-wait.js';
 
-function busyWaitMs(ms: number): void {
-  const untilMs = performance.now() + ms;
-  while (performance.now() < untilMs) {
-    // the loop is busy reading
-  }
-}
 
 /** A self-rescheduling setImmediate counting event-loop turns, until stopped. */
 function turnCounter(): { turn: () => number; stop: () => void } {
@@ -56,10 +51,7 @@ describe('LaunchPacer', () => {
     const launch = async (i: number): Promise<void> => {
       await pacer.permit();
       events.push(`launch ${i}`);
-      const untilMs = performance.now() + 0.15;
-      while (performance.now() < untilMs) {
-        // the launch's own work: 0.15 ms each
-      }
+      busyWaitMs(0.15); // the launch's own work: 0.15 ms each
     };
     const done = Array.from({ length: 12 }, (_, i) => launch(i));
     // Another callback queued now runs before the last launches: the pacer yields between slices.

@@ -7,15 +7,10 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { arrivalUs } from '../../../src/util/arrival-clock.js';
 import { nowUs } from '../../../src/util/clock.js';
+import { busyWaitMs } from '../../helpers/busy-wait.js';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-function busyWaitMs(ms: number): void {
-  const untilMs = performance.now() + ms;
-  while (performance.now() < untilMs) {
-    // holding the event loop, as a burst of client work would
-  }
-}
 
 let server: Server | null = null;
 const sockets: Socket[] = [];

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { BACKLOG_ITEMS, SlicedQueue } from '../../../src/util/sliced-queue.js';
+import { busyWaitMs } from '../../helpers/busy-wait.js';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -27,10 +28,7 @@ describe('SlicedQueue', () => {
       events.push(`item ${item}`);
       // Queued during the first slice: it must run before the queue goes on.
       if (item === 0) setImmediate(() => events.push('other'));
-      const untilMs = performance.now() + 1;
-      while (performance.now() < untilMs) {
-        // each item costs 1 ms, four times the slice
-      }
+      busyWaitMs(1); // each item costs 1 ms, four times the slice
     }, 0.25);
     for (let i = 0; i < 3; i++) queue.push(i);
     await sleep(40);
@@ -67,10 +65,7 @@ describe('SlicedQueue', () => {
         inSlice = 0;
       }
       inSlice++;
-      const untilMs = performance.now() + 0.02;
-      while (performance.now() < untilMs) {
-        // 20 µs of work per item: 5 items fit a normal 0.1 ms slice
-      }
+      busyWaitMs(0.02); // 20 µs of work per item: 5 items fit a normal 0.1 ms slice
     }, 0.1);
     for (let i = 0; i < BACKLOG_ITEMS + 600; i++) queue.push(i);
     while (queue.size > 0) await new Promise((resolve) => setTimeout(resolve, 5));
