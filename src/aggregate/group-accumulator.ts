@@ -59,7 +59,7 @@ export class GroupAccumulator {
   readonly tiersUsed: Record<string, number> = {};
   outputTokens = 0;
   inputTokens = 0;
-  firstIntendedUs = Number.POSITIVE_INFINITY;
+  firstLaunchUs = Number.POSITIVE_INFINITY;
   lastEndUs = Number.NEGATIVE_INFINITY;
 
   constructor(group: ResolvedGroup) {
@@ -125,7 +125,7 @@ export class GroupAccumulator {
 
   /** The group's final summary (stats and encoded histograms of every metric that has values). */
   summary(): GroupSummary {
-    const durationMs = this.lastEndUs > this.firstIntendedUs ? (this.lastEndUs - this.firstIntendedUs) / 1000 : 0;
+    const durationMs = this.lastEndUs > this.firstLaunchUs ? (this.lastEndUs - this.firstLaunchUs) / 1000 : 0;
     const perS = (n: number): number => (durationMs > 0 ? round3(n / (durationMs / 1000)) : 0);
     const metrics: Partial<Record<MetricName, MetricStats>> = {};
     const histograms: Partial<Record<MetricName, string>> = {};

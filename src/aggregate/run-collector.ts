@@ -160,7 +160,7 @@ export function createRunCollector(options: CollectorOptions): RunCollector {
       if (!group) return;
       dropped++;
       group.dropped++;
-      if (atUs < group.firstIntendedUs) group.firstIntendedUs = atUs;
+      if (atUs < group.firstLaunchUs) group.firstLaunchUs = atUs;
     },
 
     completed(record) {
@@ -172,7 +172,7 @@ export function createRunCollector(options: CollectorOptions): RunCollector {
       const row = group.series.row(second, group.inFlight);
       if (group.inFlight > 0) group.inFlight--;
       ended++;
-      if (record.launchUs < group.firstIntendedUs) group.firstIntendedUs = record.launchUs;
+      if (record.launchUs < group.firstLaunchUs) group.firstLaunchUs = record.launchUs;
       if (endUs > group.lastEndUs) group.lastEndUs = endUs;
       row.completed++;
       const slot = ringSlot(second);
