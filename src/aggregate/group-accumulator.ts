@@ -52,6 +52,9 @@ export class GroupAccumulator {
   dropped = 0;
   good = 0;
   readonly errors: Record<string, number> = {};
+  /** Attempts of every finished request, and the failed ones that were retried, by class. */
+  attempts = 0;
+  readonly retried: Record<string, number> = {};
   readonly errorSamples: Record<string, string[]> = {};
   estimatedRequests = 0;
   mismatchedRequests = 0;
@@ -90,6 +93,22 @@ export class GroupAccumulator {
     if (message === null) return;
     const samples = (this.errorSamples[errorClass] ??= []);
     if (samples.length < ERROR_SAMPLES_PER_CLASS && !samples.includes(message)) samples.push(message);
+  }
+
+  /**
+   * Counts the attempts of a finished request, whatever its outcome: a 429 or 5xx that a retry recovered
+   * from stays visible here. Returns the 429 answers among its retried attempts.
+   */
+  countAttempts(record: RequestRecord): number {
+    this.attempts += record.attempts;
+    const retried = record.retriedErrors;
+    let throttled = 0;
+    for (let i = 0; i < retried.length; i++) {
+      const errorClass = retried[i] as string;
+      this.retried[errorClass] = (this.retried[errorClass] ?? 0) + 1;
+      if (errorClass === 'http_429') throttled++;
+    }
+    return throttled;
   }
 
   /** Adds the values of an ok request. */
@@ -146,6 +165,8 @@ export class GroupAccumulator {
         failed: this.failed,
         dropped: this.dropped,
         errors: { ...this.errors },
+        attempts: this.attempts,
+        retried: { ...this.retried },
         error_samples: Object.fromEntries(Object.entries(this.errorSamples).map(([k, v]) => [k, [...v]])),
       },
       error_rate: this.ok + this.failed > 0 ? this.failed / (this.ok + this.failed) : 0,

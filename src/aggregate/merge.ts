@@ -55,6 +55,8 @@ export function mergeGroupSummaries(a: GroupSummary, b: GroupSummary): GroupSumm
       failed,
       dropped: a.requests.dropped + b.requests.dropped,
       errors: addCounts(a.requests.errors, b.requests.errors),
+      attempts: a.requests.attempts + b.requests.attempts,
+      retried: addCounts(a.requests.retried, b.requests.retried),
       error_samples: samples,
     },
     error_rate: ok + failed > 0 ? failed / (ok + failed) : 0,

@@ -4,33 +4,21 @@
  * histograms, counters and time series, and dropped. Warmup records count in nothing. `completed` is on
  * the hot path: it reuses one values object and allocates nothing beyond what the histograms record.
  *
- * The one expensive step, retokenising an answer to check the server's usage (tens of µs per request),
- * is deferred: `completed` queues the record and it is checked later in short slices between I/O
- * (util/sliced-queue.ts), so a burst of answers ending together (a closed loop in lockstep) does not delay the next requests'
- * sends or the reads of other streams. finish() checks whatever is still queued, so the summary's
- * mismatch counts cover every checked request whenever the run ends.
+ * Token counts arrive with the record (`completed(record, tokens)`): the one expensive step, tokenizing an
+ * answer for an estimate or for the usage check, is done once per request before it gets here, in slices
+ * between I/O (runner/record-finisher.ts), and the same counts go to requests.csv (STYLE 13).
  */
 import type { RequestRecord } from '../client/request-record.js';
 import { createSloEvaluator } from '../measure/slo.js';
 import { decodeTps, e2eMs, tpotMs, ttfbMs, ttfoMs, ttftMs } from '../measure/request-timings.js';
 import { clientOverheadMs, completionTimeMs, promptTimeMs, queueTimeMs, totalTimeMs } from '../measure/server-timings.js';
-import { createTokenCounts, fillTokenCounts, isTokenMismatch, receivedTokens } from '../measure/token-counts.js';
-import { SlicedQueue } from '../util/sliced-queue.js';
-import { countTokens } from '../util/tokenizer.js';
+import { connectMs, tlsHandshakeMs } from '../measure/connection-timings.js';
+import type { TokenCounts } from '../measure/token-counts.js';
 import type { TimeSeriesPoint } from '../report/run-summary.js';
 import type { Histogram } from './histogram.js';
 import { GroupAccumulator, type RequestValues } from './group-accumulator.js';
 import { build } from 'hdr-histogram-js';
 import type { CollectorOptions, CollectorResult, ProgressSnapshot, RunCollector } from './types.js';
-
-/**
- * Retokenising every answer to check the server's usage costs about 1 µs per token; above this many
- * checked tokens per second the check is sampled (the first requests of each second are checked), so the
- * collector never becomes the bottleneck. Requests without usage are always counted (they need it).
- */
-export const TOKEN_CHECK_BUDGET_PER_S = 50_000;
-/** Queued checks beyond this many are not done (counted as unchecked, like the sampled ones). */
-const MAX_QUEUED_CHECKS = 8192;
 
 /** Seconds the progress rates and TTFT p50 are taken over. */
 const PROGRESS_WINDOW_S = 5;
@@ -61,14 +49,10 @@ function createValues(): RequestValues {
 }
 
 export function createRunCollector(options: CollectorOptions): RunCollector {
-  // Loading the tokenizer's ranks takes about a second: do it now, before the schedule starts, rather
-  // than stalling the event loop on the first finished request.
-  countTokens('warm up');
   const runStartUs = options.runStartUs;
   const groups = options.groups.map((group) => new GroupAccumulator(group));
   const slo = createSloEvaluator(options.slo);
   const values = createValues();
-  const tokens = createTokenCounts();
   // TTFT of the last seconds for the progress line: one small histogram per ring second, summed on demand.
   const smallHistogram = () =>
     build({ lowestDiscernibleValue: 1, highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: 2, autoResize: true });
@@ -83,19 +67,6 @@ export function createRunCollector(options: CollectorOptions): RunCollector {
   let failed = 0;
   let throttled = 0;
   let dropped = 0;
-  let checkSecond = -1;
-  let checkedTokens = 0;
-  /** The mismatch check of one record; the result goes where group.addOk would have put it. */
-  const checkRecord = (record: RequestRecord): void => {
-    const group = groups[record.groupIndex];
-    const reported = record.usage?.completion_tokens;
-    if (!group || reported === undefined) return;
-    const mismatch = Math.abs(receivedTokens(record) - reported);
-    if (mismatch > group.maxMismatch) group.maxMismatch = mismatch;
-    if (isTokenMismatch(mismatch, reported)) group.mismatchedRequests++;
-  };
-  // Records waiting for their mismatch check, checked in short slices between I/O.
-  const checks = new SlicedQueue<RequestRecord>(checkRecord);
 
   const secondOf = (atUs: number): number => Math.max(0, Math.floor((atUs - runStartUs) / 1_000_000));
   const totalInFlight = (): number => groups.reduce((sum, g) => sum + g.inFlight, 0);
@@ -111,18 +82,7 @@ export function createRunCollector(options: CollectorOptions): RunCollector {
     return slot;
   };
 
-  const fillValues = (record: RequestRecord, second: number): void => {
-    // The mismatch check is the expensive part: sampled beyond a token budget per second.
-    if (second !== checkSecond) {
-      checkSecond = second;
-      checkedTokens = 0;
-    }
-    const reported = record.usage?.completion_tokens ?? 0;
-    const check = checkedTokens + reported <= TOKEN_CHECK_BUDGET_PER_S && checks.size < MAX_QUEUED_CHECKS;
-    // Never the tokenizer here when usage is present: the check is queued (see the file comment).
-    fillTokenCounts(record, tokens, false);
-    if (check && record.usage !== null) checks.push(record);
-    if (check || record.usage === null) checkedTokens += reported > 0 ? reported : tokens.output;
+  const fillValues = (record: RequestRecord, tokens: TokenCounts): void => {
     values.inputTokens = tokens.input;
     values.outputTokens = tokens.output;
     values.reasoningTokens = tokens.reasoning;
@@ -163,7 +123,7 @@ export function createRunCollector(options: CollectorOptions): RunCollector {
       if (atUs < group.firstLaunchUs) group.firstLaunchUs = atUs;
     },
 
-    completed(record) {
+    completed(record, tokens) {
       if (record.warmup) return;
       const group = groups[record.groupIndex];
       if (!group) return;
@@ -175,11 +135,20 @@ export function createRunCollector(options: CollectorOptions): RunCollector {
       if (record.launchUs < group.firstLaunchUs) group.firstLaunchUs = record.launchUs;
       if (endUs > group.lastEndUs) group.lastEndUs = endUs;
       row.completed++;
+      // Throttling a retry recovered from is throttling all the same: counted with the final 429s.
+      const retriedThrottled = group.countAttempts(record);
+      if (retriedThrottled > 0) {
+        throttled += retriedThrottled;
+        row.throttled += retriedThrottled;
+      }
       const slot = ringSlot(second);
       ringEnded[slot] = (ringEnded[slot] as number) + 1;
       if (record.sentUs === record.sentUs) group.record('schedule_lag_ms', record.sentUs - record.launchUs);
+      // Only requests that opened a connection have these (NaN is skipped); failed ones too: a slow or failed handshake is the point.
+      group.record('connect_ms', connectMs(record) * 1000);
+      group.record('tls_handshake_ms', tlsHandshakeMs(record) * 1000);
       if (record.errorClass === null) {
-        fillValues(record, second);
+        fillValues(record, tokens);
         group.addOk(record, values);
         if (values.outputTokens === values.outputTokens) {
           row.output_tokens += values.outputTokens;
@@ -238,7 +207,6 @@ export function createRunCollector(options: CollectorOptions): RunCollector {
     },
 
     finish(): CollectorResult {
-      checks.flush();
       const timeSeries: TimeSeriesPoint[] = [];
       for (const group of groups) timeSeries.push(...group.series.finish(group.inFlight));
       return { groups: groups.map((group) => group.summary()), timeSeries };

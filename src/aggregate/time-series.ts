@@ -1,5 +1,5 @@
 /**
- * The per-second time series of one group: started, completed, failed, throttled (429), output tokens,
+ * The per-second time series of one group: started, completed, failed, throttled (429 answers), output tokens,
  * requests in flight, TTFT p50/p99 and e2e p50 of the requests that ended in that second, and the last
  * rate-limit headroom the server reported in it. Rows are contiguous from the group's first event to its
  * last. Memory is bounded: one row per second plus two small histograms reset at each new second.

@@ -4,6 +4,7 @@
  * per-request data.
  */
 import type { RequestRecord } from '../client/request-record.js';
+import type { TokenCounts } from '../measure/token-counts.js';
 import type { ResolvedGroup } from '../profile/resolved-profile.js';
 import type { GroupSummary, TimeSeriesPoint } from '../report/run-summary.js';
 
@@ -38,8 +39,11 @@ export interface CollectorResult {
 export interface RunCollector {
   /** A request was sent (for in-flight and `started` counts). */
   started(groupIndex: number, atUs: number): void;
-  /** A request ended in any way. Warmup records are counted in no metric. */
-  completed(record: RequestRecord): void;
+  /**
+   * A request ended in any way, with its token counts (counted once, also written to requests.csv).
+   * Warmup records are counted in no metric.
+   */
+  completed(record: RequestRecord, tokens: TokenCounts): void;
   /** An open-loop arrival dropped because max_concurrency was reached. */
   dropped(groupIndex: number, atUs: number): void;
   progress(nowUs: number): ProgressSnapshot;

@@ -11,6 +11,7 @@ import { HEADER } from '../protocol/headers.js';
 import { arrivalUs } from '../util/arrival-clock.js';
 import { nowUs } from '../util/clock.js';
 import { classifySocketError, classifyStatus } from './classify-error.js';
+import type { ConnectTimings } from './connect-timing.js';
 import { errorDetails } from './error-body.js';
 import { isObject } from './json-shape.js';
 import { markSent, type ErrorClass, type RequestRecord, type TimeoutPhase } from './request-record.js';
@@ -93,6 +94,8 @@ export class AttemptHandler implements Dispatcher.DispatchHandler, SseEventSink 
   #readUs = 0;
   /** Gives the connection back once undici is done with it (response ended or failed), once. */
   #release: (() => void) | null = null;
+  /** The slot's timings of a connection it opened; taken when this attempt is written or fails. */
+  #connectTimings: ConnectTimings | null = null;
 
   constructor(record: RequestRecord, context: AttemptContext, streamRequested: boolean, measuresSend: boolean) {
     this.#record = record;
@@ -126,6 +129,17 @@ export class AttemptHandler implements Dispatcher.DispatchHandler, SseEventSink 
     this.#release = release;
   }
 
+  /** The connection slot this attempt is dispatched on: a connection it opens has its timings there. */
+  useConnectTimings(timings: ConnectTimings): void {
+    this.#connectTimings = timings;
+  }
+
+  #takeConnectTimings(): void {
+    const timings = this.#connectTimings;
+    this.#connectTimings = null;
+    timings?.takeInto(this.#record);
+  }
+
   #releaseConnection(): void {
     const release = this.#release;
     this.#release = null;
@@ -152,6 +166,7 @@ export class AttemptHandler implements Dispatcher.DispatchHandler, SseEventSink 
     // The request is being written to its socket now: that, not the dispatch call (undici may queue it
     // a tick while a keep-alive connection is released), is when it was sent.
     if (this.#measuresSend) markSent(this.#record, nowUs());
+    this.#takeConnectTimings();
     this.#deadlines.connected();
   }
 
@@ -233,6 +248,8 @@ export class AttemptHandler implements Dispatcher.DispatchHandler, SseEventSink 
   onResponseError(_controller: Dispatcher.DispatchController | null, error: Error): void {
     this.#releaseConnection();
     if (this.#settled) return;
+    // A connection that failed to open (refused, TLS) still says how far it got.
+    this.#takeConnectTimings();
     if (this.#context.isClosed()) {
       this.#fail('timeout', 'total', 'client closed');
       return;

@@ -25,7 +25,20 @@ const CONNECT_CODES = new Set([
   'DEPTH_ZERO_SELF_SIGNED_CERT',
   'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
   'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_UNTRUSTED',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'ERR_TLS_HANDSHAKE_TIMEOUT',
+  // The proxy (HTTPS_PROXY, ...) refused the tunnel: connect-timing.ts.
+  'INFERBENCH_PROXY_CONNECT',
 ]);
+
+/** OpenSSL's failures (a handshake alert such as a client certificate the server requires): no connection. */
+function isTlsFailure(code: string): boolean {
+  return code.startsWith('ERR_SSL_');
+}
 
 /** The response did not arrive whole: the server (or something between) closed or broke the stream. */
 const PARSE_CODES = new Set(['HPE_INVALID_CONSTANT', 'HPE_INVALID_CHUNK_SIZE', 'HPE_INVALID_HEADER_TOKEN', 'HPE_INVALID_STATUS', 'HPE_INVALID_VERSION']);
@@ -46,7 +59,7 @@ function codeOf(error: unknown): string {
 }
 
 /**
- * A socket-level error: connect refused / DNS / TLS -> connect; undici's connect, headers and body
+ * A socket-level error: connect refused / DNS / TLS (certificates, handshake alerts) / a proxy's refusal -> connect; undici's connect, headers and body
  * timeouts -> timeout (phase connect, headers, idle); malformed HTTP -> bad_chunk; everything else (ECONNRESET, "other side closed", EPIPE,
  * a body shorter than its content-length) -> reset.
  */
@@ -55,7 +68,7 @@ export function classifySocketError(error: unknown): SocketErrorClass {
   if (code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'ETIMEDOUT') return { errorClass: 'timeout', timeoutPhase: 'connect' };
   if (code === 'UND_ERR_HEADERS_TIMEOUT') return { errorClass: 'timeout', timeoutPhase: 'headers' };
   if (code === 'UND_ERR_BODY_TIMEOUT') return { errorClass: 'timeout', timeoutPhase: 'idle' };
-  if (CONNECT_CODES.has(code)) return { errorClass: 'connect', timeoutPhase: null };
+  if (CONNECT_CODES.has(code) || isTlsFailure(code)) return { errorClass: 'connect', timeoutPhase: null };
   if (PARSE_CODES.has(code) || (error instanceof Error && error.name === 'HTTPParserError')) return { errorClass: 'bad_chunk', timeoutPhase: null };
   return { errorClass: 'reset', timeoutPhase: null };
 }

@@ -15,26 +15,31 @@ import type { Dispatcher } from 'undici';
  * Gets a free connection (null: the set was destroyed first). Returns false when it does not want it
  * any more (its attempt ended while waiting): the connection then goes to the next in line.
  */
-export type ConnectionUser = (connection: Dispatcher | null) => boolean;
+export type ConnectionUser<Connection = Dispatcher> = (connection: Connection | null) => boolean;
+
+/** What the set needs of a connection: a way to close it. */
+export interface Closable {
+  destroy(): Promise<unknown>;
+}
 
 /** At most `maxConnections` connections, created on demand, the most recently freed reused first. */
-export class ConnectionSet {
-  readonly #create: () => Dispatcher;
+export class ConnectionSet<Connection extends Closable = Dispatcher> {
+  readonly #create: () => Connection;
   readonly #maxConnections: number;
-  readonly #all: Dispatcher[] = [];
-  readonly #idle: Dispatcher[] = [];
+  readonly #all: Connection[] = [];
+  readonly #idle: Connection[] = [];
   /** Users waiting for a connection, oldest first (a queue with a moving head: no shift() per item). */
-  #waiting: (ConnectionUser | undefined)[] = [];
+  #waiting: (ConnectionUser<Connection> | undefined)[] = [];
   #waitingHead = 0;
   #destroyed = false;
 
-  constructor(maxConnections: number, create: () => Dispatcher) {
+  constructor(maxConnections: number, create: () => Connection) {
     this.#maxConnections = Math.max(1, Math.ceil(maxConnections));
     this.#create = create;
   }
 
   /** Calls `use` with a connection now when one is free or may be opened, else when one is released. */
-  acquire(use: ConnectionUser): void {
+  acquire(use: ConnectionUser<Connection>): void {
     if (this.#destroyed) {
       use(null);
       return;
@@ -54,10 +59,10 @@ export class ConnectionSet {
   }
 
   /** The request on `connection` is over (undici reported its end or error): next in line, or idle. */
-  release(connection: Dispatcher): void {
+  release(connection: Connection): void {
     if (this.#destroyed) return;
     while (this.#waitingHead < this.#waiting.length) {
-      const next = this.#waiting[this.#waitingHead] as ConnectionUser;
+      const next = this.#waiting[this.#waitingHead] as ConnectionUser<Connection>;
       this.#waiting[this.#waitingHead] = undefined;
       this.#waitingHead++;
       if (next(connection)) return;

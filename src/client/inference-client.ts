@@ -1,20 +1,25 @@
 /**
  * The composition root of the client: undici Clients (keep-alive, one connection per concurrent request,
- * no pipelining; handed out by connection-set.ts) with the auth interceptor composed on, the body encoder
+ * no pipelining; handed out by connection-set.ts; direct or through the environment's proxy, with the
+ * profile's TLS options: connection-route.ts) with the auth interceptor composed on, the body encoder
  * the profile asks for, and the retry wrapper around one attempt (attempt-handler.ts). send() never
  * rejects: every failure is a classified fact in the RequestRecord.
  */
-import { Client, type Dispatcher } from 'undici';
+import { randomUUID } from 'node:crypto';
+import type { Client, Dispatcher } from 'undici';
 import { nowUs } from '../util/clock.js';
 import { offAbort, onAbort } from './abort-fanout.js';
 import { AttemptHandler, type AttemptContext } from './attempt-handler.js';
 import { authInterceptor } from './auth-interceptor.js';
 import { createBodyEncoder } from './body-encoders.js';
+import { createRoute, type Slot } from './connection-route.js';
 import { ConnectionSet } from './connection-set.js';
 import { listModelIds } from './list-models.js';
+import { NO_PROXY_SETTINGS, proxyFor } from './proxy.js';
 import { markSent, type RequestRecord } from './request-record.js';
 import { withRetry, type Attempt } from './retry.js';
 import { createScrubber } from './scrub-secret.js';
+import { loadTlsOptions } from './tls-options.js';
 import type { ClientOptions, InferenceClient, RequestPlan } from './types.js';
 
 /** Idle keep-alive connections are kept this long (a run's gaps between requests are shorter). */
@@ -44,19 +49,25 @@ export function createInferenceClient(options: ClientOptions): InferenceClient {
     // watches: a body that keeps its connection busy after [DONE] ended the request is cut by idleness.
     headersTimeout: backstopMs(options.timeouts.headersMs),
     bodyTimeout: backstopMs(options.timeouts.idleMs),
-    ...(Number.isFinite(connectMs) && connectMs > 0 ? { connectTimeout: connectMs } : {}),
   };
-  // Without a key there is nothing to intercept: no compose, so no handler wrapper on every callback.
-  const connect = (): Dispatcher => {
-    const connection = new Client(origin, connectionOptions);
-    return options.apiKey === null || options.apiKey === '' ? connection : connection.compose(authInterceptor(options.apiKey));
-  };
-  const connections = new ConnectionSet(options.maxConnections, connect);
+  const apiKey = options.apiKey;
+  const route = createRoute({
+    origin,
+    proxy: proxyFor(origin, options.proxy ?? NO_PROXY_SETTINGS),
+    tls: loadTlsOptions(options.tls),
+    connectMs,
+    clientOptions: connectionOptions,
+    // Without a key there is nothing to intercept: no compose, so no handler wrapper on every callback.
+    wrap: (connection) => (apiKey === null || apiKey === '' ? connection : connection.compose(authInterceptor(apiKey))),
+  });
+  const connections = new ConnectionSet<Slot>(options.maxConnections, route.openSlot);
   /** GET /v1/models goes over a connection of its own, opened when first asked. */
-  let modelsConnection: Dispatcher | null = null;
+  let modelsConnection: Slot | null = null;
+  const routeHeaders = route.headers;
   const encode = createBodyEncoder(options.encoding);
   const scrub = createScrubber(options.apiKey);
-  const completionsPath = `${pathPrefix}/v1/chat/completions`;
+  const completionsPath = `${route.pathOrigin}${pathPrefix}/v1/chat/completions`;
+  const requestIdHeader = options.requestIdHeader;
   let closed = false;
   const context: AttemptContext = { timeouts: options.timeouts, scrub, isClosed: () => closed };
 
@@ -79,8 +90,10 @@ export function createInferenceClient(options: ClientOptions): InferenceClient {
         return true;
       }
       handler.onConnectionDone(() => connections.release(connection));
+      handler.useConnectTimings(connection.timings);
+      const headers = routeHeaders === null ? request.headers : { ...request.headers, ...routeHeaders };
       try {
-        connection.dispatch({ path: completionsPath, method: 'POST', headers: request.headers, body: request.payload }, handler);
+        connection.dispatcher.dispatch({ path: completionsPath, method: 'POST', headers, body: request.payload }, handler);
       } catch (error) {
         handler.dispatchFailed(error);
       }
@@ -109,6 +122,11 @@ export function createInferenceClient(options: ClientOptions): InferenceClient {
         const headers = plan.headers === undefined
           ? { ...options.headers, ...encoded.headers }
           : { ...options.headers, ...plan.headers, ...encoded.headers };
+        if (requestIdHeader !== null) {
+          // One id per request, the same on each attempt: every attempt is found under it in the server's logs.
+          record.requestId = randomUUID();
+          headers[requestIdHeader] = record.requestId;
+        }
         await attempt({ payload: encoded.payload, headers, stream: plan.body['stream'] === true }, record, signal);
       } catch (error) {
         // Only a harness bug (an unencodable body) lands here; it is still data, not an exception.
@@ -122,8 +140,9 @@ export function createInferenceClient(options: ClientOptions): InferenceClient {
     },
 
     listModels(signal?: AbortSignal): Promise<string[]> {
-      modelsConnection ??= connect();
-      return listModelIds(modelsConnection, pathPrefix, options.headers, options.timeouts, scrub, signal);
+      modelsConnection ??= route.openSlot();
+      const headers = routeHeaders === null ? options.headers : { ...options.headers, ...routeHeaders };
+      return listModelIds(modelsConnection.dispatcher, `${route.pathOrigin}${pathPrefix}`, headers, options.timeouts, scrub, signal);
     },
 
     async close(): Promise<void> {

@@ -42,6 +42,15 @@ export interface RequestRecord {
   /** End of the response: end marker, end of body, or the failure. */
   endUs: number;
   /**
+   * The new connection this attempt was sent on (or failed to open): TCP connect start (after any DNS
+   * lookup) and end, TLS handshake start and end. NaN on a reused keep-alive connection, and for the
+   * TLS pair on plain http. Through a proxy the TCP connect is the one to the proxy.
+   */
+  connectStartUs: number;
+  connectEndUs: number;
+  tlsStartUs: number;
+  tlsEndUs: number;
+  /**
    * Arrival times of every chunk carrying generated text, in order. Lives only while the request is in
    * flight and being aggregated (ITL is pooled from the gaps), then the record is dropped.
    */
@@ -70,8 +79,18 @@ export interface RequestRecord {
   /** `x-ratelimit-remaining-requests-minute` / `-tokens-minute` of the response; NaN when absent. */
   rateLimitRemainingRequests: number;
   rateLimitRemainingTokens: number;
-  /** Attempts made (1 without retries). Only the first attempt's timing is measured. */
+  /**
+   * Attempts made (1 without retries). The request is measured as its caller waits for it: from its start
+   * (before the first attempt) to the final attempt's events; the outcome is the final attempt's.
+   */
   attempts: number;
+  /** Error classes of the attempts that failed and were retried, in order (empty without retries). */
+  retriedErrors: ErrorClass[];
+  /** The id sent in the request-id header (the same on every attempt); null when none is sent. */
+  requestId: string | null;
+  /** The response's `id` and `system_fingerprint`, to find the request in the server's logs. */
+  responseId: string | null;
+  systemFingerprint: string | null;
 }
 
 /**
@@ -92,6 +111,10 @@ export function createRequestRecord(id: number, groupIndex: number, launchUs: nu
     firstOutputUs: Number.NaN,
     lastTokenUs: Number.NaN,
     endUs: Number.NaN,
+    connectStartUs: Number.NaN,
+    connectEndUs: Number.NaN,
+    tlsStartUs: Number.NaN,
+    tlsEndUs: Number.NaN,
     tokenChunkTimesUs: [],
     status: 0,
     errorClass: null,
@@ -109,6 +132,10 @@ export function createRequestRecord(id: number, groupIndex: number, launchUs: nu
     rateLimitRemainingRequests: Number.NaN,
     rateLimitRemainingTokens: Number.NaN,
     attempts: 0,
+    retriedErrors: [],
+    requestId: null,
+    responseId: null,
+    systemFingerprint: null,
   };
 }
 

@@ -81,8 +81,19 @@ function applyToolCallDeltas(record: RequestRecord, toolCalls: readonly unknown[
   return generated;
 }
 
-/** usage, time_info and service_tier_used, from whichever chunk (or body) carries them. */
+/**
+ * usage, time_info and service_tier_used, from whichever chunk (or body) carries them; the response `id`
+ * and `system_fingerprint` from the first one that does (every chunk of a stream repeats them).
+ */
 export function applyResponseExtras(record: RequestRecord, body: Json): void {
+  if (record.responseId === null) {
+    const id = body['id'];
+    if (nonEmptyString(id)) record.responseId = id;
+  }
+  if (record.systemFingerprint === null) {
+    const fingerprint = body['system_fingerprint'];
+    if (nonEmptyString(fingerprint)) record.systemFingerprint = fingerprint;
+  }
   const usage = body['usage'];
   if (isObject(usage) && typeof usage['completion_tokens'] === 'number') record.usage = usage as unknown as Usage;
   const timeInfo = body['time_info'];

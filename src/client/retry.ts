@@ -1,9 +1,10 @@
 /**
- * Retries as a wrapper around one attempt. What is measured does not move: the record keeps the first
- * attempt's send time (`sentUs`, so schedule lag and every latency measured from the start include the
- * failed attempts and the backoff; nothing is hidden), while the outcome (status, tokens, usage, error)
- * is that of the last attempt. `attempts` counts them. A 429's `retry-after` is honoured; otherwise the
- * wait doubles from `backoffMs`.
+ * Retries as a wrapper around one attempt. A request is measured as its caller waits for it: the record
+ * keeps its start and the first attempt's send time (`sentUs`), so every latency includes the failed
+ * attempts and the waits between them, while the outcome (status, tokens, usage, error) is the final
+ * attempt's. Nothing is hidden: `attempts` counts the attempts and `retriedErrors` keeps the class of each
+ * one that failed and was retried, which the collector counts per group even when the retry succeeded.
+ * A 429's `retry-after` is honoured; otherwise the wait doubles from `backoffMs`.
  */
 import { nowUs } from '../util/clock.js';
 import { offAbort, onAbort } from './abort-fanout.js';
@@ -25,6 +26,10 @@ export function resetAttemptFields(record: RequestRecord): void {
   record.firstOutputUs = Number.NaN;
   record.lastTokenUs = Number.NaN;
   record.endUs = Number.NaN;
+  record.connectStartUs = Number.NaN;
+  record.connectEndUs = Number.NaN;
+  record.tlsStartUs = Number.NaN;
+  record.tlsEndUs = Number.NaN;
   record.tokenChunkTimesUs.length = 0;
   record.status = 0;
   record.errorClass = null;
@@ -40,6 +45,8 @@ export function resetAttemptFields(record: RequestRecord): void {
   record.serviceTierUsed = null;
   record.rateLimitRemainingRequests = Number.NaN;
   record.rateLimitRemainingTokens = Number.NaN;
+  record.responseId = null;
+  record.systemFingerprint = null;
 }
 
 /** Resolves after `ms`, or at once when `signal` aborts (true then). */
@@ -70,6 +77,8 @@ export function withRetry(attempt: Attempt, spec: ClientOptions['retry']): Attem
       const outcome = await attempt(request, record, signal);
       const errorClass: ErrorClass | null = record.errorClass;
       if (errorClass === null || !retryOn.has(errorClass) || n >= spec.maxAttempts || signal?.aborted) return outcome;
+      // Kept before the wait: an attempt that failed stays counted even when the run stops during the wait.
+      record.retriedErrors.push(errorClass);
       const backoffMs = spec.backoffMs * 2 ** (n - 1);
       const waitMs = Math.min(MAX_RETRY_WAIT_MS, Number.isNaN(outcome.retryAfterMs) ? backoffMs : outcome.retryAfterMs);
       if (await wait(waitMs, signal)) {

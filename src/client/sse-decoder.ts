@@ -27,8 +27,12 @@ export interface SseEventSink {
  */
 export class SseDecoder {
   readonly #sink: SseEventSink;
-  /** Bytes of a line not yet terminated (null when the last read ended on a line end). */
-  #carry: Buffer | null = null;
+  /**
+   * Bytes of a line not yet terminated, one copy per read (null when the last read ended on a line end):
+   * joined once when the line ends, so a line of megabytes over hundreds of reads costs its length, not
+   * its length times the number of reads.
+   */
+  #carry: Buffer[] | null = null;
   /** The previous read ended with CR: a LF at the start of the next read belongs to that CRLF. */
   #skipLeadingLf = false;
   /** Only the very first bytes of a stream may hold a UTF-8 BOM. */
@@ -80,7 +84,8 @@ export class SseDecoder {
     if (lineStart < length) {
       const rest = chunk.subarray(lineStart, length);
       // Copy: undici may reuse the memory of a chunk once the handler returns.
-      this.#carry = this.#carry === null ? Buffer.from(rest) : Buffer.concat([this.#carry, rest]);
+      if (this.#carry === null) this.#carry = [Buffer.from(rest)];
+      else this.#carry.push(Buffer.from(rest));
     }
   }
 
@@ -93,7 +98,7 @@ export class SseDecoder {
     if (this.#carry !== null) {
       const carry = this.#carry;
       this.#carry = null;
-      this.#processLine(carry.toString('utf8'));
+      this.#processLine(Buffer.concat(carry).toString('utf8'));
     }
     this.#dispatch();
   }
@@ -101,7 +106,8 @@ export class SseDecoder {
   /** A complete line is chunk[from, to) preceded by any carried bytes. */
   #line(chunk: Buffer, from: number, to: number): void {
     if (this.#carry !== null) {
-      const whole = to > from ? Buffer.concat([this.#carry, chunk.subarray(from, to)]) : this.#carry;
+      if (to > from) this.#carry.push(chunk.subarray(from, to));
+      const whole = Buffer.concat(this.#carry);
       this.#carry = null;
       this.#processLine(whole.toString('utf8'));
       return;

@@ -2,7 +2,8 @@
  * The client's public contract: one request in, facts into a RequestRecord out. Failures never throw:
  * they are classified into the record (errorClass), so the scheduler is never unwound by a bad server.
  */
-import type { EncodingSpec, RetrySpec, TimeoutSpec } from '../profile/resolved-profile.js';
+import type { EncodingSpec, RetrySpec, TimeoutSpec, TlsSpec } from '../profile/resolved-profile.js';
+import type { ProxySettings } from './proxy.js';
 import type { RequestRecord } from './request-record.js';
 
 export interface ClientOptions {
@@ -12,11 +13,17 @@ export interface ClientOptions {
   readonly apiKey: string | null;
   /** Headers added to every request (profile target.headers plus inferbench's defaults). */
   readonly headers: Readonly<Record<string, string>>;
+  /** Header that carries a fresh id per request (recorded in RequestRecord.requestId); null sends none. */
+  readonly requestIdHeader: string | null;
   /** Upper bound on concurrent requests, to size the connection pool. */
   readonly maxConnections: number;
   readonly timeouts: TimeoutSpec;
   readonly retry: RetrySpec;
   readonly encoding: EncodingSpec;
+  /** target.tls (CA bundle, client certificate, verification); absent or null: Node's defaults. */
+  readonly tls?: TlsSpec | null;
+  /** The proxy environment (proxy.ts, from cli/); absent or null: direct connections. */
+  readonly proxy?: ProxySettings | null;
 }
 
 export interface RequestPlan {

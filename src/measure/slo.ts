@@ -12,6 +12,7 @@ import { LATENCY_METRICS, type LatencyMetric } from '../report/run-summary.js';
 import { isOk } from './request-status.js';
 import { decodeTps, e2eMs, scheduleLagMs, tpotMs, ttfbMs, ttfoMs, ttftMs } from './request-timings.js';
 import { clientOverheadMs, completionTimeMs, promptTimeMs, queueTimeMs, totalTimeMs } from './server-timings.js';
+import { connectMs, tlsHandshakeMs } from './connection-timings.js';
 
 type PerRequestValue = (record: RequestRecord, outputTokens: number) => number;
 
@@ -29,6 +30,8 @@ const LATENCY_VALUES = {
   total_time_ms: totalTimeMs,
   client_overhead_ms: clientOverheadMs,
   schedule_lag_ms: scheduleLagMs,
+  connect_ms: connectMs,
+  tls_handshake_ms: tlsHandshakeMs,
 } as const satisfies Record<LatencyMetric, PerRequestValue>;
 
 /** One parsed SLO entry. */

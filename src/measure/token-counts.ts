@@ -1,11 +1,14 @@
 /**
- * Token counts of one request: from the server's `usage` when it sent one, else counted with the real
+ * Token counts of one request: from the server's `usage` when it sent one, else counted with the client's
  * tokenizer on the text received (input: what the workload built, token-exact) and flagged estimated.
  * The mismatch check compares the tokenizer count of the text received with usage.completion_tokens;
  * counting chunks is no check at all (servers put several tokens in a chunk, or none).
+ *
+ * Pure: the tokenizer's counts of the received text come in as `ReceivedTokens`, counted once per
+ * request elsewhere (runner/record-finisher.ts, in slices with the bounded counter) and handed to every
+ * consumer of these counts (the collector and requests.csv).
  */
 import type { RequestRecord } from '../client/request-record.js';
-import { countTokens } from '../util/tokenizer.js';
 
 export interface TokenCounts {
   input: number;
@@ -26,9 +29,12 @@ export function createTokenCounts(): TokenCounts {
   return { input: Number.NaN, output: Number.NaN, reasoning: Number.NaN, cached: Number.NaN, estimated: false, mismatch: Number.NaN, mismatched: false };
 }
 
-/** Tokens of the text the client received (answer, tool-call arguments and reasoning). */
-export function receivedTokens(record: RequestRecord): number {
-  return countTokens(record.outputText) + countTokens(record.reasoningText);
+/** The client tokenizer's counts of the text received; null when it was not counted. */
+export interface ReceivedTokens {
+  /** Tokens of the answer and tool-call arguments (record.outputText). */
+  readonly output: number;
+  /** Tokens of the reasoning (record.reasoningText). */
+  readonly reasoning: number;
 }
 
 /**
@@ -41,10 +47,11 @@ export function isTokenMismatch(differenceTokens: number, reportedTokens: number
 }
 
 /**
- * Fills `out` with the counts of `record`. `checkMismatch` false skips the tokenizer when usage is
- * present (the collector samples the check under heavy load; without usage the tokenizer always runs).
+ * Fills `out` with the counts of `record`. `received` is the tokenizer's count of the received text:
+ * needed when the server sent no usage (the estimate), optional with usage (the mismatch check; null
+ * leaves it unchecked, as when the check is sampled out under heavy load).
  */
-export function fillTokenCounts(record: RequestRecord, out: TokenCounts, checkMismatch = true): TokenCounts {
+export function fillTokenCounts(record: RequestRecord, received: ReceivedTokens | null, out: TokenCounts): TokenCounts {
   const usage = record.usage;
   if (usage) {
     out.input = usage.prompt_tokens;
@@ -52,27 +59,26 @@ export function fillTokenCounts(record: RequestRecord, out: TokenCounts, checkMi
     out.reasoning = usage.completion_tokens_details?.reasoning_tokens ?? Number.NaN;
     out.cached = usage.prompt_tokens_details?.cached_tokens ?? Number.NaN;
     out.estimated = false;
-    if (checkMismatch) {
-      out.mismatch = Math.abs(receivedTokens(record) - usage.completion_tokens);
+    if (received) {
+      out.mismatch = Math.abs(received.output + received.reasoning - usage.completion_tokens);
       out.mismatched = isTokenMismatch(out.mismatch, usage.completion_tokens);
     } else {
       out.mismatch = Number.NaN;
       out.mismatched = false;
     }
   } else {
-    const reasoning = countTokens(record.reasoningText);
     out.input = record.expectedInputTokens;
-    out.output = countTokens(record.outputText) + reasoning;
-    out.reasoning = reasoning;
+    out.output = received ? received.output + received.reasoning : Number.NaN;
+    out.reasoning = received ? received.reasoning : Number.NaN;
     out.cached = Number.NaN;
-    out.estimated = true;
+    out.estimated = received !== null;
     out.mismatch = Number.NaN;
     out.mismatched = false;
   }
   return out;
 }
 
-/** The counts of `record` in a new object (allocates; the collector reuses one with fillTokenCounts). */
-export function tokenCounts(record: RequestRecord, checkMismatch = true): TokenCounts {
-  return fillTokenCounts(record, createTokenCounts(), checkMismatch);
+/** The counts of `record` in a new object. */
+export function tokenCounts(record: RequestRecord, received: ReceivedTokens | null): TokenCounts {
+  return fillTokenCounts(record, received, createTokenCounts());
 }

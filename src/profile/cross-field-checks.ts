@@ -3,11 +3,16 @@
  * defaults), load fields that fit the load mode, min <= max, threshold grammar, files that must exist.
  * Runs on the data whether or not the schema passed, defensively, so that one run lists every problem.
  */
-import { existsSync } from 'node:fs';
+import { accessSync, constants, existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { CHAT_REQUEST_PARAMETERS } from '../protocol/chat.js';
 import { parseThreshold } from './parse-threshold.js';
 import { mergeScenario } from './merge-scenario.js';
 import type { ProfileIssue } from './profile-issue.js';
+
+/** request_extra carries only what the spec does not list: a spec field there would skip its checks. */
+const SPEC_REQUEST_FIELDS = new Set<string>([...CHAT_REQUEST_PARAMETERS, 'stream_options']);
+const BUILT_FIELDS = new Set(['model', 'messages', 'service_tier']);
 
 /** Headers that carry credentials: keys come from the environment only, never from a profile. */
 const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'x-api-key', 'api-key', 'cookie']);
@@ -56,6 +61,31 @@ export function crossFieldChecks(data: unknown, baseDir: string): ProfileIssue[]
     if (typeof target.emulator_config === 'string' && !existsSync(resolve(baseDir, target.emulator_config))) {
       issues.push({ path: ['target', 'emulator_config'], message: `file not found: ${resolve(baseDir, target.emulator_config)}` });
     }
+    if (typeof target.tokenizer === 'string' && !existsSync(resolve(baseDir, target.tokenizer))) {
+      issues.push({ path: ['target', 'tokenizer'], message: `file not found: ${resolve(baseDir, target.tokenizer)}` });
+    }
+    if (isRecord(target.tls)) issues.push(...checkTls(target.tls, baseDir));
+  }
+  return issues;
+}
+
+/** target.tls: every PEM file named must be readable (its contents are checked when the client loads it); cert and key go together. */
+function checkTls(tls: Record<string, unknown>, baseDir: string): ProfileIssue[] {
+  const issues: ProfileIssue[] = [];
+  for (const key of ['ca', 'cert', 'key']) {
+    const file = tls[key];
+    if (typeof file !== 'string' || file === '') continue;
+    const path = resolve(baseDir, file);
+    try {
+      accessSync(path, constants.R_OK);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      issues.push({ path: ['target', 'tls', key], message: code === 'ENOENT' ? `file not found: ${path}` : `cannot read ${path} (${code ?? 'error'})` });
+    }
+  }
+  if ((tls.cert === undefined) !== (tls.key === undefined)) {
+    const missing = tls.cert === undefined ? 'cert' : 'key';
+    issues.push({ path: ['target', 'tls', missing === 'cert' ? 'key' : 'cert'], atKey: true, message: `a client certificate needs both cert and key; ${missing} is missing` });
   }
   return issues;
 }
@@ -103,6 +133,16 @@ function checkScenario(defaults: unknown, scenario: Record<string, unknown>, ind
   }
   if (isRecord(prompt.dataset) && typeof prompt.dataset.path === 'string' && !existsSync(resolve(baseDir, prompt.dataset.path))) {
     issues.push({ path: [...merged.pathOf('prompt', 'dataset'), 'path'], message: `file not found: ${resolve(baseDir, prompt.dataset.path)}` });
+  }
+  if (isRecord(f.request_extra)) {
+    for (const key of Object.keys(f.request_extra)) {
+      const message = BUILT_FIELDS.has(key)
+        ? `${key} is set by the profile (models, prompt, tiers), not by request_extra`
+        : SPEC_REQUEST_FIELDS.has(key)
+          ? `${key} is a field of the API spec: set it in request, where it is checked`
+          : null;
+      if (message !== null) issues.push({ path: merged.pathOf('request_extra', key), atKey: true, message });
+    }
   }
   for (const key of ['models', 'tiers']) {
     const list = f[key];

@@ -60,6 +60,7 @@ function formatScenario(s: ResolvedScenario, groupKeys: readonly string[]): stri
     row('limits', formatLimits(s)) +
     row('prompt', formatPrompt(s)) +
     row('request', JSON.stringify(s.request)) +
+    (Object.keys(s.requestExtra).length > 0 ? row('extra', `${JSON.stringify(s.requestExtra)} (not in the API spec: sent as given)`) : '') +
     row('timeouts', `connect ${duration(t.connectMs)}, headers ${duration(t.headersMs)}, first token ${duration(t.firstTokenMs)}, idle ${duration(t.idleMs)}, total ${duration(t.totalMs)}`) +
     row('retry', s.retry.maxAttempts <= 1 ? 'none' : `up to ${s.retry.maxAttempts} attempts on ${s.retry.on.join(', ')}, backoff ${duration(s.retry.backoffMs)}`) +
     row('encoding', `${s.encoding.contentType}${s.encoding.gzip ? ' + gzip' : ''}`) +

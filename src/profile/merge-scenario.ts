@@ -1,12 +1,12 @@
 /**
- * How `defaults` combine with a scenario: the mapping keys (request, prompt, timeouts, retry, encoding)
+ * How `defaults` combine with a scenario: the mapping keys (request, request_extra, prompt, timeouts, retry, encoding)
  * merge one level deep, the scenario's value winning per field; every other key (load included, whose
  * fields depend on its mode) is taken whole from the scenario when it sets it. Works on unvalidated data
  * too, because the cross-field checks run beside schema validation, not after it.
  */
 import type { IssuePath } from './profile-issue.js';
 
-const MERGED_KEYS = new Set(['request', 'prompt', 'timeouts', 'retry', 'encoding']);
+const MERGED_KEYS = new Set(['request', 'request_extra', 'prompt', 'timeouts', 'retry', 'encoding']);
 
 export interface MergedScenario {
   readonly fields: Readonly<Record<string, unknown>>;

@@ -5,7 +5,7 @@
  * resolve-profile.ts, never here.
  */
 import { z } from 'zod';
-import { SERVICE_TIERS } from '../protocol/chat.js';
+import { CHAT_REQUEST_PARAMETERS, SERVICE_TIERS } from '../protocol/chat.js';
 import type { ServiceTier } from '../protocol/chat.js';
 import { ERROR_CLASSES } from '../protocol/error-classes.js';
 import { METRIC_OR_GROUP_VALUE_PATTERN, METRIC_STAT_PATTERN } from './metric-names.js';
@@ -63,19 +63,38 @@ const load = z
 
 const forbidden = (message: string) => z.never({ error: message }).optional();
 
-/** Any chat completion field; a few are checked because a typo in them would silently change the run. */
+/**
+ * The chat completion fields of the spec (plus `stream_options`, which OpenAI-compatible servers share), as a
+ * strict object: a typo such as `temprature` is an error here instead of a field a server silently ignores
+ * or rejects at run time. A few are checked because a wrong value would silently change the run; the
+ * server checks the rest. Fields the spec does not list go in `request_extra`.
+ */
+const specRequestFields = Object.fromEntries(
+  CHAT_REQUEST_PARAMETERS.map((name) => [name, z.unknown().optional()]),
+) as Record<(typeof CHAT_REQUEST_PARAMETERS)[number], z.ZodOptional<z.ZodUnknown>>;
+
 const request = z
-  .looseObject({
+  .strictObject({
+    ...specRequestFields,
     model: forbidden('model is set by scenarios[].models, not by request'),
     messages: forbidden('messages are built by the workload (prompt), not by request'),
     service_tier: forbidden('service_tier is set by scenarios[].tiers, not by request'),
     stream: z.boolean().optional(),
+    stream_options: z
+      .strictObject({ include_usage: z.boolean().optional() })
+      .optional()
+      .meta({ description: 'Sent as given; default with stream: { include_usage: true } unless target.stream_usage is false.' }),
     max_completion_tokens: positiveInt.optional(),
     temperature: z.number().min(0).optional(),
     top_p: z.number().min(0).max(1).optional(),
     seed: z.number().int().optional(),
   })
-  .meta({ id: 'request', description: 'Chat completion request fields sent with every request (stream defaults to true).' });
+  .meta({ id: 'request', description: 'Chat completion request fields of the API spec, sent with every request (stream defaults to true).' });
+
+/** Fields the spec does not list (vLLM's ignore_eos, min_tokens, top_k, ...), sent as given to servers that take them. */
+const requestExtra = z
+  .record(z.string(), z.unknown())
+  .meta({ id: 'requestExtra', description: 'Extra JSON fields sent with every request, for servers that take fields the API spec does not list (e.g. ignore_eos, min_tokens, top_k).' });
 
 const prompt = z
   .strictObject({
@@ -104,7 +123,7 @@ const retry = z.strictObject({
   max_attempts: positiveInt.optional().meta({ description: '1 (default) = no retries.' }),
   on: z.array(z.enum(ERROR_CLASSES)).optional(),
   backoff: duration.optional(),
-}).meta({ id: 'retry', description: 'Retries (default none); the first attempt is what is measured.' });
+}).meta({ id: 'retry', description: 'Retries (default none): latencies run from the request start to the final attempt; failed attempts stay counted.' });
 
 const encoding = z.strictObject({
   content_type: z.enum(['json', 'msgpack']).optional(),
@@ -124,6 +143,7 @@ const scenarioFields = {
   warmup_requests: tokenCount.optional(),
   graceful_stop: duration.optional(),
   request: request.optional(),
+  request_extra: requestExtra.optional(),
   prompt: prompt.optional(),
   timeouts: timeouts.optional(),
   retry: retry.optional(),
@@ -140,6 +160,20 @@ const scenario = z.strictObject({
 
 const headerValue = z.union([z.string(), z.number()]);
 
+const pemPath = (what: string) => z.string().min(1).optional().meta({ description: `${what} (PEM file, relative to the profile).` });
+
+const tls = z
+  .strictObject({
+    ca: pemPath('CA bundle that verifies the target\'s certificate, instead of the system CAs'),
+    cert: pemPath('Client certificate for mutual TLS (with key)'),
+    key: pemPath('Private key of the client certificate (with cert)'),
+    insecure_skip_verify: z
+      .boolean()
+      .optional()
+      .meta({ description: 'Accept any server certificate (default false). Loudly warned about and recorded in summary.json.' }),
+  })
+  .meta({ description: 'TLS settings for an https target: CA bundle, client certificate (mTLS), verification.' });
+
 const target = z.strictObject({
   base_url: z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' }).optional(),
   api_key_env: z
@@ -147,7 +181,24 @@ const target = z.strictObject({
     .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: 'expected the NAME of an environment variable (the key itself never goes in a profile)' })
     .optional(),
   headers: z.record(z.string(), headerValue).optional(),
+  tls: tls.optional(),
+  stream_usage: z
+    .boolean()
+    .optional()
+    .meta({ description: 'Streaming requests ask for usage with stream_options.include_usage (default true); false for a server that rejects the field.' }),
+  request_id_header: z
+    .union([z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, { error: 'expected an HTTP header name' }), z.literal(false)])
+    .optional()
+    .meta({ description: 'Header carrying a fresh id per request, recorded in requests.csv (default x-request-id); false sends none.' }),
   emulator_config: z.string().min(1).optional().meta({ description: 'Emulator YAML for the embedded emulator, relative to the profile.' }),
+  tokenizer: z
+    .string()
+    .min(1)
+    .optional()
+    .meta({
+      description:
+        "A Hugging Face tokenizer.json (the model's own), relative to the profile: counts tokens when the server sends no usage and for the usage check, and builds token-exact prompts. Default: o200k_base.",
+    }),
 });
 
 /** The whole profile as written. */

@@ -6,7 +6,7 @@
 import { basename, extname, resolve } from 'node:path';
 import { parseDurationMs } from '../util/duration.js';
 import type { DurationInput, LengthInput, ProfileInput, ScenarioFieldsInput } from './profile-schema.js';
-import type { LengthDistribution, LoadSpec, LoadStage, ResolvedProfile, ResolvedScenario, ThresholdSpec } from './resolved-profile.js';
+import type { LengthDistribution, LoadSpec, LoadStage, ResolvedProfile, ResolvedScenario, ThresholdSpec, TlsSpec } from './resolved-profile.js';
 import { mergeScenario } from './merge-scenario.js';
 import { parseThreshold } from './parse-threshold.js';
 import { expandGroups } from './groups.js';
@@ -16,6 +16,8 @@ export const PROFILE_DEFAULTS = {
   apiKeyEnv: 'INFERENCE_API_KEY',
   inputTokens: 128,
   stream: true,
+  streamUsage: true,
+  requestIdHeader: 'x-request-id',
   concurrency: 1,
   arrival: 'poisson',
   burstiness: 1,
@@ -35,7 +37,7 @@ const ms = (value: DurationInput | undefined, fallback: number): number => (valu
 export function resolveProfileInput(input: ProfileInput, sourceName: string | null, baseDir: string): ResolvedProfile {
   const scenarios = input.scenarios.map((scenario, i) => {
     const merged = mergeScenario(input.defaults, scenario, i).fields as ScenarioFieldsInput;
-    return resolveScenario(scenario.name, merged, baseDir);
+    return resolveScenario(scenario.name, merged, baseDir, input.target?.stream_usage ?? PROFILE_DEFAULTS.streamUsage);
   });
   const thresholds = (input.thresholds ?? []).map((expression) => {
     const parsed = parseThreshold(expression);
@@ -51,6 +53,10 @@ export function resolveProfileInput(input: ProfileInput, sourceName: string | nu
       apiKeyEnv: target.api_key_env ?? PROFILE_DEFAULTS.apiKeyEnv,
       headers: Object.fromEntries(Object.entries(target.headers ?? {}).map(([k, v]) => [k, String(v)])),
       emulatorConfig: target.emulator_config === undefined ? null : resolve(baseDir, target.emulator_config),
+      tls: resolveTls(target.tls, baseDir),
+      streamUsage: target.stream_usage ?? PROFILE_DEFAULTS.streamUsage,
+      requestIdHeader: target.request_id_header === false ? null : (target.request_id_header ?? PROFILE_DEFAULTS.requestIdHeader),
+      tokenizer: target.tokenizer === undefined ? null : resolve(baseDir, target.tokenizer),
     },
     scenarios,
     groups: expandGroups(scenarios),
@@ -60,7 +66,26 @@ export function resolveProfileInput(input: ProfileInput, sourceName: string | nu
   };
 }
 
-function resolveScenario(name: string, f: ScenarioFieldsInput, baseDir: string): ResolvedScenario {
+/** target.tls with its PEM paths resolved against the profile's folder (the files are read by the client). */
+function resolveTls(tls: NonNullable<ProfileInput['target']>['tls'], baseDir: string): TlsSpec | null {
+  if (tls === undefined) return null;
+  const path = (file: string | undefined): string | null => (file === undefined ? null : resolve(baseDir, file));
+  return { caPath: path(tls.ca), certPath: path(tls.cert), keyPath: path(tls.key), insecureSkipVerify: tls.insecure_skip_verify ?? false };
+}
+
+/**
+ * The request fields of a scenario: stream on unless turned off, and a stream asks for usage
+ * (`stream_options.include_usage`) unless the profile set stream_options itself or the target turns it
+ * off: vLLM, SGLang, llama.cpp and OpenAI send no usage in a stream otherwise, and counting tokens with
+ * another tokenizer than the model's is only an estimate.
+ */
+function resolveRequest(fields: Record<string, unknown>, streamUsage: boolean): Record<string, unknown> {
+  const request: Record<string, unknown> = { stream: PROFILE_DEFAULTS.stream, ...fields };
+  if (request.stream === true && streamUsage && request.stream_options === undefined) request.stream_options = { include_usage: true };
+  return request;
+}
+
+function resolveScenario(name: string, f: ScenarioFieldsInput, baseDir: string, streamUsage: boolean): ResolvedScenario {
   const load = resolveLoad(f.load);
   const stageTotalMs = load.stages?.reduce((sum, stage) => sum + stage.durationMs, 0) ?? null;
   const prompt = f.prompt ?? {};
@@ -77,7 +102,8 @@ function resolveScenario(name: string, f: ScenarioFieldsInput, baseDir: string):
     warmupMs: ms(f.warmup, 0),
     warmupRequests: f.warmup_requests ?? 0,
     gracefulStopMs: ms(f.graceful_stop, PROFILE_DEFAULTS.gracefulStopMs),
-    request: { stream: PROFILE_DEFAULTS.stream, ...request },
+    request: resolveRequest(request, streamUsage),
+    requestExtra: { ...(f.request_extra ?? {}) },
     prompt: {
       inputTokens: resolveLength(prompt.input_tokens ?? PROFILE_DEFAULTS.inputTokens),
       outputTokens: prompt.output_tokens === undefined ? null : resolveLength(prompt.output_tokens),

@@ -54,7 +54,7 @@ export interface TimeoutSpec {
 }
 
 export interface RetrySpec {
-  /** 1 = no retries. Retries never change what is measured: the first attempt's timing is recorded. */
+  /** 1 = no retries. A retried request is measured from its start to its final attempt's events; failed attempts are counted apart. */
   readonly maxAttempts: number;
   /** Retry only on these classes (default: http_429, http_5xx, connect, reset). */
   readonly on: readonly string[];
@@ -80,8 +80,13 @@ export interface ResolvedScenario {
   readonly warmupRequests: number;
   /** Time allowed to requests still in flight when the scenario ends, before they are aborted. */
   readonly gracefulStopMs: number;
-  /** Chat completion fields merged over defaults.request (never model or messages). */
+  /**
+   * Chat completion fields of the spec merged over defaults.request (never model or messages); with
+   * stream, `stream_options: { include_usage: true }` unless the profile set it or target.stream_usage is false.
+   */
   readonly request: Readonly<Record<string, unknown>>;
+  /** Fields the spec does not list (request_extra, merged over defaults.request_extra), sent after `request`. */
+  readonly requestExtra: Readonly<Record<string, unknown>>;
   readonly prompt: PromptSpec;
   readonly timeouts: TimeoutSpec;
   readonly retry: RetrySpec;
@@ -103,6 +108,17 @@ export interface ThresholdSpec {
   readonly stat: string | null;
   readonly op: '<' | '<=' | '>' | '>=';
   readonly value: number;
+}
+
+/** target.tls: absolute paths of PEM files (null: not set) and whether the server certificate is checked. */
+export interface TlsSpec {
+  /** CA bundle that replaces the system CAs for verifying the target. */
+  readonly caPath: string | null;
+  /** Client certificate and its key, for mutual TLS (both or neither). */
+  readonly certPath: string | null;
+  readonly keyPath: string | null;
+  /** true: any server certificate is accepted (warned about, recorded in summary.json). */
+  readonly insecureSkipVerify: boolean;
 }
 
 /** One scenario x model x tier: the unit every metric is reported for. */
@@ -127,6 +143,14 @@ export interface ResolvedProfile {
     readonly headers: Readonly<Record<string, string>>;
     /** Emulator config file for the embedded emulator (relative paths resolved against the profile). */
     readonly emulatorConfig: string | null;
+    /** TLS settings of an https target (target.tls); null when the profile has none. */
+    readonly tls: TlsSpec | null;
+    /** Streams ask for usage (stream_options.include_usage) unless the scenario sets stream_options. */
+    readonly streamUsage: boolean;
+    /** Header that carries a fresh id per request (x-request-id by default); null sends none. */
+    readonly requestIdHeader: string | null;
+    /** Absolute path of a Hugging Face tokenizer.json (target.tokenizer); null: o200k_base. */
+    readonly tokenizer: string | null;
   };
   readonly scenarios: readonly ResolvedScenario[];
   /** Scenarios run one after another; the groups of one scenario run at the same time, each with the scenario's whole load. */

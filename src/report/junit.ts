@@ -1,10 +1,12 @@
 /**
  * JUnit XML of a comparison, for CI test dashboards: one testsuite per group, one testcase per group x
- * metric, a <failure> for each regression. Every string is XML-escaped and characters XML 1.0 forbids
+ * metric, a <failure> for each regression. Both targets are named: in the root's name when they differ
+ * (two deployments compared) and as properties of every suite. Every string is XML-escaped and characters XML 1.0 forbids
  * are dropped, so hostile model names or messages cannot break the file.
  */
 import type { CompareResult } from './compare/compare-runs.js';
-import { formatChange, formatPValue, formatValue } from './compare/format-values.js';
+import { formatChange, formatPValue, formatValue, groupLabel } from './compare/format-values.js';
+import { targetLabel } from './compare/target-label.js';
 
 /** Escapes text for XML element content and attribute values. */
 export function escapeXml(text: string): string {
@@ -25,13 +27,17 @@ export function formatCompareJunit(result: CompareResult): string {
   const x = escapeXml;
   const byGroup = new Map<string, CompareResult['comparisons'][number][]>();
   for (const c of result.comparisons) {
-    const list = byGroup.get(c.group) ?? [];
+    const label = groupLabel(c);
+    const list = byGroup.get(label) ?? [];
     list.push(c);
-    byGroup.set(c.group, list);
+    byGroup.set(label, list);
   }
+  const baselineTarget = targetLabel(result.baseline.target);
+  const candidateTarget = targetLabel(result.candidate.target);
+  const name = result.sameTarget ? 'inferbench compare' : `inferbench compare: ${baselineTarget} vs ${candidateTarget}`;
   const lines = [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="inferbench compare" tests="${result.comparisons.length}" failures="${result.regressions}" errors="0">`,
+    `<testsuites name="${x(name)}" tests="${result.comparisons.length}" failures="${result.regressions}" errors="0">`,
   ];
   for (const [group, cases] of byGroup) {
     const failures = cases.filter((c) => c.verdict === 'regression').length;
@@ -39,6 +45,12 @@ export function formatCompareJunit(result: CompareResult): string {
     lines.push('    <properties>');
     lines.push(`      <property name="baseline_run" value="${x(result.baseline.runId)}"/>`);
     lines.push(`      <property name="candidate_run" value="${x(result.candidate.runId)}"/>`);
+    lines.push(`      <property name="baseline_target" value="${x(baselineTarget)}"/>`);
+    lines.push(`      <property name="candidate_target" value="${x(candidateTarget)}"/>`);
+    if (cases[0] && cases[0].group !== cases[0].candidateGroup) {
+      lines.push(`      <property name="baseline_group" value="${x(cases[0].group)}"/>`);
+      lines.push(`      <property name="candidate_group" value="${x(cases[0].candidateGroup)}"/>`);
+    }
     lines.push(`      <property name="alpha" value="${result.alpha}"/>`);
     lines.push('    </properties>');
     for (const c of cases) {

@@ -1,11 +1,13 @@
 /**
- * The markdown of a comparison: a verdict line and one table row per group x metric, for `--markdown FILE`
+ * The markdown of a comparison: a verdict line, the two runs and their targets side by side, and one
+ * table row per group x metric, for `--markdown FILE`
  * and GitHub's $GITHUB_STEP_SUMMARY. Cells are escaped: GitHub renders inline HTML, so `<`, `>`, `&`,
  * `|` and newlines from model names or profile strings are neutralised.
  */
 import type { CompareResult } from './compare/compare-runs.js';
 import { pHeader, verdictLine } from './compare/compare-table.js';
-import { formatChange, formatPValue, formatValue, VERDICT_TEXT } from './compare/format-values.js';
+import { formatChange, formatPValue, formatValue, groupLabel, VERDICT_TEXT } from './compare/format-values.js';
+import { targetLabel } from './compare/target-label.js';
 
 /** Escapes text for one markdown table cell. */
 export function escapeMarkdownCell(text: string): string {
@@ -27,6 +29,12 @@ export function formatCompareMarkdown(result: CompareResult): string {
     '',
     `Baseline \`${e(result.baseline.runId)}\` vs candidate \`${e(result.candidate.runId)}\` (profile ${e(result.candidate.profile)}); significance level ${result.alpha}.`,
     '',
+    '| | baseline | candidate |',
+    '|---|---|---|',
+    `| run | ${e(result.baseline.runId)} | ${e(result.candidate.runId)} |`,
+    `| target${result.sameTarget ? '' : ' (two deployments)'} | ${e(targetLabel(result.baseline.target))} | ${e(targetLabel(result.candidate.target))} |`,
+    ...result.pairs.map((p) => `| paired group | ${e(p.baseline)} | ${e(p.candidate)} |`),
+    '',
   ];
   if (result.mismatches.length > 0) {
     lines.push(`> **Warning:** compared with --force although the workloads differ: ${e(result.mismatches.join('; '))}`, '');
@@ -35,7 +43,7 @@ export function formatCompareMarkdown(result: CompareResult): string {
   lines.push(`| group | metric | baseline | candidate | change | ${pHeader(result)} | tolerance | verdict |`, '|---|---|---:|---:|---:|---:|---:|---|');
   for (const c of result.comparisons) {
     const verdict = c.verdict === 'regression' ? '**REGRESSION**' : e(VERDICT_TEXT[c.verdict]);
-    lines.push(`| ${e(c.group)} | ${e(c.metricId)} | ${e(formatValue(c.baseline, c.unit))} | ${e(formatValue(c.candidate, c.unit))} | ${e(formatChange(c))} | ${e(formatPValue(c.pAdjusted))} | ${e(c.tolerance)} | ${verdict} |`);
+    lines.push(`| ${e(groupLabel(c))} | ${e(c.metricId)} | ${e(formatValue(c.baseline, c.unit))} | ${e(formatValue(c.candidate, c.unit))} | ${e(formatChange(c))} | ${e(formatPValue(c.pAdjusted))} | ${e(c.tolerance)} | ${verdict} |`);
   }
   lines.push('', e(verdictLine(result)), '');
   return lines.join('\n');

@@ -1,15 +1,19 @@
 /**
  * The per-request values of one requests.csv row, from a RequestRecord, through the pure functions of
  * measure/ (the same definitions the collector aggregates): latencies in ms, token counts from usage
- * (or flagged as estimated), the server's time_info. null where the request never got that far.
+ * (or flagged as estimated; counted once per request and handed in), the server's time_info. null where the request never got that far.
  */
 import type { RequestRecord } from '../client/request-record.js';
 import { e2eMs, itlGapCount, scheduleLagMs, tpotMs, decodeTps, ttfbMs, ttftMs, ttfoMs } from '../measure/request-timings.js';
 import { clientOverheadMs, completionTimeMs, promptTimeMs, queueTimeMs, totalTimeMs } from '../measure/server-timings.js';
-import { tokenCounts } from '../measure/token-counts.js';
+import type { TokenCounts } from '../measure/token-counts.js';
+import { connectMs, tlsHandshakeMs } from '../measure/connection-timings.js';
 
 export interface RequestMetrics {
   scheduleLagMs: number | null;
+  /** TCP connect and TLS handshake of the connection the request opened; null on a reused connection. */
+  connectMs: number | null;
+  tlsHandshakeMs: number | null;
   ttfbMs: number | null;
   ttftMs: number | null;
   ttfoMs: number | null;
@@ -31,15 +35,16 @@ export interface RequestMetrics {
   clientOverheadMs: number | null;
 }
 
-export function requestMetrics(record: RequestRecord): RequestMetrics {
-  // The mismatch check retokenises the text; the collector reports mismatches, the CSV need not pay twice.
-  const tokens = tokenCounts(record, false);
+/** `tokens`: the request's counts, made once when it finished (the collector aggregates the same). */
+export function requestMetrics(record: RequestRecord, tokens: TokenCounts): RequestMetrics {
   const times = record.tokenChunkTimesUs;
   let itlMaxUs = 0;
   for (let i = 1; i < times.length; i++) itlMaxUs = Math.max(itlMaxUs, (times[i] as number) - (times[i - 1] as number));
   const gaps = itlGapCount(record);
   return {
     scheduleLagMs: value(scheduleLagMs(record)),
+    connectMs: value(connectMs(record)),
+    tlsHandshakeMs: value(tlsHandshakeMs(record)),
     ttfbMs: value(ttfbMs(record)),
     ttftMs: value(ttftMs(record)),
     ttfoMs: value(ttfoMs(record)),

@@ -8,6 +8,7 @@ import type { WriteStream } from 'node:fs';
 import { stringify } from 'csv-stringify';
 import type { Stringifier } from 'csv-stringify';
 import type { RequestRecord } from '../client/request-record.js';
+import type { TokenCounts } from '../measure/token-counts.js';
 import type { ResolvedGroup } from '../profile/resolved-profile.js';
 import { requestMetrics } from './request-metrics.js';
 
@@ -25,6 +26,8 @@ export const REQUEST_COLUMNS = [
   'error_code',
   'start_ms',
   'schedule_lag_ms',
+  'connect_ms',
+  'tls_handshake_ms',
   'ttfb_ms',
   'ttft_ms',
   'ttfo_ms',
@@ -47,12 +50,16 @@ export const REQUEST_COLUMNS = [
   'total_time_ms',
   'client_overhead_ms',
   'attempts',
+  'retried_errors',
+  'request_id',
+  'response_id',
+  'system_fingerprint',
   'error_message',
 ] as const;
 
 export interface RequestsCsvWriter {
-  /** Appends one finished request. Never throws (a write failure is reported by close()). */
-  write(record: RequestRecord, group: ResolvedGroup): void;
+  /** Appends one finished request with its token counts. Never throws (a write failure is reported by close()). */
+  write(record: RequestRecord, group: ResolvedGroup, tokens: TokenCounts): void;
   /** Rows written so far. */
   readonly rows: number;
   /** Flushes and closes the file. */
@@ -100,9 +107,9 @@ export async function openRequestsCsv(path: string, runStartUs: number): Promise
   });
   let rows = 0;
   return {
-    write(record, group) {
+    write(record, group, tokens) {
       if (failure) return;
-      csv.write(requestRow(record, group, runStartUs));
+      csv.write(requestRow(record, group, tokens, runStartUs));
       rows++;
     },
     get rows() {
@@ -128,8 +135,8 @@ function closeFile(file: WriteStream): Promise<void> {
   });
 }
 
-function requestRow(record: RequestRecord, group: ResolvedGroup, runStartUs: number): unknown[] {
-  const m = requestMetrics(record);
+function requestRow(record: RequestRecord, group: ResolvedGroup, tokens: TokenCounts, runStartUs: number): unknown[] {
+  const m = requestMetrics(record, tokens);
   return [
     record.id,
     group.key,
@@ -143,6 +150,8 @@ function requestRow(record: RequestRecord, group: ResolvedGroup, runStartUs: num
     record.errorCode ?? '',
     ms((record.intendedStartUs - runStartUs) / 1000),
     ms(m.scheduleLagMs),
+    ms(m.connectMs),
+    ms(m.tlsHandshakeMs),
     ms(m.ttfbMs),
     ms(m.ttftMs),
     ms(m.ttfoMs),
@@ -165,6 +174,10 @@ function requestRow(record: RequestRecord, group: ResolvedGroup, runStartUs: num
     ms(m.totalTimeMs),
     ms(m.clientOverheadMs),
     record.attempts,
+    record.retriedErrors.join(';'),
+    record.requestId ?? '',
+    record.responseId ?? '',
+    record.systemFingerprint ?? '',
     record.errorMessage ?? '',
   ];
 }

@@ -19,6 +19,8 @@ export const LATENCY_METRICS = [
   'total_time_ms',
   'client_overhead_ms',
   'schedule_lag_ms',
+  'connect_ms',
+  'tls_handshake_ms',
 ] as const;
 export type LatencyMetric = (typeof LATENCY_METRICS)[number];
 
@@ -53,8 +55,12 @@ export interface GroupSummary {
     ok: number;
     failed: number;
     dropped: number;
-    /** Per error class; http_429 counted here too but not in `failed`. */
+    /** Final outcomes per error class; http_429 counted here too but not in `failed`. */
     errors: Record<string, number>;
+    /** Attempts sent for these requests (= requests sent without retries). */
+    attempts: number;
+    /** Failed attempts that were retried, per error class: counted even when the retry succeeded. */
+    retried: Record<string, number>;
     /** Up to a few sample messages per error class (secret-free). */
     error_samples: Record<string, string[]>;
   };
@@ -112,10 +118,35 @@ export interface RunSummary {
   profile: { name: string; source: string | null; resolved: unknown };
   /** SHA-256 of what was sent (profile workload, models, tiers, seeds): equal hashes = same workload. */
   workload_hash: string;
-  target: { base_url: string; embedded_emulator: boolean };
+  /**
+   * The same hash with model names left out: equal for runs that sent the same workload to models named
+   * differently (what `compare --pair` checks). null in summaries written before the field existed.
+   */
+  workload_hash_without_models: string | null;
+  target: {
+    base_url: string;
+    embedded_emulator: boolean;
+    /** The proxy the requests went through (HTTPS_PROXY / HTTP_PROXY), credentials removed; null: direct. Absent in older summaries. */
+    proxy?: string | null;
+    /** target.tls as run (file paths only, never their contents); null: Node's defaults. Absent in older summaries. */
+    tls?: TargetTlsSummary | null;
+    /**
+     * The tokenizer that counted estimated tokens and checked usage: `o200k_base`, or the path of the
+     * profile's tokenizer.json (target.tokenizer). Absent in older summaries.
+     */
+    tokenizer?: string;
+  };
   groups: GroupSummary[];
   thresholds: ThresholdResult[];
   harness: HarnessHealth;
+}
+
+/** summary.json target.tls: which files verified whom, and whether verification was off. */
+export interface TargetTlsSummary {
+  ca: string | null;
+  cert: string | null;
+  /** true: the target's certificate was NOT checked (a warning in harness.warnings says so too). */
+  insecure_skip_verify: boolean;
 }
 
 /** One row of timeseries.csv / the in-memory time series: one group, one second. */

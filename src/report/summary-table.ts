@@ -16,7 +16,8 @@ const COLUMNS: readonly Column[] = [
   { title: 'group', value: (g) => g.key },
   { title: 'ok', value: (g) => String(g.requests.ok) },
   { title: 'failed', value: (g) => String(g.requests.failed) },
-  { title: '429', value: (g) => String(g.requests.errors['http_429'] ?? 0) },
+  { title: '429', value: (g) => String(throttledAnswers(g)) },
+  { title: 'retried', value: (g) => retriedAttempts(g), optional: true },
   { title: 'dropped', value: (g) => String(g.requests.dropped) },
   { title: 'ttft p50', value: (g) => stat(g, 'ttft_ms', 'p50') },
   { title: 'ttft p99', value: (g) => stat(g, 'ttft_ms', 'p99') },
@@ -43,6 +44,17 @@ export function formatThresholds(results: readonly ThresholdResult[]): string {
   return results
     .map((result) => `${result.passed ? 'PASS' : 'FAIL'}  ${result.expression}  [${result.group}]  actual ${result.actual === null ? '-' : fixed(result.actual)}\n`)
     .join('');
+}
+
+/** Every 429 the server answered: the requests that ended throttled and the attempts a retry recovered from. */
+function throttledAnswers(group: GroupSummary): number {
+  return (group.requests.errors['http_429'] ?? 0) + (group.requests.retried?.['http_429'] ?? 0);
+}
+
+/** Failed attempts that were retried, "-" when none (the column is then left out). */
+function retriedAttempts(group: GroupSummary): string {
+  const total = Object.values(group.requests.retried ?? {}).reduce((sum, n) => sum + n, 0);
+  return total > 0 ? String(total) : '-';
 }
 
 function stat(group: GroupSummary, metric: MetricName, key: 'p50' | 'p99'): string {

@@ -7,15 +7,19 @@
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { RequestRecord } from '../client/request-record.js';
-import type { ResolvedGroup, ResolvedProfile } from '../profile/resolved-profile.js';
+import type { TokenCounts } from '../measure/token-counts.js';
+import type { ResolvedGroup, ResolvedProfile, TlsSpec } from '../profile/resolved-profile.js';
 import { SUMMARY_SCHEMA_VERSION } from '../report/run-summary.js';
-import type { RunSummary, ThresholdResult } from '../report/run-summary.js';
+import type { HarnessHealth, RunSummary, ThresholdResult } from '../report/run-summary.js';
+import { proxyFor, withoutCredentials as proxyWithoutCredentials } from '../client/proxy.js';
+import { INSECURE_TLS_WARNING } from '../client/tls-options.js';
 import { openRequestsCsv } from '../report/requests-csv.js';
 import { writeSummaryJson } from '../report/summary-json.js';
 import { writeSummaryCsv } from '../report/summary-csv.js';
 import { writeTimeSeriesCsv } from '../report/timeseries-csv.js';
 import { writeHtmlReport } from '../report/html/write-html-report.js';
 import { nowUs } from '../util/clock.js';
+import { workloadHashWithoutModels } from '../workload/workload-hash.js';
 import { runProfile } from './run-profile.js';
 import type { RunProfileOptions, RunResult } from './run-profile.js';
 import { makeRunId } from './run-id.js';
@@ -52,9 +56,9 @@ export async function executeRun(options: ExecuteRunOptions): Promise<RunOutcome
 
   const requestsCsv = await openRequestsCsv(join(runDir, 'requests.csv'), nowUs());
   const userOnRecord = options.events?.onRecord;
-  const onRecord = (record: RequestRecord, group: ResolvedGroup): void => {
-    requestsCsv.write(record, group);
-    userOnRecord?.(record, group);
+  const onRecord = (record: RequestRecord, group: ResolvedGroup, tokens: TokenCounts): void => {
+    requestsCsv.write(record, group, tokens);
+    userOnRecord?.(record, group, tokens);
   };
   let result: RunResult;
   try {
@@ -73,10 +77,11 @@ export async function executeRun(options: ExecuteRunOptions): Promise<RunOutcome
     inferbench_version: options.version,
     profile: { name: result.profile.name, source: result.profile.sourcePath, resolved: secretFreeProfile(result.profile) },
     workload_hash: result.workloadHash,
-    target: { base_url: withoutCredentials(options.baseUrl), embedded_emulator: options.embeddedEmulator },
+    workload_hash_without_models: workloadHashWithoutModels(result.profile),
+    target: { base_url: withoutCredentials(options.baseUrl), embedded_emulator: options.embeddedEmulator, ...connectionSummary(options), tokenizer: result.tokenizer },
     groups: result.groups,
     thresholds,
-    harness: result.harness,
+    harness: withTlsWarning(result.harness, result.profile.target.tls),
   };
   await writeSummaryJson(runDir, summary);
   await writeSummaryCsv(runDir, summary.groups);
@@ -90,6 +95,22 @@ export async function executeRun(options: ExecuteRunOptions): Promise<RunOutcome
 
   const failedThresholds = thresholds.filter((threshold) => !threshold.passed);
   return { runDir, summary, result, verdict: verdictOf(summary, failedThresholds), failedThresholds, problems };
+}
+
+/** How the run connected: the proxy in use (credentials removed) and target.tls (paths only). */
+function connectionSummary(options: ExecuteRunOptions): Pick<RunSummary['target'], 'proxy' | 'tls'> {
+  const proxy = options.proxy ? proxyFor(options.baseUrl, options.proxy) : null;
+  const tls = options.profile.target.tls;
+  return {
+    proxy: proxy === null ? null : proxyWithoutCredentials(proxy),
+    tls: tls === null ? null : { ca: tls.caPath, cert: tls.certPath, insecure_skip_verify: tls.insecureSkipVerify },
+  };
+}
+
+/** A run that did not check the target's certificate says so among the harness warnings. */
+function withTlsWarning(harness: HarnessHealth, tls: TlsSpec | null): HarnessHealth {
+  if (tls === null || !tls.insecureSkipVerify) return harness;
+  return { ...harness, warnings: [...harness.warnings, INSECURE_TLS_WARNING] };
 }
 
 /** Header values that may carry credentials are replaced: summary.json is shared, keys must not be. */

@@ -6,6 +6,7 @@
  */
 import type { RequestRecord } from '../client/request-record.js';
 import type { ProgressSnapshot } from '../aggregate/types.js';
+import type { TokenCounts } from '../measure/token-counts.js';
 import type { ResolvedGroup, ResolvedScenario } from '../profile/resolved-profile.js';
 
 export interface RunTick {
@@ -22,7 +23,10 @@ export interface RunTick {
 
 export interface RunEvents {
   onTick?(tick: RunTick): void;
-  /** Every request, warmup included (warmup=true), when it has ended. */
-  onRecord?(record: RequestRecord, group: ResolvedGroup): void;
+  /**
+   * Every request, warmup included (warmup=true), when it has ended, with its token counts (made once;
+   * the object is reused for the next record: copy what you keep).
+   */
+  onRecord?(record: RequestRecord, group: ResolvedGroup, tokens: TokenCounts): void;
   onScenarioStart?(scenario: ResolvedScenario, groups: readonly ResolvedGroup[]): void;
 }

@@ -10,12 +10,15 @@ import { InferbenchError } from '../errors.js';
 import type { Clock } from '../util/clock.js';
 import { nowUs } from '../util/clock.js';
 import { createRng, hashString } from '../util/rng.js';
-import { SlicedQueue } from '../util/sliced-queue.js';
-import { countTokens } from '../util/tokenizer.js';
+import { loadHfTokenizer } from '../util/hf-tokenizer.js';
+import { o200kTokenizer } from '../util/tokenizer.js';
+import type { EncodingTokenizer } from '../util/tokenizer.js';
 import { createRequestRecord } from '../client/request-record.js';
 import type { RequestRecord } from '../client/request-record.js';
 import type { InferenceClient } from '../client/types.js';
+import type { ProxySettings } from '../client/proxy.js';
 import type { RunCollector } from '../aggregate/types.js';
+import type { TokenCounts } from '../measure/token-counts.js';
 import type { LoadSpec, ResolvedGroup, ResolvedProfile, ResolvedScenario } from '../profile/resolved-profile.js';
 import type { GroupSummary, HarnessHealth, TimeSeriesPoint } from '../report/run-summary.js';
 import type { ScheduleLimits, ScheduleRun } from '../schedule/types.js';
@@ -23,6 +26,7 @@ import { startHarnessMonitor } from './harness-monitor.js';
 import type { CpuProbe, HarnessMonitor } from './harness-monitor.js';
 import { requestHeaders } from './request-headers.js';
 import type { RunEvents } from './run-events.js';
+import { RecordFinisher } from './record-finisher.js';
 import { defaultRunnerDeps } from './runner-deps.js';
 import type { RunnerDeps, Workload } from './runner-deps.js';
 
@@ -43,6 +47,13 @@ export interface RunProfileOptions {
   readonly deps?: RunnerDeps;
   /** Tick interval (default 1000 ms). */
   readonly tickIntervalMs?: number;
+  /** The proxy environment (HTTPS_PROXY, ...) as cli/ read it; absent: direct connections. */
+  readonly proxy?: ProxySettings | null;
+  /**
+   * Sizes and counts the prompts, and counts received text when a server sends no usage and for the usage
+   * check. Default: the profile's target.tokenizer (a tokenizer.json, loaded here), else o200k_base.
+   */
+  readonly tokenizer?: EncodingTokenizer;
 }
 
 export interface RunResult {
@@ -58,16 +69,24 @@ export interface RunResult {
   readonly groups: GroupSummary[];
   readonly timeSeries: TimeSeriesPoint[];
   readonly harness: HarnessHealth;
+  /** Name of the tokenizer that counted (o200k_base, or the tokenizer.json's path). */
+  readonly tokenizer: string;
 }
 
 /** Runs a whole profile against one target. Throws only for a run that cannot start (unreachable target). */
 export async function runProfile(options: RunProfileOptions): Promise<RunResult> {
   const deps = options.deps ?? defaultRunnerDeps;
+  // A bad tokenizer.json is a profile error (exit 2), found before anything is sent.
+  const tokenizerPath = options.profile.target.tokenizer;
+  const tokenizer = options.tokenizer ?? (tokenizerPath ? await loadHfTokenizer(tokenizerPath) : o200kTokenizer());
   const headers = requestHeaders(options.version, options.profile.target.headers);
   const profile = await resolveModels(options, deps, headers);
   // The tokenizer loads its vocabulary on first use (seconds): pay that before the clock starts, not
   // inside the first request's latency or as a stall of the event loop mid-run.
-  countTokens('inferbench');
+  tokenizer.count('inferbench');
+  // Every group's workload is built before anything is sent: a dataset or a tokenizer that cannot make
+  // exact prompts is a profile error at the start, not the end of a run that already measured scenarios.
+  const workloads = buildWorkloads(profile, deps, tokenizer);
   const startedAtWallMs = options.clock.wallMs();
   const runStartUs = nowUs();
   const collector = deps.createCollector({ groups: profile.groups, slo: profile.slo, runStartUs });
@@ -83,13 +102,17 @@ export async function runProfile(options: RunProfileOptions): Promise<RunResult>
     activeSchedules: new Set(),
     currentScenario: profile.scenarios[0]?.name ?? '',
     warmingGroups: 0,
-    finished: new SlicedQueue<RequestRecord>((record) => finishRecord(state, record)),
+    finished: new RecordFinisher({ tokenizer, deliver: (record, tokens) => finishRecord(state, record, tokens) }),
     groupByIndex: groupsByIndex(profile.groups),
+    workloads,
   };
   const onInterrupt = (): void => {
     state.interrupted = true;
+    // Counting what is still queued must not outlast the graceful stop (record-finisher.ts).
+    state.finished.hurry();
     for (const schedule of state.activeSchedules) schedule.stop();
   };
+  if (state.interrupted) state.finished.hurry();
   options.interrupt.addEventListener('abort', onInterrupt, { once: true });
   const plannedMs = plannedDurationMs(profile.scenarios);
   const plannedRequests = plannedRequestCount(profile);
@@ -113,8 +136,9 @@ export async function runProfile(options: RunProfileOptions): Promise<RunResult>
     }
   } finally {
     clearInterval(ticker);
+    // In slices, not at once: a large answer still being counted must not hold the loop (nor a signal).
+    await state.finished.drained();
     options.interrupt.removeEventListener('abort', onInterrupt);
-    state.finished.flush();
   }
 
   const result = collector.finish(nowUs());
@@ -129,6 +153,7 @@ export async function runProfile(options: RunProfileOptions): Promise<RunResult>
     groups: result.groups,
     timeSeries: result.timeSeries,
     harness,
+    tokenizer: tokenizer.name,
   };
 }
 
@@ -137,10 +162,12 @@ interface RunState {
   readonly deps: RunnerDeps;
   readonly collector: RunCollector;
   readonly monitor: HarnessMonitor;
-  /** Finished records waiting to be aggregated and handed to the sinks (flushed before the summary). */
-  readonly finished: SlicedQueue<RequestRecord>;
+  /** Finished records waiting to be counted, aggregated and handed to the sinks (drained before the summary). */
+  readonly finished: RecordFinisher;
   readonly groupByIndex: ResolvedGroup[];
   readonly headers: Readonly<Record<string, string>>;
+  /** Each group's workload by group index, built before the run started. */
+  readonly workloads: ReadonlyMap<number, Workload>;
   nextRecordId: number;
   interrupted: boolean;
   readonly activeSchedules: Set<ScheduleRun>;
@@ -191,19 +218,27 @@ function isConnectionFailure(error: unknown): boolean {
   return error.cause !== undefined && error.cause !== null;
 }
 
+/**
+ * Builds every group's workload and makes its first body once (warming caches), so setup cost never lands
+ * in a measured request's schedule lag and a workload that cannot be built stops the run before it starts.
+ */
+function buildWorkloads(profile: ResolvedProfile, deps: RunnerDeps, tokenizer: EncodingTokenizer): Map<number, Workload> {
+  const workloads = new Map<number, Workload>();
+  for (const group of profile.groups) {
+    const scenario = profile.scenarios.find((s) => s.name === group.scenario) as ResolvedScenario;
+    const workload = deps.createWorkload(scenario, group, tokenizer);
+    workload.next(0);
+    workloads.set(group.index, workload);
+  }
+  return workloads;
+}
+
 async function runScenario(state: RunState, scenario: ResolvedScenario, groups: readonly ResolvedGroup[]): Promise<void> {
   const client = state.deps.createClient(
     clientOptions(state.options, scenario, state.headers, Math.max(1, maxConcurrency(scenario.load) * groups.length)),
   );
-  // Workloads are built (and their first body made once, warming caches) before any schedule starts, so
-  // setup cost never lands in a measured request's schedule lag.
-  const workloads = groups.map((group) => {
-    const workload = state.deps.createWorkload(scenario, group);
-    workload.next(0);
-    return workload;
-  });
   try {
-    await Promise.all(groups.map((group, i) => runGroup(state, client, scenario, group, workloads[i] as Workload)));
+    await Promise.all(groups.map((group) => runGroup(state, client, scenario, group, state.workloads.get(group.index) as Workload)));
   } finally {
     await client.close();
   }
@@ -285,15 +320,15 @@ function groupsByIndex(groups: readonly ResolvedGroup[]): ResolvedGroup[] {
   return byIndex;
 }
 
-function finishRecord(state: RunState, record: RequestRecord): void {
+function finishRecord(state: RunState, record: RequestRecord, tokens: TokenCounts): void {
   const group = state.groupByIndex[record.groupIndex];
   if (group === undefined) return;
   if (!record.warmup) {
-    state.collector.completed(record);
+    state.collector.completed(record, tokens);
     if (Number.isFinite(record.sentUs)) state.monitor.recordScheduleLagUs(record.sentUs - record.launchUs);
   }
   const sink = state.options.events?.onRecord;
-  if (sink) safeCall(() => sink(record, group));
+  if (sink) safeCall(() => sink(record, group, tokens));
 }
 
 /** Counts requests in flight and lets the graceful stop wait for zero, with a deadline. */
@@ -335,10 +370,13 @@ function clientOptions(options: RunProfileOptions, scenario: ResolvedScenario, h
     baseUrl: options.baseUrl,
     apiKey: options.apiKey,
     headers,
+    requestIdHeader: options.profile.target.requestIdHeader,
     maxConnections,
     timeouts: scenario.timeouts,
     retry: scenario.retry,
     encoding: scenario.encoding,
+    tls: options.profile.target.tls,
+    proxy: options.proxy ?? null,
   };
 }
 

@@ -8,6 +8,7 @@ import type { CollectorOptions, RunCollector } from '../aggregate/types.js';
 import type { ResolvedGroup, ResolvedProfile, ResolvedScenario, ThresholdSpec, LoadSpec } from '../profile/resolved-profile.js';
 import type { GroupSummary, ThresholdResult } from '../report/run-summary.js';
 import type { ScheduleCallbacks, ScheduleDeps, ScheduleLimits, ScheduleRun } from '../schedule/types.js';
+import type { EncodingTokenizer } from '../util/tokenizer.js';
 import { createInferenceClient } from '../client/inference-client.js';
 import { createRunCollector } from '../aggregate/run-collector.js';
 import { evaluateThresholds } from '../aggregate/thresholds.js';
@@ -30,7 +31,8 @@ export interface RunnerDeps {
   createClient(options: ClientOptions): InferenceClient;
   createCollector(options: CollectorOptions): RunCollector;
   startSchedule(load: LoadSpec, limits: ScheduleLimits, callbacks: ScheduleCallbacks, deps: ScheduleDeps): ScheduleRun;
-  createWorkload(scenario: ResolvedScenario, group: ResolvedGroup): Workload;
+  /** A group's workload, its prompts sized and counted in the run's tokenizer. */
+  createWorkload(scenario: ResolvedScenario, group: ResolvedGroup, tokenizer: EncodingTokenizer): Workload;
   resolveGroupModels(profile: ResolvedProfile, firstModel: string): ResolvedProfile;
   workloadHash(profile: ResolvedProfile): string;
   evaluateThresholds(specs: readonly ThresholdSpec[], groups: readonly GroupSummary[]): ThresholdResult[];

@@ -6,7 +6,12 @@
  * callbacks, which is where undici writes requests to reused keep-alive sockets; further slices follow
  * in setImmediate turns, each after a poll for I/O.
  *
- * flush() handles everything still queued at once (before a summary is made).
+ * An item may be resumable work (counting a large answer's tokens): its handler gets the slice's
+ * deadline and returns false while work remains; the item stays at the head and the next slice resumes
+ * it, so no item holds the loop for longer than one step of its own.
+ *
+ * flush() handles everything still queued at once (before a summary is made); drained() lets the slices
+ * run on and resolves when the queue is empty (for work too large to do in one turn).
  */
 
 /** A slice stops after this long, so it delays a read that arrives meanwhile by no more. */
@@ -17,16 +22,24 @@ export const SLICE_MS = 0.1;
  */
 export const BACKLOG_ITEMS = 1024;
 
+/**
+ * Handles one item. `untilMs` (performance.now()) is when the current slice ends; a handler of resumable
+ * work returns false when it stopped there with work left (it is called again with the next slice).
+ */
+export type SliceHandler<T> = (item: T, untilMs: number) => unknown;
+
 export class SlicedQueue<T> {
-  readonly #handle: (item: T) => void;
+  readonly #handle: SliceHandler<T>;
   readonly #sliceMs: number;
   /** A queue with a moving head: no shift() per item. */
   #items: (T | undefined)[] = [];
   #head = 0;
   #timer: NodeJS.Timeout | null = null;
   #immediate: NodeJS.Immediate | null = null;
+  /** Waiters of drained(); while any wait, the slices keep the process alive. */
+  #drainWaiters: (() => void)[] = [];
 
-  constructor(handle: (item: T) => void, sliceMs = SLICE_MS) {
+  constructor(handle: SliceHandler<T>, sliceMs = SLICE_MS) {
     this.#handle = handle;
     this.#sliceMs = sliceMs;
   }
@@ -49,11 +62,21 @@ export class SlicedQueue<T> {
     this.#drain(Number.POSITIVE_INFINITY);
   }
 
+  /** Resolves once every queued item (and any pushed meanwhile) is handled, in the usual slices. */
+  drained(): Promise<void> {
+    if (this.size === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.#drainWaiters.push(resolve);
+      this.#timer?.ref();
+      this.#immediate?.ref();
+    });
+  }
+
   #schedule(): void {
     if (this.#timer !== null || this.#immediate !== null) return;
     this.#timer = setTimeout(this.#onTimer, 1);
     // flush() is the owner's promise that nothing is lost: the timer must not keep a process alive.
-    this.#timer.unref();
+    if (this.#drainWaiters.length === 0) this.#timer.unref();
   }
 
   readonly #onTimer = (): void => {
@@ -66,26 +89,30 @@ export class SlicedQueue<T> {
     this.#drain(performance.now() + (this.size > BACKLOG_ITEMS ? 10 * this.#sliceMs : this.#sliceMs));
     if (this.size > 0 && this.#timer === null) {
       this.#immediate = setImmediate(this.#slice);
-      this.#immediate.unref();
+      if (this.#drainWaiters.length === 0) this.#immediate.unref();
     }
   };
 
   #drain(untilMs: number): void {
     while (this.#head < this.#items.length) {
       const item = this.#items[this.#head] as T;
-      this.#items[this.#head] = undefined;
-      this.#head++;
+      let finished = true;
       // One item that throws must not strand the rest (the owner's handler records its own failures).
       try {
-        this.#handle(item);
+        finished = this.#handle(item, untilMs) !== false;
       } catch {
         // ignored: see above
+      }
+      if (finished) {
+        this.#items[this.#head] = undefined;
+        this.#head++;
       }
       if (performance.now() >= untilMs) break;
     }
     if (this.#head >= this.#items.length) {
       this.#items = [];
       this.#head = 0;
+      for (const resolve of this.#drainWaiters.splice(0)) resolve();
     }
   }
 }

@@ -2,11 +2,34 @@
  * The real tokenizer (o200k_base through js-tiktoken) shared by the emulator (usage accounting) and the
  * harness (token-exact prompts, estimates when a server sends no usage). Loading the ranks takes about a
  * second, so it happens once, lazily, on first use.
+ *
+ * `Tokenizer` is what the harness's layers receive (the default is o200kTokenizer(); a profile can name
+ * another one). Its count() is exact and unbounded: js-tiktoken's merge is quadratic in the length of one
+ * pretoken (1,000 `x` take about 0.1 s), so text the harness did not write itself (a server's answer) is
+ * counted through util/bounded-tokens.ts, never with count() directly.
  */
 import { Tiktoken } from 'js-tiktoken/lite';
 import o200kBase from 'js-tiktoken/ranks/o200k_base';
 
 export const TOKENIZER_NAME = 'o200k_base';
+
+/** A tokenizer the harness counts with. */
+export interface Tokenizer {
+  /** What summary.json records: `o200k_base`, or the file a profile named. */
+  readonly name: string;
+  /** Token count of `text`, exact (special-token text counts as ordinary text). */
+  count(text: string): number;
+}
+
+/**
+ * A Tokenizer that also encodes and decodes: what token-exact prompts are built with (the workload
+ * selects its one-token pieces by encoding them). o200kTokenizer() and a loaded tokenizer.json are both.
+ */
+export interface EncodingTokenizer extends Tokenizer {
+  /** Token ids of `text` (no special tokens added; special-token text is ordinary text). */
+  encode(text: string): number[];
+  decode(ids: readonly number[]): string;
+}
 
 let encoder: Tiktoken | undefined;
 
@@ -16,7 +39,8 @@ export function tokenizer(): Tiktoken {
 }
 
 export function countTokens(text: string): number {
-  return text.length === 0 ? 0 : tokenizer().encode(text).length;
+  // Special-token text ("<|endoftext|>") in an answer is text, not an error: none allowed, none refused.
+  return text.length === 0 ? 0 : tokenizer().encode(text, [], []).length;
 }
 
 export function encodeTokens(text: string): number[] {
@@ -25,4 +49,16 @@ export function encodeTokens(text: string): number[] {
 
 export function decodeTokens(ids: readonly number[]): string {
   return tokenizer().decode([...ids]);
+}
+
+const o200k: EncodingTokenizer = {
+  name: TOKENIZER_NAME,
+  count: countTokens,
+  encode: (text) => (text.length === 0 ? [] : tokenizer().encode(text, [], [])),
+  decode: decodeTokens,
+};
+
+/** The default tokenizer (o200k_base), loaded on first count. */
+export function o200kTokenizer(): EncodingTokenizer {
+  return o200k;
 }

@@ -1,23 +1,25 @@
 /**
  * Prompts from a JSONL file: each line is a `messages` array, or an object whose `field` holds the prompt
  * text (sent as one user message) or a messages array. Read and token-counted once when the workload is
- * built, so requests never call the tokenizer.
+ * built (with the workload's tokenizer: the profile's target.tokenizer or o200k_base), so requests never
+ * call the tokenizer.
  */
 import { readFileSync } from 'node:fs';
 import { InferbenchError } from '../errors.js';
 import type { ChatMessage } from '../protocol/chat.js';
-import { countTokens } from '../util/tokenizer.js';
+import { o200kTokenizer } from '../util/tokenizer.js';
+import type { Tokenizer } from '../util/tokenizer.js';
 
 export interface DatasetEntry {
   readonly messages: readonly ChatMessage[];
-  /** Tokens of every message's text, counted by the real tokenizer. */
+  /** Tokens of every message's text, counted by the workload's tokenizer. */
   readonly tokens: number;
 }
 
 const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool']);
 
 /** Loads and checks a dataset; a bad line is a BAD_PROFILE error naming the file and line. */
-export function loadDataset(path: string, field: string): DatasetEntry[] {
+export function loadDataset(path: string, field: string, tokenizer: Tokenizer = o200kTokenizer()): DatasetEntry[] {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -54,7 +56,7 @@ export function loadDataset(path: string, field: string): DatasetEntry[] {
     let tokens = 0;
     for (const message of list) {
       if (typeof message !== 'object' || message === null || !ROLES.has(String((message as { role?: unknown }).role))) fail('a message needs a role (system, user, assistant, ...)');
-      tokens += messageTokens(message as ChatMessage);
+      tokens += messageTokens(message as ChatMessage, tokenizer);
     }
     entries.push({ messages: list as ChatMessage[], tokens });
   });
@@ -62,13 +64,13 @@ export function loadDataset(path: string, field: string): DatasetEntry[] {
   return entries;
 }
 
-/** Tokens of a message's text (string content or text parts). */
-export function messageTokens(message: ChatMessage): number {
+/** Tokens of a message's text (string content or text parts), in `tokenizer`. */
+export function messageTokens(message: ChatMessage, tokenizer: Tokenizer = o200kTokenizer()): number {
   const content = (message as { content?: unknown }).content;
-  if (typeof content === 'string') return countTokens(content);
+  if (typeof content === 'string') return tokenizer.count(content);
   if (Array.isArray(content)) {
     let tokens = 0;
-    for (const part of content) if (part && typeof part === 'object' && typeof part.text === 'string') tokens += countTokens(part.text);
+    for (const part of content) if (part && typeof part === 'object' && typeof part.text === 'string') tokens += tokenizer.count(part.text);
     return tokens;
   }
   return 0;

@@ -2,18 +2,21 @@
  * Where prompt text comes from: synthetic token-exact text, or a JSONL dataset. A `kind` plus a factory
  * in a registry the compiler checks. Both put the scenario's shared prefix at the start of the first user
  * message and the profile's system prompt first, and both know each prompt's token count without calling
- * the tokenizer per request.
+ * the tokenizer per request. Counts are in the tokenizer the workload is given: the profile's
+ * target.tokenizer, loaded by the runner, or o200k_base.
  */
 import type { ChatMessage } from '../protocol/chat.js';
 import type { ResolvedGroup, ResolvedScenario } from '../profile/resolved-profile.js';
 import type { Rng } from '../util/rng.js';
 import { createRng } from '../util/rng.js';
-import { countTokens } from '../util/tokenizer.js';
-import { generateTokenText } from '../util/token-text.js';
+import { o200kTokenizer } from '../util/tokenizer.js';
+import type { EncodingTokenizer } from '../util/tokenizer.js';
+import { generateTokenText, tokenVocabulary } from '../util/token-text.js';
 import { loadDataset, messageTokens } from './dataset.js';
 import { requestRng, streamSeed } from './request-seed.js';
 import { sampleLength } from './sample-length.js';
-import { createSyntheticText, maxLength } from './synthetic-text.js';
+import type { SyntheticText } from './synthetic-text.js';
+import { createSyntheticText, maxLength, notExact } from './synthetic-text.js';
 
 export interface BuiltPrompt {
   readonly messages: ChatMessage[];
@@ -26,17 +29,40 @@ export interface PromptSource {
 }
 
 export type PromptSourceKind = 'synthetic' | 'dataset';
-type PromptSourceFactory = (scenario: ResolvedScenario, group: ResolvedGroup) => PromptSource;
+type PromptSourceFactory = (scenario: ResolvedScenario, group: ResolvedGroup, tokenizer: EncodingTokenizer) => PromptSource;
 
 /** The scenario's shared prefix: identical for every request and group of the scenario. */
-function sharedPrefix(scenario: ResolvedScenario): string {
+function sharedPrefix(scenario: ResolvedScenario, named: EncodingTokenizer | null): string {
   const tokens = scenario.prompt.sharedPrefixTokens;
-  return tokens > 0 ? generateTokenText(createRng(streamSeed(scenario.seed, scenario.name, 'prefix')), tokens, true) : '';
+  return tokens > 0 ? generateTokenText(createRng(streamSeed(scenario.seed, scenario.name, 'prefix')), tokens, true, tokenVocabulary(named ?? undefined)) : '';
 }
 
-function systemMessage(scenario: ResolvedScenario): { message: ChatMessage | null; tokens: number } {
+function systemMessage(scenario: ResolvedScenario, tokenizer: EncodingTokenizer): { message: ChatMessage | null; tokens: number } {
   const system = scenario.prompt.system;
-  return system === null ? { message: null, tokens: 0 } : { message: { role: 'system', content: system }, tokens: countTokens(system) };
+  return system === null ? { message: null, tokens: 0 } : { message: { role: 'system', content: system }, tokens: tokenizer.count(system) };
+}
+
+/** The profile's own tokenizer, or null for the default o200k (whose pieces need no check). */
+function namedTokenizer(tokenizer: EncodingTokenizer): EncodingTokenizer | null {
+  return tokenizer === o200kTokenizer() ? null : tokenizer;
+}
+
+/** Lengths a named tokenizer's texts are checked at, when the workload is built (beyond the pool check). */
+const CHECKED_LENGTHS = [1, 2, 3, 4, 7, 64, 500];
+/** The longest checked text (a longer distribution maximum is checked at this length). */
+const MAX_CHECKED_LENGTH = 4096;
+
+/**
+ * Encodes a few whole user messages (prefix, opener or seeded words, window of the pool) of lengths up to
+ * the longest the scenario asks for: the sum of pieces must be the tokenizer's count where it is used.
+ */
+function checkExact(named: EncodingTokenizer, prefix: string, prefixTokens: number, text: SyntheticText, seed: number, longest: number): void {
+  if (prefixTokens > 0 && named.count(prefix) !== prefixTokens) throw notExact(named, `a shared prefix of ${prefixTokens} pieces encodes to ${named.count(prefix)} tokens`);
+  const lengths = [...CHECKED_LENGTHS.filter((n) => n < longest), Math.min(longest, MAX_CHECKED_LENGTH)];
+  lengths.forEach((count, i) => {
+    const tokens = named.count(prefix + text.text(createRng(seed + i), count, prefix.length > 0)) - prefixTokens;
+    if (tokens !== count) throw notExact(named, `a prompt of ${count} pieces encodes to ${tokens} tokens`);
+  });
 }
 
 /**
@@ -44,13 +70,15 @@ function systemMessage(scenario: ResolvedScenario): { message: ChatMessage | nul
  * scenario asks for the same lengths; the text itself also depends on the group, so that groups sharing a
  * model never hit each other's prompt cache and skew a tier comparison.
  */
-const synthetic: PromptSourceFactory = (scenario, group) => {
-  const prefix = sharedPrefix(scenario);
-  const system = systemMessage(scenario);
+const synthetic: PromptSourceFactory = (scenario, group, tokenizer) => {
+  const named = namedTokenizer(tokenizer);
+  const prefix = sharedPrefix(scenario, named);
+  const system = systemMessage(scenario, tokenizer);
   const fixedTokens = scenario.prompt.sharedPrefixTokens + system.tokens;
   const textBase = streamSeed(scenario.seed, scenario.name, group.model ?? '*', group.tier ?? '-', 'text');
   const inputTokens = scenario.prompt.inputTokens;
-  const text = createSyntheticText(textBase, maxLength(inputTokens));
+  const text = createSyntheticText(textBase, maxLength(inputTokens), named);
+  if (named !== null) checkExact(named, prefix, scenario.prompt.sharedPrefixTokens, text, textBase, maxLength(inputTokens));
   const afterPrefix = prefix.length > 0;
   return {
     build(index, lengths) {
@@ -62,11 +90,12 @@ const synthetic: PromptSourceFactory = (scenario, group) => {
 };
 
 /** Prompts from a JSONL file, in a seeded order that is the same in every run, cycled. */
-const dataset: PromptSourceFactory = (scenario) => {
+const dataset: PromptSourceFactory = (scenario, _group, tokenizer) => {
   const spec = scenario.prompt.dataset!;
-  const prefix = sharedPrefix(scenario);
-  const system = systemMessage(scenario);
-  const entries = loadDataset(spec.path, spec.field).map((entry) => {
+  // The prefixed message is counted whole, so its tokens are exact whatever the tokenizer does at the seam.
+  const prefix = sharedPrefix(scenario, namedTokenizer(tokenizer));
+  const system = systemMessage(scenario, tokenizer);
+  const entries = loadDataset(spec.path, spec.field, tokenizer).map((entry) => {
     const messages = [...entry.messages];
     let tokens = entry.tokens;
     if (prefix) {
@@ -74,7 +103,7 @@ const dataset: PromptSourceFactory = (scenario) => {
       if (first >= 0) {
         const original = messages[first]!;
         const withPrefix = { ...original, content: `${prefix}\n\n${original.content as string}` } as ChatMessage;
-        tokens += messageTokens(withPrefix) - messageTokens(original);
+        tokens += messageTokens(withPrefix, tokenizer) - messageTokens(original, tokenizer);
         messages[first] = withPrefix;
       }
     }

@@ -1,22 +1,47 @@
 /**
- * A stable SHA-256 of what a profile sends: per scenario its name, models, tiers, request fields, prompt
- * spec and seed (not its load, limits or timeouts), with a dataset represented by its content hash rather
- * than its path. Two runs with equal hashes sent the same requests, so their numbers are comparable.
+ * Stable SHA-256 hashes of what a profile sends: per scenario its name, models, tiers, request fields,
+ * request_extra, prompt spec and seed (not its load, limits or timeouts), with a dataset represented by
+ * its content hash rather than its path. Two runs with equal hashes sent the same requests, so their numbers are comparable.
+ * A second hash leaves the model names out: two deployments that name one model differently (vLLM's
+ * `llama`, SGLang's `llama-3`) were sent the same workload when it matches, which `compare --pair` checks.
+ * A target.tokenizer sizes the prompts, so its content hash is part of both (only when set: the hashes of
+ * profiles without one stay what they were).
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { ResolvedProfile } from '../profile/resolved-profile.js';
+import type { ResolvedProfile, ResolvedScenario } from '../profile/resolved-profile.js';
 
+/** The hash of everything a profile sends, model names included (summary.json `workload_hash`). */
 export function workloadHash(profile: ResolvedProfile): string {
-  const scenarios = profile.scenarios.map((scenario) => ({
+  const scenarios = profile.scenarios.map((scenario) => ({ ...hashedScenario(scenario), models: scenario.models }));
+  return createHash('sha256').update(canonicalJson({ version: 1, scenarios, tokenizer: tokenizerHash(profile) })).digest('hex');
+}
+
+/**
+ * The same hash with every model name left out (summary.json `workload_hash_without_models`): equal when
+ * two runs sent the same request fields, prompt lengths, seeds, tiers and datasets to models named
+ * differently. The synthetic prompt words are seeded per group (model included), so paired groups get
+ * prompts of the same token lengths but other words.
+ */
+export function workloadHashWithoutModels(profile: ResolvedProfile): string {
+  const scenarios = profile.scenarios.map(hashedScenario);
+  return createHash('sha256').update(canonicalJson({ version: 1, without: 'models', scenarios, tokenizer: tokenizerHash(profile) })).digest('hex');
+}
+
+function tokenizerHash(profile: ResolvedProfile): string | undefined {
+  return profile.target.tokenizer ? fileHash(profile.target.tokenizer) : undefined;
+}
+
+function hashedScenario(scenario: ResolvedScenario): Record<string, unknown> {
+  return {
     name: scenario.name,
-    models: scenario.models,
     tiers: scenario.tiers,
     request: scenario.request,
+    // Only when set, so the hashes of profiles without request_extra stay what they were.
+    request_extra: Object.keys(scenario.requestExtra ?? {}).length > 0 ? scenario.requestExtra : undefined,
     prompt: { ...scenario.prompt, dataset: scenario.prompt.dataset ? { field: scenario.prompt.dataset.field, sha256: fileHash(scenario.prompt.dataset.path) } : null },
     seed: scenario.seed,
-  }));
-  return createHash('sha256').update(canonicalJson({ version: 1, scenarios })).digest('hex');
+  };
 }
 
 function fileHash(path: string): string {

@@ -31,6 +31,9 @@ describe('inferbench compare', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/PASS: no significant regression beyond tolerance \(36 checks, alpha 0\.05 \(Holm\)\)/);
     expect(r.stdout).toContain('steady/model-a/priority');
+    // Both runs went to the embedded emulator (each on its own port): one target, shown as such.
+    expect(r.stdout).toMatch(/baseline\s+base-run\s+http:\/\/127\.0\.0\.1:\d+ \(embedded emulator\)/);
+    expect(r.stdout).not.toContain('targets differ');
     expect(existsSync(join(same, 'compare.html'))).toBe(true);
   });
 

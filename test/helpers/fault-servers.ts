@@ -6,7 +6,7 @@
  * what it received and closes all its sockets in `close()`.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { listenOnLoopback } from './loopback-server.js';
 
 /** One request as the server received it (body raw, before any decoding). */
 export interface CapturedRequest {
@@ -34,7 +34,6 @@ export type FaultHandler = (req: CapturedRequest, res: ServerResponse, index: nu
 
 /** Starts a server whose every request (body read whole) goes to `handler`. */
 export async function startTestServer(handler: FaultHandler): Promise<TestServer> {
-  const sockets = new Set<Socket>();
   const requests: CapturedRequest[] = [];
   const timers = new Set<NodeJS.Timeout>();
   const server = createServer({ noDelay: true, keepAliveTimeout: 60_000 }, (req, res) => {
@@ -56,20 +55,14 @@ export async function startTestServer(handler: FaultHandler): Promise<TestServer
       handler(captured, res, index);
     });
   });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const listener = await listenOnLoopback(server);
   return {
-    url: `http://127.0.0.1:${port}`,
-    port,
+    url: `http://127.0.0.1:${listener.port}`,
+    port: listener.port,
     requests,
     close: async () => {
       for (const timer of timers) clearTimeout(timer);
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await listener.close();
     },
   };
 }

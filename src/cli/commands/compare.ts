@@ -1,7 +1,8 @@
 /**
  * `inferbench compare <baseline> <candidate>`: per group and metric the change between two runs, its
  * significance and a verdict; exit 99 on a significant regression beyond tolerance, 0 otherwise, 2 on
- * bad input or (without --force) runs whose workloads differ. Writes compare.html, and on request JUnit
+ * bad input or (without --force) runs whose workloads differ. The runs' targets may differ (two
+ * deployments) and are shown side by side; `--pair` matches groups whose model names differ. Writes compare.html, and on request JUnit
  * XML and markdown; appends the markdown to $GITHUB_STEP_SUMMARY when that is set.
  */
 import { appendFile, mkdir, writeFile } from 'node:fs/promises';
@@ -24,6 +25,7 @@ interface CompareArgs {
   alpha: number;
   tolerance?: string[];
   force: boolean;
+  pair?: string[];
   correction: 'holm' | 'none';
   out?: string;
   junit?: string;
@@ -41,9 +43,16 @@ export const compareCommand: CommandRegistration = (parser, ctx) =>
         .positional('baseline', { type: 'string', describe: 'Baseline run directory or summary.json', demandOption: true })
         .positional('candidate', { type: 'string', describe: 'Candidate run directory or summary.json', demandOption: true })
         .option('alpha', { type: 'number', default: 0.05, describe: 'Significance level: a change counts only when p < alpha' })
-        .option('tolerance', { type: 'string', array: true, describe: 'metric=tolerance, e.g. ttft_ms.p99=10%, e2e_ms.p50=50ms, error_rate=0.01, itl_ms.p99=off (repeatable)' })
+        .option('tolerance', { type: 'string', array: true, nargs: 1, describe: 'metric=tolerance, e.g. ttft_ms.p99=10%, e2e_ms.p50=50ms, error_rate=0.01, itl_ms.p99=off (repeatable)' })
         .option('correction', { choices: ['holm', 'none'] as const, default: 'holm' as const, describe: 'Multiple-testing correction of the p-values over all group x metric tests' })
-        .option('force', { type: 'boolean', default: false, describe: 'Compare even when workload hash, models, tiers or target differ (loud warning)' })
+        .option('pair', {
+          type: 'string',
+          array: true,
+          // One value per flag, so `--pair a=b <baseline> <candidate>` leaves the runs positional.
+          nargs: 1,
+          describe: 'baseline_group=candidate_group: compare these groups (keys scenario/model/tier) although their model names differ, e.g. steady/llama/-=steady/llama-3/- (repeatable)',
+        })
+        .option('force', { type: 'boolean', default: false, describe: 'Compare even when the workloads differ (workload hash, models, tiers), with a loud warning; targets may always differ' })
         .option('out', { type: 'string', describe: 'Directory for compare.html (default: the candidate run directory)' })
         .option('junit', { type: 'string', describe: 'Write JUnit XML here (one testcase per group x metric)' })
         .option('markdown', { type: 'string', describe: 'Write the markdown summary here' })
@@ -61,7 +70,7 @@ async function runCompare(args: CompareArgs, ctx: CliContext): Promise<number> {
   const result = compareRuns(
     { dir: baseline.dir, summary: baseline.summary, requests: baselineRequests },
     { dir: candidate.dir, summary: candidate.summary, requests: candidateRequests },
-    { alpha: args.alpha, tolerances: parseToleranceFlags(args.tolerance ?? []), force: args.force, correction: args.correction },
+    { alpha: args.alpha, tolerances: parseToleranceFlags(args.tolerance ?? []), force: args.force, correction: args.correction, pairs: args.pair ?? [] },
   );
   if (result.forced) {
     ctx.stderr.write(`\n!!! WARNING: --force: these runs did not send the same workload; the comparison may mislead:\n`);

@@ -17,6 +17,9 @@ import { makeRunId } from '../../runner/run-id.js';
 import { formatSummaryTable, formatThresholds } from '../../report/summary-table.js';
 import { createProgressLine } from '../../report/progress-line.js';
 import type { CliContext } from '../context.js';
+import { proxyFor, proxySettingsFromEnv, withoutCredentials } from '../../client/proxy.js';
+import { INSECURE_TLS_WARNING } from '../../client/tls-options.js';
+import type { TlsSpec } from '../../profile/resolved-profile.js';
 import { EXIT } from '../exit-codes.js';
 import { inferbenchVersion } from '../version.js';
 import { startEmbeddedEmulator } from '../embedded-emulator.js';
@@ -79,6 +82,9 @@ async function runRun(args: RunArgs, ctx: CliContext): Promise<number> {
     const quiet = args.quiet || args.json;
     const progress = quiet ? null : createProgressLine(ctx.stderr, { tty: Boolean((ctx.stderr as { isTTY?: boolean }).isTTY) });
     if (!quiet) ctx.stderr.write(`inferbench: running ${profile.name} against ${emulator ? `the embedded emulator (${target})` : target}\n`);
+    // The embedded emulator is local: a corporate proxy in the environment must not carry its requests.
+    const proxy = emulator ? null : proxySettingsFromEnv(ctx.env);
+    announceConnection(ctx, profile.target.tls, proxy === null ? null : proxyFor(target, proxy), quiet);
 
     const outcome = await executeRun({
       profile,
@@ -91,6 +97,7 @@ async function runRun(args: RunArgs, ctx: CliContext): Promise<number> {
       reportsDir: resolve(ctx.cwd, 'reports'),
       outDir: args.out ? resolve(ctx.cwd, args.out) : null,
       embeddedEmulator: emulator !== null,
+      proxy,
       events: progress ? { onTick: (tick) => progress.update(tick) } : {},
     });
     progress?.finish();
@@ -173,6 +180,18 @@ function checkBaseUrl(text: string): void {
     throw new InferbenchError('BAD_USAGE', `--base-url ${JSON.stringify(text)} is not an http(s) URL`, {
       hint: 'give the service root, e.g. --base-url https://api.example.com (with or without /v1)',
     });
+  }
+}
+
+/**
+ * The proxy in use (without its credentials), and a warning that cannot be missed when the target's
+ * certificate is not verified: printed even with --quiet, since it changes what the numbers are worth.
+ */
+function announceConnection(ctx: CliContext, tls: TlsSpec | null, proxy: URL | null, quiet: boolean): void {
+  if (proxy !== null && !quiet) ctx.stderr.write(`inferbench: through the proxy ${withoutCredentials(proxy)} (from the environment; connect_ms is the connect to the proxy)\n`);
+  if (tls?.insecureSkipVerify) {
+    const bar = '!'.repeat(78);
+    ctx.stderr.write(`${bar}\ninferbench: WARNING: ${INSECURE_TLS_WARNING}.\n${bar}\n`);
   }
 }
 

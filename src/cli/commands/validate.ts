@@ -1,6 +1,7 @@
 /**
  * `inferbench validate <profile>`: loads the profile exactly as `run` would (overrides included), builds
- * the first request of every group (so a bad dataset fails here too), and prints the plan it expands to.
+ * the first request of every group with the run's tokenizer (so a bad dataset or tokenizer.json fails
+ * here too), and prints the plan it expands to.
  * Sends nothing. A bad profile exits 2 with every problem listed (the error comes from profile/).
  */
 import { isAbsolute, resolve } from 'node:path';
@@ -8,6 +9,9 @@ import type { Argv } from 'yargs';
 import { loadProfile } from '../../profile/load-profile.js';
 import { formatProfilePlan } from '../../profile/format-plan.js';
 import type { ResolvedProfile } from '../../profile/resolved-profile.js';
+import { loadHfTokenizer } from '../../util/hf-tokenizer.js';
+import { o200kTokenizer } from '../../util/tokenizer.js';
+import type { EncodingTokenizer } from '../../util/tokenizer.js';
 import { createWorkload } from '../../workload/create-workload.js';
 import { workloadHash } from '../../workload/workload-hash.js';
 import type { CliContext } from '../context.js';
@@ -29,15 +33,17 @@ export const validateCommand: CommandRegistration = (parser, ctx) =>
         .positional('profile', { type: 'string', describe: 'Profile YAML file', demandOption: true })
         .option('set', { type: 'string', array: true, describe: 'Override a profile field: --set path=value (repeatable)' })
         .option('json', { type: 'boolean', default: false, describe: 'Print the resolved profile as JSON' }),
-    (argv) => {
-      ctx.exitCode = runValidate(argv as unknown as ValidateArgs, ctx);
+    async (argv) => {
+      ctx.exitCode = await runValidate(argv as unknown as ValidateArgs, ctx);
     },
   );
 
-function runValidate(args: ValidateArgs, ctx: CliContext): number {
+async function runValidate(args: ValidateArgs, ctx: CliContext): Promise<number> {
   const path = isAbsolute(args.profile) ? args.profile : resolve(ctx.cwd, args.profile);
   const profile = loadProfile(path, { overrides: args.set ?? [] });
-  const firstRequests = buildFirstRequests(profile);
+  // The tokenizer `run` would size prompts with (the same loader: a bad file is the same exit 2).
+  const tokenizer = profile.target.tokenizer ? await loadHfTokenizer(profile.target.tokenizer) : o200kTokenizer();
+  const firstRequests = buildFirstRequests(profile, tokenizer);
   const hash = workloadHash(profile);
   if (args.json) {
     ctx.stdout.write(`${JSON.stringify({ valid: true, workload_hash: hash, profile, first_requests: firstRequests }, null, 2)}\n`);
@@ -52,11 +58,11 @@ function runValidate(args: ValidateArgs, ctx: CliContext): number {
 }
 
 /** Request 0 of every group, summarised; building it proves datasets and prompts are usable. */
-function buildFirstRequests(profile: ResolvedProfile): { group: string; input_tokens: number; max_completion_tokens: unknown }[] {
+function buildFirstRequests(profile: ResolvedProfile, tokenizer: EncodingTokenizer): { group: string; input_tokens: number; max_completion_tokens: unknown }[] {
   return profile.groups.map((group) => {
     const scenario = profile.scenarios.find((s) => s.name === group.scenario)!;
     // A scenario without models runs on the target's first model; any name builds the same prompt shape.
-    const plan = createWorkload(scenario, group.model === null ? { ...group, model: '(first model of the target)' } : group).next(0);
+    const plan = createWorkload(scenario, group.model === null ? { ...group, model: '(first model of the target)' } : group, tokenizer).next(0);
     return { group: group.key, input_tokens: plan.expectedInputTokens, max_completion_tokens: plan.body.max_completion_tokens ?? null };
   });
 }

@@ -1,6 +1,7 @@
 /**
- * compare.html: the verdict, the table of every group x metric, and per group the percentile
- * distributions of baseline (dashed) and candidate (solid) overlaid for TTFT, ITL, TPOT and E2E.
+ * compare.html: the verdict, the two runs and their targets side by side, the table of every group x
+ * metric, and per group the percentile distributions of baseline (dashed) and candidate (solid) overlaid
+ * for TTFT, ITL, TPOT and E2E.
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -12,25 +13,29 @@ import { METRIC_LABELS } from '../html/metric-labels.js';
 import { renderHtmlPage } from '../html/page-shell.js';
 import type { CompareResult } from './compare-runs.js';
 import { verdictLine } from './compare-table.js';
-import { formatChange, formatPValue, formatValue, VERDICT_TEXT } from './format-values.js';
+import { formatChange, formatPValue, formatValue, groupLabel, VERDICT_TEXT } from './format-values.js';
+import { targetLabel } from './target-label.js';
 
 /** Builds the compare page document. */
 export function buildCompareDocument(result: CompareResult, baseline: RunSummary, candidate: RunSummary): PageDocument {
   const verdictBlocks: Block[] = [
     { kind: 'badges', items: [result.regressions > 0 ? { text: `${result.regressions} regression(s)`, tone: 'bad' } : { text: 'no regression', tone: 'ok' }] },
     { kind: 'paragraph', text: verdictLine(result), tone: result.regressions > 0 ? 'bad' : 'ok' },
+    runsTable(result, baseline, candidate),
     {
       kind: 'kv',
       rows: [
-        ['Baseline', `${result.baseline.runId} (${result.baseline.dir})`],
-        ['Candidate', `${result.candidate.runId} (${result.candidate.dir})`],
-        ['Profile', `${baseline.profile.name} / ${candidate.profile.name}`],
-        ['Workload hash', baseline.workload_hash === candidate.workload_hash ? baseline.workload_hash : { text: `${baseline.workload_hash} vs ${candidate.workload_hash}`, tone: 'warn' }],
         ['Significance level', `${result.alpha}${result.correction === 'holm' ? `, Holm-adjusted over ${result.comparisons.length} tests` : ', no multiple-testing correction'}`],
         ['Rule', 'A regression is a change that is statistically significant (adjusted p < alpha) and worse than the tolerance.'],
       ],
     },
   ];
+  if (result.pairs.length > 0) {
+    verdictBlocks.push(
+      { kind: 'paragraph', text: 'Groups paired with --pair (same requests, models named differently):' },
+      { kind: 'list', items: result.pairs.map((p) => `${p.baseline} (baseline) with ${p.candidate} (candidate)`) },
+    );
+  }
   if (result.warnings.length > 0) verdictBlocks.push({ kind: 'list', items: result.warnings.map((w) => ({ text: w, tone: 'warn' as const })) });
   if (result.mismatches.length > 0) {
     verdictBlocks.push({ kind: 'paragraph', text: 'Compared with --force although the workloads differ:', tone: 'warn' }, { kind: 'list', items: result.mismatches.map((m) => ({ text: m, tone: 'warn' as const })) });
@@ -46,15 +51,18 @@ export function buildCompareDocument(result: CompareResult, baseline: RunSummary
           kind: 'table',
           columns: ['group', 'metric', 'baseline', 'candidate', 'change', 'p (this test)', result.correction === 'holm' ? 'p (Holm, used)' : 'p (used)', 'test', 'tolerance', 'verdict'],
           numericFrom: 2,
-          rows: result.comparisons.map((c) => [c.group, c.metricId, formatValue(c.baseline, c.unit), formatValue(c.candidate, c.unit), formatChange(c), formatPValue(c.pValue), formatPValue(c.pAdjusted), c.test, c.tolerance, tone(c.verdict)]),
+          rows: result.comparisons.map((c) => [groupLabel(c), c.metricId, formatValue(c.baseline, c.unit), formatValue(c.candidate, c.unit), formatChange(c), formatPValue(c.pValue), formatPValue(c.pAdjusted), c.test, c.tolerance, tone(c.verdict)]),
         },
       ],
     },
   ];
   const candidateGroups = new Map(candidate.groups.map((g) => [g.key, g]));
+  // The groups the comparison matched (by key, or by --pair).
+  const partners = new Map(result.comparisons.map((c) => [c.group, c.candidateGroup]));
   const distributionBlocks: Block[] = [];
   baseline.groups.forEach((base, groupIndex) => {
-    const cand = candidateGroups.get(base.key);
+    const partner = partners.get(base.key);
+    const cand = partner === undefined ? undefined : candidateGroups.get(partner);
     if (!cand) return;
     const charts: Block[] = [];
     for (const metric of PLOTTED_METRICS) {
@@ -67,7 +75,7 @@ export function buildCompareDocument(result: CompareResult, baseline: RunSummary
       if (entries.length === 0) continue;
       charts.push({ kind: 'chart', chart: percentileChart(`cmp-${groupIndex}-${metric}`, `${METRIC_LABELS[metric]}`, metric, entries) });
     }
-    distributionBlocks.push({ kind: 'heading', text: base.key }, { kind: 'grid', blocks: charts });
+    distributionBlocks.push({ kind: 'heading', text: groupLabel({ group: base.key, candidateGroup: cand.key }) }, { kind: 'grid', blocks: charts });
   });
   sections.push({ id: 'distributions', title: 'Percentile distributions: baseline (dashed) vs candidate (solid)', blocks: distributionBlocks });
   return {
@@ -76,6 +84,24 @@ export function buildCompareDocument(result: CompareResult, baseline: RunSummary
     sections,
     footer: 'Significance: Mann-Whitney U on per-request values (requests.csv) or on the HdrHistograms; error rates by a two-proportion z-test.',
   };
+}
+
+/** The two runs side by side: run, target, profile, workload hashes, directory. Differences are marked. */
+function runsTable(result: CompareResult, baseline: RunSummary, candidate: RunSummary): Block {
+  const row = (label: string, a: string, b: string, differenceTone: 'warn' | 'plain' = 'warn'): Cell[] =>
+    a === b ? [label, a, b] : [label, { text: a, tone: differenceTone }, { text: b, tone: differenceTone }];
+  const rows: Cell[][] = [
+    row('run', result.baseline.runId, result.candidate.runId, 'plain'),
+    // Different targets are what a comparison of two deployments is about: shown, not warned about.
+    row('target', targetLabel(result.baseline.target), targetLabel(result.candidate.target), 'plain'),
+    row('profile', baseline.profile.name, candidate.profile.name),
+    row('workload hash', baseline.workload_hash, candidate.workload_hash, result.pairs.length > 0 ? 'plain' : 'warn'),
+  ];
+  if (result.pairs.length > 0) {
+    rows.push(row('workload hash without models', baseline.workload_hash_without_models ?? '(not recorded)', candidate.workload_hash_without_models ?? '(not recorded)'));
+  }
+  rows.push(row('started', baseline.started_at, candidate.started_at, 'plain'), row('directory', result.baseline.dir, result.candidate.dir, 'plain'));
+  return { kind: 'table', caption: result.sameTarget ? 'The two runs' : 'The two runs: two targets (deployments) compared', columns: ['', 'baseline', 'candidate'], rows };
 }
 
 /** Writes `<dir>/compare.html` and returns its path. */

@@ -5,9 +5,17 @@
  * (groups x metrics), so by default the p-values are adjusted with Holm's method: the chance that a run
  * with no real change fails CI stays below alpha for the whole comparison, not for each test. Pure given
  * loaded data.
+ *
+ * Two runs are comparable when they sent the same workload (workload hash, models, tiers); their targets
+ * may differ (comparing two deployments is what compare is for) and are reported side by side. Groups are
+ * matched by key, or by `--pair` across model names, checked then on the hash without model names.
  */
 import { InferbenchError } from '../../errors.js';
 import type { GroupSummary, MetricName, MetricStats, RunSummary } from '../run-summary.js';
+import { matchGroups, resolvePairs } from './group-pairs.js';
+import type { GroupPair } from './group-pairs.js';
+import { sameTarget, targetOf } from './target-label.js';
+import type { TargetRef } from './target-label.js';
 import { decodeHistogram } from '../html/histogram-series.js';
 import { metricUnit } from '../html/metric-labels.js';
 import type { RequestValues } from './load-run.js';
@@ -20,7 +28,10 @@ import type { Tolerance } from './tolerance.js';
 export type Verdict = 'regression' | 'improved' | 'within_tolerance' | 'not_significant' | 'no_data';
 
 export interface MetricComparison {
+  /** The baseline group's key. */
   readonly group: string;
+  /** The candidate group's key: `group` unless the groups were paired with --pair. */
+  readonly candidateGroup: string;
   /** `ttft_ms.p99` or a group value such as `error_rate`. */
   readonly metricId: string;
   readonly unit: string;
@@ -47,6 +58,8 @@ export interface RunRef {
   readonly runId: string;
   readonly dir: string;
   readonly profile: string;
+  /** Where the run sent its requests (credentials stripped). */
+  readonly target: TargetRef;
 }
 
 export interface CompareResult {
@@ -54,7 +67,11 @@ export interface CompareResult {
   readonly candidate: RunRef;
   readonly alpha: number;
   readonly correction: Correction;
-  /** Ways the two runs' workloads differ (workload hash, models, tiers, groups, target). */
+  /** False when the runs went to different targets (two deployments): shown, never a refusal. */
+  readonly sameTarget: boolean;
+  /** The --pair flags, checked: these groups were compared with each other across model names. */
+  readonly pairs: readonly GroupPair[];
+  /** Ways the two runs' workloads differ (workload hash, models, tiers, groups). */
   readonly mismatches: readonly string[];
   /** True when mismatches were overridden with --force. */
   readonly forced: boolean;
@@ -80,6 +97,8 @@ export interface CompareOptions {
   readonly force?: boolean;
   /** Multiple-testing correction of the p-values (default holm). */
   readonly correction?: Correction;
+  /** `--pair baseline_group=candidate_group` flags; a key that is no group of its run is BAD_USAGE. */
+  readonly pairs?: readonly string[];
 }
 
 export type Correction = 'holm' | 'none';
@@ -102,6 +121,8 @@ const REQUEST_COLUMN_OF: Partial<Record<MetricName, string>> = {
   total_time_ms: 'total_time_ms',
   client_overhead_ms: 'client_overhead_ms',
   schedule_lag_ms: 'schedule_lag_ms',
+  connect_ms: 'connect_ms',
+  tls_handshake_ms: 'tls_handshake_ms',
   output_tokens: 'output_tokens',
   input_tokens: 'input_tokens',
   reasoning_tokens: 'reasoning_tokens',
@@ -125,22 +146,53 @@ function profileTolerances(summary: RunSummary): Record<string, string> {
   return Object.fromEntries(Object.entries(tolerances as Record<string, unknown>).map(([k, v]) => [k, String(v)]));
 }
 
-/** Ways two runs differ in what they sent; empty when they are comparable. */
-export function workloadMismatches(baseline: RunSummary, candidate: RunSummary): string[] {
+/**
+ * Ways two runs differ in what they sent; empty when they are comparable. Targets are not compared:
+ * comparing two deployments sent the same workload is what compare is for. With `pairs`, paired groups
+ * may differ in model name only, and the workload hash is checked without model names.
+ */
+export function workloadMismatches(baseline: RunSummary, candidate: RunSummary, pairs: readonly GroupPair[] = []): string[] {
   const out: string[] = [];
+  const baseWithoutModels = baseline.workload_hash_without_models ?? null;
+  const candWithoutModels = candidate.workload_hash_without_models ?? null;
+  const short = (hash: string): string => `${hash.slice(0, 12)}…`;
   if (baseline.workload_hash !== candidate.workload_hash) {
-    out.push(`workload hash differs: ${baseline.workload_hash.slice(0, 12)}… vs ${candidate.workload_hash.slice(0, 12)}…`);
+    if (pairs.length === 0) {
+      const onlyNames = baseWithoutModels !== null && baseWithoutModels === candWithoutModels;
+      out.push(`workload hash differs: ${short(baseline.workload_hash)} vs ${short(candidate.workload_hash)}${onlyNames ? ' (the same requests, to models named differently)' : ''}`);
+    } else if (baseWithoutModels === null || candWithoutModels === null) {
+      const older = baseWithoutModels === null ? 'baseline' : 'candidate';
+      out.push(`workload hash differs, and the ${older} run's summary.json has no workload_hash_without_models (an older inferbench wrote it), so --pair cannot check that the same requests were sent`);
+    } else if (baseWithoutModels !== candWithoutModels) {
+      out.push(`workload hash without model names differs: ${short(baseWithoutModels)} vs ${short(candWithoutModels)} (not only the model names differ)`);
+    }
   }
   const set = (s: RunSummary, f: (g: GroupSummary) => string): string => [...new Set(s.groups.map(f))].sort().join(', ');
-  const models = [set(baseline, (g) => g.model), set(candidate, (g) => g.model)];
-  if (models[0] !== models[1]) out.push(`models differ: [${models[0]}] vs [${models[1]}]`);
   const tiers = [set(baseline, (g) => g.tier ?? '-'), set(candidate, (g) => g.tier ?? '-')];
   if (tiers[0] !== tiers[1]) out.push(`tiers differ: [${tiers[0]}] vs [${tiers[1]}]`);
-  const keys = [set(baseline, (g) => g.key), set(candidate, (g) => g.key)];
-  if (keys[0] !== keys[1] && models[0] === models[1] && tiers[0] === tiers[1]) out.push(`groups differ: [${keys[0]}] vs [${keys[1]}]`);
-  // The embedded emulator listens on a new port every run: two embedded runs have the same target.
-  const targetOf = (s: RunSummary): string => (s.target.embedded_emulator ? 'the embedded emulator' : s.target.base_url);
-  if (targetOf(baseline) !== targetOf(candidate)) out.push(`target differs: ${targetOf(baseline)} vs ${targetOf(candidate)}`);
+  if (pairs.length === 0) {
+    const models = [set(baseline, (g) => g.model), set(candidate, (g) => g.model)];
+    if (models[0] !== models[1]) out.push(`models differ: [${models[0]}] vs [${models[1]}]`);
+    const keys = [set(baseline, (g) => g.key), set(candidate, (g) => g.key)];
+    if (keys[0] !== keys[1] && models[0] === models[1] && tiers[0] === tiers[1]) out.push(`groups differ: [${keys[0]}] vs [${keys[1]}]`);
+    return out;
+  }
+  const baseGroups = new Map(baseline.groups.map((g) => [g.key, g]));
+  const candGroups = new Map(candidate.groups.map((g) => [g.key, g]));
+  for (const pair of pairs) {
+    const b = baseGroups.get(pair.baseline);
+    const c = candGroups.get(pair.candidate);
+    if (!b || !c) continue;
+    if (b.scenario !== c.scenario) out.push(`--pair ${pair.baseline}=${pair.candidate}: scenarios differ (${b.scenario} vs ${c.scenario}); a pair may differ in model name only`);
+    if ((b.tier ?? '-') !== (c.tier ?? '-')) out.push(`--pair ${pair.baseline}=${pair.candidate}: tiers differ (${b.tier ?? '-'} vs ${c.tier ?? '-'}); a pair may differ in model name only`);
+  }
+  const matched = matchGroups([...baseGroups.keys()], [...candGroups.keys()], pairs);
+  const partnered = new Set(matched.values());
+  const lonelyBase = [...baseGroups.keys()].filter((k) => !matched.has(k));
+  const lonelyCand = [...candGroups.keys()].filter((k) => !partnered.has(k));
+  if (lonelyBase.length > 0 || lonelyCand.length > 0) {
+    out.push(`groups without a partner after --pair: baseline [${lonelyBase.join(', ')}], candidate [${lonelyCand.join(', ')}]`);
+  }
   return out;
 }
 
@@ -148,17 +200,22 @@ export function workloadMismatches(baseline: RunSummary, candidate: RunSummary):
 export function compareRuns(baseline: CompareInput, candidate: CompareInput, options: CompareOptions = {}): CompareResult {
   const alpha = options.alpha ?? 0.05;
   if (!(alpha > 0 && alpha < 1)) throw new InferbenchError('BAD_USAGE', `--alpha ${alpha} must be between 0 and 1.`, { hint: 'The usual significance level is 0.05.' });
-  const mismatches = workloadMismatches(baseline.summary, candidate.summary);
+  const baselineKeys = baseline.summary.groups.map((g) => g.key);
+  const candidateKeys = candidate.summary.groups.map((g) => g.key);
+  const pairs = resolvePairs(options.pairs ?? [], baselineKeys, candidateKeys);
+  const mismatches = workloadMismatches(baseline.summary, candidate.summary, pairs);
   if (mismatches.length > 0 && !options.force) {
     throw new InferbenchError('BAD_RESULTS', `The runs did not send the same workload, so comparing them would mislead:\n  ${mismatches.join('\n  ')}`, {
-      hint: 'Compare runs of the same profile against the same target, or pass --force to compare the groups they share anyway.',
+      hint: refusalHint(mismatches, pairs, baselineKeys, candidateKeys),
     });
   }
   const tolerances = effectiveTolerances(baseline.summary, options.tolerances);
   const candidateGroups = new Map(candidate.summary.groups.map((g) => [g.key, g]));
+  const partners = matchGroups(baselineKeys, candidateKeys, pairs);
   const measured: Measured[] = [];
   for (const base of baseline.summary.groups) {
-    const cand = candidateGroups.get(base.key);
+    const partner = partners.get(base.key);
+    const cand = partner === undefined ? undefined : candidateGroups.get(partner);
     if (!cand) continue;
     for (const [metricId, tolerance] of tolerances) {
       if (tolerance.kind === 'off') continue;
@@ -174,17 +231,35 @@ export function compareRuns(baseline: CompareInput, candidate: CompareInput, opt
   const correction = options.correction ?? 'holm';
   const adjusted = correction === 'holm' ? holmAdjust(measured.map((m) => m.pValue)) : measured.map((m) => m.pValue);
   const comparisons = measured.map((m, i) => judge(m, adjusted[i] ?? null, alpha, correction));
+  const baselineRef = refOf(baseline);
+  const candidateRef = refOf(candidate);
   return {
-    baseline: refOf(baseline),
-    candidate: refOf(candidate),
+    baseline: baselineRef,
+    candidate: candidateRef,
     alpha,
     correction,
+    sameTarget: sameTarget(baselineRef.target, candidateRef.target),
+    pairs,
     mismatches,
     forced: mismatches.length > 0,
     warnings: [...runWarnings('baseline', baseline.summary), ...runWarnings('candidate', candidate.summary)],
     comparisons,
     regressions: comparisons.filter((c) => c.verdict === 'regression').length,
   };
+}
+
+function refusalHint(mismatches: readonly string[], pairs: readonly GroupPair[], baselineKeys: readonly string[], candidateKeys: readonly string[]): string {
+  const force = 'or pass --force to compare the groups they share anyway (with a warning).';
+  const namesOnly = mismatches.some((m) => m.startsWith('models differ') || m.includes('models named differently') || m.startsWith('groups without a partner'));
+  if (namesOnly) {
+    return (
+      `If the two servers name the same model differently (vLLM's \`llama\`, SGLang's \`llama-3\`), pair the groups with ` +
+      `--pair <baseline group>=<candidate group> (repeatable; baseline groups: ${baselineKeys.join(', ')}; candidate groups: ${candidateKeys.join(', ')}), ${force}`
+    );
+  }
+  if (mismatches.some((m) => m.includes('an older inferbench'))) return `Rerun the older run with this version of inferbench, ${force}`;
+  if (pairs.length > 0) return `Paired groups may differ in model name only: run the same profile against both targets, ${force}`;
+  return `Compare runs of the same profile (their targets may differ), ${force}`;
 }
 
 function runWarnings(role: string, summary: RunSummary): string[] {
@@ -195,7 +270,7 @@ function runWarnings(role: string, summary: RunSummary): string[] {
 }
 
 function refOf(input: CompareInput): RunRef {
-  return { runId: input.summary.run_id, dir: input.dir, profile: input.summary.profile.name };
+  return { runId: input.summary.run_id, dir: input.dir, profile: input.summary.profile.name, target: targetOf(input.summary) };
 }
 
 function groupValue(group: GroupSummary, metric: string, stat: string | null): number | null {
@@ -281,7 +356,7 @@ function measureMetric(
   const lowerIsBetter = !HIGHER_IS_BETTER.has(metric);
   const baseline = groupValue(base, metric, stat);
   const candidate = groupValue(cand, metric, stat);
-  const common = { group: base.key, metricId, unit, lowerIsBetter, baseline, candidate, tolerance: describeTolerance(tolerance, unit) };
+  const common = { group: base.key, candidateGroup: cand.key, metricId, unit, lowerIsBetter, baseline, candidate, tolerance: describeTolerance(tolerance, unit) };
   if (baseline === null || candidate === null) {
     return { ...common, absoluteChange: null, relativeChange: null, pValue: null, test: 'none', worseBeyond: false, betterBeyond: false, hasData: false };
   }

@@ -1,12 +1,16 @@
-/** The terminal table of `inferbench compare`: one line per group x metric, a verdict line at the end. */
+/**
+ * The terminal table of `inferbench compare`: the two runs and their targets side by side, one line per
+ * group x metric, a verdict line at the end.
+ */
 import type { CompareResult } from './compare-runs.js';
-import { formatChange, formatPValue, formatValue, VERDICT_TEXT } from './format-values.js';
+import { formatChange, formatPValue, formatValue, groupLabel, VERDICT_TEXT } from './format-values.js';
+import { targetLabel } from './target-label.js';
 
 /** Renders the comparison for a terminal (plain text, aligned columns). */
 export function formatCompareTable(result: CompareResult): string {
   const header = ['group', 'metric', 'baseline', 'candidate', 'change', pHeader(result), 'tolerance', 'verdict'];
   const rows = result.comparisons.map((c) => [
-    c.group,
+    groupLabel(c),
     c.metricId,
     formatValue(c.baseline, c.unit),
     formatValue(c.candidate, c.unit),
@@ -18,8 +22,7 @@ export function formatCompareTable(result: CompareResult): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
   const line = (cells: string[]): string => cells.map((cell, i) => (i >= 2 && i <= 5 ? cell.padStart(widths[i] as number) : cell.padEnd(widths[i] as number))).join('  ').trimEnd();
   const out = [
-    `baseline  ${result.baseline.runId} (${result.baseline.dir})`,
-    `candidate ${result.candidate.runId} (${result.candidate.dir})`,
+    ...runLines(result),
     '',
     line(header),
     line(widths.map((w) => '-'.repeat(w))),
@@ -28,6 +31,20 @@ export function formatCompareTable(result: CompareResult): string {
     verdictLine(result),
   ];
   return `${out.join('\n')}\n`;
+}
+
+/** The two runs side by side: run id, target, directory; then the group pairs, if any. */
+function runLines(result: CompareResult): string[] {
+  const runs = [
+    ['', 'run', 'target', 'directory'],
+    ['baseline', result.baseline.runId, targetLabel(result.baseline.target), result.baseline.dir],
+    ['candidate', result.candidate.runId, targetLabel(result.candidate.target), result.candidate.dir],
+  ];
+  const widths = [0, 1, 2].map((i) => Math.max(...runs.map((r) => (r[i] as string).length)));
+  const out = runs.map((r) => r.map((cell, i) => (i < 3 ? cell.padEnd(widths[i] as number) : cell)).join('  ').trimEnd());
+  if (!result.sameTarget) out.push('targets differ: this compares two deployments');
+  for (const pair of result.pairs) out.push(`paired: ${pair.baseline} (baseline) with ${pair.candidate} (candidate)`);
+  return out;
 }
 
 /** The p column's name: the p-values shown are the adjusted ones. */

@@ -17,6 +17,11 @@ export function formatChange(c: MetricComparison): string {
   return `${sign}${formatValue(c.absoluteChange, c.unit)}${relative}`;
 }
 
+/** The group a row is about: its key, or `baseline key vs candidate key` for groups paired with --pair. */
+export function groupLabel(c: Pick<MetricComparison, 'group' | 'candidateGroup'>): string {
+  return c.group === c.candidateGroup ? c.group : `${c.group} vs ${c.candidateGroup}`;
+}
+
 export function formatPValue(p: number | null): string {
   return p === null ? 'n/a' : formatP(p);
 }

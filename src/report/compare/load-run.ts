@@ -63,6 +63,9 @@ function checkSummary(value: unknown, path: string): RunSummary {
   // Older or hand-made files may lack the optional parts; fill them so every reader can rely on them.
   return {
     ...summary,
+    // Written since compare --pair; older runs cannot be paired across model names without --force.
+    workload_hash_without_models: typeof summary.workload_hash_without_models === 'string' ? summary.workload_hash_without_models : null,
+    target: { ...summary.target, embedded_emulator: summary.target.embedded_emulator === true },
     thresholds: Array.isArray(summary.thresholds) ? summary.thresholds : [],
     harness: summary.harness ?? {
       event_loop_delay_ms: { p50: Number.NaN, p99: Number.NaN, max: Number.NaN },
@@ -73,7 +76,14 @@ function checkSummary(value: unknown, path: string): RunSummary {
     },
     groups: summary.groups.map((g) => ({
       ...g,
-      requests: { ...g.requests, errors: g.requests.errors ?? {}, error_samples: g.requests.error_samples ?? {} },
+      requests: {
+        ...g.requests,
+        errors: g.requests.errors ?? {},
+        error_samples: g.requests.error_samples ?? {},
+        // Summaries from before retries were counted: one attempt per request sent, none retried.
+        attempts: g.requests.attempts ?? g.requests.ok + g.requests.failed + (g.requests.errors?.['http_429'] ?? 0),
+        retried: g.requests.retried ?? {},
+      },
       tokens: g.tokens ?? { estimated_requests: 0, mismatched_requests: 0, max_mismatch: 0 },
       tiers_used: g.tiers_used ?? {},
     })),
@@ -104,7 +114,7 @@ export async function loadRequestValues(dir: string): Promise<RequestValues | nu
   const path = join(dir, 'requests.csv');
   if (!existsSync(path)) return null;
   const { columns, records } = parseCsvRecords(await readFile(path, 'utf8'));
-  const skip = new Set(['id', 'group', 'scenario', 'model', 'tier', 'warmup', 'status', 'error_class', 'timeout_phase', 'error_code', 'error_message', 'finish_reason', 'service_tier_used']);
+  const skip = new Set(['id', 'group', 'scenario', 'model', 'tier', 'warmup', 'status', 'error_class', 'timeout_phase', 'error_code', 'error_message', 'finish_reason', 'service_tier_used', 'request_id', 'response_id', 'system_fingerprint', 'retried_errors']);
   const numeric = columns.filter((c) => !skip.has(c));
   const out: RequestValues = new Map();
   for (const r of records) {

@@ -115,12 +115,15 @@ function stat(group: GroupSummary, metric: MetricName, key: keyof MetricStats): 
 
 function overviewSection(groups: readonly GroupSummary[]): Section {
   const rows: Cell[][] = groups.map((g) => {
-    const throttled = g.requests.errors['http_429'] ?? 0;
+    // Every 429 answer, a retried one included: throttling a retry recovered from is still throttling.
+    const throttled = (g.requests.errors['http_429'] ?? 0) + (g.requests.retried['http_429'] ?? 0);
+    const retried = Object.values(g.requests.retried).reduce((sum, n) => sum + n, 0);
     return [
       groupLabel(g),
       String(g.requests.ok),
       g.requests.failed > 0 ? { text: String(g.requests.failed), tone: 'bad' } : '0',
       String(throttled),
+      String(retried),
       String(g.requests.dropped),
       `${fmt(g.error_rate * 100, 2)} %`,
       fmt(g.throughput.requests_per_s),
@@ -140,7 +143,7 @@ function overviewSection(groups: readonly GroupSummary[]): Section {
       {
         kind: 'table',
         caption: 'One row per group (scenario / model / tier). Latencies in ms, rates per second.',
-        columns: ['group', 'ok', 'failed', 'throttled (429)', 'dropped', 'error rate', 'requests/s', 'output tokens/s', 'goodput/s', 'TTFT p50 (ms)', 'TTFT p99 (ms)', 'ITL p50 (ms)', 'E2E p50 (ms)', 'E2E p99 (ms)'],
+        columns: ['group', 'ok', 'failed', 'throttled (429 answers)', 'retried attempts', 'dropped', 'error rate', 'requests/s', 'output tokens/s', 'goodput/s', 'TTFT p50 (ms)', 'TTFT p99 (ms)', 'ITL p50 (ms)', 'E2E p50 (ms)', 'E2E p99 (ms)'],
         numericFrom: 1,
         rows,
       },
@@ -309,7 +312,7 @@ function timeSeriesSection(groups: readonly GroupSummary[], points: readonly Tim
       ...series((p) => p.ttft_p99_ms, ' p99', true),
     ]),
     chart('ts-inflight', 'Requests in flight', 'requests', series((p) => p.in_flight)),
-    chart('ts-errors', 'Failed (solid) and throttled 429 (dashed) requests per second', 'requests/s', [
+    chart('ts-errors', 'Failed requests (solid) and 429 answers, retried ones included (dashed), per second', 'per second', [
       ...series((p) => p.failed, ' failed'),
       ...series((p) => p.throttled, ' 429', true),
     ]),

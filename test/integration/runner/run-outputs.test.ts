@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createRequestRecord } from '../../../src/client/request-record.js';
 import type { ResolvedGroup } from '../../../src/profile/resolved-profile.js';
 import { openRequestsCsv, REQUEST_COLUMNS } from '../../../src/report/requests-csv.js';
+import { tokenCounts } from '../../../src/measure/token-counts.js';
 import { formatSummaryTable } from '../../../src/report/summary-table.js';
 import { createProgressLine } from '../../../src/report/progress-line.js';
 import type { ProgressInput } from '../../../src/report/progress-line.js';
@@ -72,8 +73,9 @@ describe('requests.csv', () => {
   it('is on disk row by row before it is closed, quoted correctly, with every metric in ms', async () => {
     const path = join(dir, 'requests.csv');
     const writer = await openRequestsCsv(path, 1_000_000);
-    writer.write(finishedRecord(0), GROUP);
-    writer.write(finishedRecord(1), GROUP);
+    // Usage sent, no check made: the counts the runner hands over (runner/record-finisher.ts).
+    writer.write(finishedRecord(0), GROUP, tokenCounts(finishedRecord(0), null));
+    writer.write(finishedRecord(1), GROUP, tokenCounts(finishedRecord(1), null));
     // Not closed: the rows must already be in the file (what a crash would leave).
     const deadline = performance.now() + 5000;
     let text = '';
@@ -113,7 +115,7 @@ function group(withTimeInfo: boolean): GroupSummary {
     model: 'm',
     tier: null,
     key: 's/m/-',
-    requests: { ok: 10, failed: 2, dropped: 3, errors: { http_429: 4, http_5xx: 2 }, error_samples: {} },
+    requests: { ok: 10, failed: 2, dropped: 3, errors: { http_429: 4, http_5xx: 2 }, attempts: 16, retried: {}, error_samples: {} },
     error_rate: 2 / 12,
     throughput: { requests_per_s: 1, output_tokens_per_s: 123.4, total_tokens_per_s: 200, goodput_per_s: 1 },
     duration_ms: 10_000,
@@ -131,6 +133,15 @@ describe('terminal summary table', () => {
     expect(lines[0]).toMatch(/^group\s+ok\s+failed\s+429\s+dropped\s+ttft p50\s+ttft p99\s+itl p50\s+itl p99\s+e2e p50\s+out tok\/s$/);
     expect(lines[1]).toMatch(/^s\/m\/-\s+10\s+2\s+4\s+3\s+41\.3\s+250\s+5\.0\s+9\.5\s+512\s+123$/);
     expect(formatSummaryTable([group(true)]).split('\n')[0]).toMatch(/queue p50$/);
+  });
+
+  it('counts every 429 answer, those a retry recovered from too, and shows retried attempts when there were any', () => {
+    const retried = group(false);
+    retried.requests.retried = { http_429: 3, http_5xx: 1 };
+    const lines = formatSummaryTable([retried]).split('\n');
+    expect(lines[0]).toMatch(/^group\s+ok\s+failed\s+429\s+retried\s+dropped\s/);
+    // 4 requests ended throttled + 3 throttled attempts that were retried; 4 retried attempts in all.
+    expect(lines[1]).toMatch(/^s\/m\/-\s+10\s+2\s+7\s+4\s+3\s/);
   });
 });
 

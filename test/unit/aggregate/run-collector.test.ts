@@ -10,6 +10,8 @@ import { createRunCollector } from '../../../src/aggregate/run-collector.js';
 import type { RunCollector } from '../../../src/aggregate/types.js';
 import { createRequestRecord, type ErrorClass, type RequestRecord } from '../../../src/client/request-record.js';
 import type { ResolvedGroup } from '../../../src/profile/resolved-profile.js';
+import { tokenCounts, type TokenCounts } from '../../../src/measure/token-counts.js';
+import { countTokens } from '../../../src/util/tokenizer.js';
 
 const RUN_START_US = 10_000_000;
 const GROUPS: ResolvedGroup[] = [
@@ -18,6 +20,11 @@ const GROUPS: ResolvedGroup[] = [
 ];
 
 let nextId = 0;
+
+/** The counts the runner hands the collector with each record (counted once, runner/record-finisher.ts). */
+function counted(r: RequestRecord): TokenCounts {
+  return tokenCounts(r, { output: countTokens(r.outputText), reasoning: countTokens(r.reasoningText) });
+}
 
 /**
  * An ok streamed request of group `g` starting `atMs` after the run start: ttft `ttftMs`, then one
@@ -58,15 +65,34 @@ function errorRecord(g: number, atMs: number, errorClass: ErrorClass, message: s
 
 function feed(collector: RunCollector, records: RequestRecord[]): void {
   for (const r of records) collector.started(r.groupIndex, r.sentUs);
-  for (const r of records) collector.completed(r);
+  for (const r of records) collector.completed(r, counted(r));
 }
 
 describe('run collector', () => {
+  it('counts every attempt and the failed ones a retry recovered from, 429 answers with the throttled', () => {
+    const collector = createRunCollector({ groups: GROUPS, slo: {}, runStartUs: RUN_START_US });
+    const recovered = okRecord(0, 0, 100, 10, 5, { attempts: 3, retriedErrors: ['http_429', 'http_5xx'] });
+    const plain = okRecord(0, 50, 100, 10, 5, { attempts: 1 });
+    const gaveUp = errorRecord(0, 100, 'http_429', 'quota');
+    gaveUp.attempts = 2;
+    gaveUp.retriedErrors = ['http_429'];
+    feed(collector, [recovered, plain, gaveUp]);
+    expect(collector.progress(RUN_START_US + 1_000_000).throttled).toBe(3);
+    const { groups, timeSeries } = collector.finish(RUN_START_US + 2_000_000);
+    const g = groups[0]!;
+    expect(g.requests.ok).toBe(2);
+    expect(g.requests.failed).toBe(0);
+    expect(g.requests.errors).toEqual({ http_429: 1 });
+    expect(g.requests.attempts).toBe(6);
+    expect(g.requests.retried).toEqual({ http_429: 2, http_5xx: 1 });
+    expect(timeSeries.filter((p) => p.group === g.key).reduce((sum, p) => sum + p.throttled, 0)).toBe(3);
+  });
+
   it('counts outcomes per group, keeps 429 apart from failures, samples messages, ignores warmup', () => {
     const collector = createRunCollector({ groups: GROUPS, slo: {}, runStartUs: RUN_START_US });
     const warm = okRecord(0, 0, 999, 1, 3);
     warm.warmup = true;
-    collector.completed(warm);
+    collector.completed(warm, counted(warm));
     feed(collector, [
       okRecord(0, 0, 100, 10, 11),
       okRecord(0, 100, 200, 10, 11),
@@ -87,6 +113,8 @@ describe('run collector', () => {
       failed: 6,
       dropped: 1,
       errors: { http_429: 1, http_5xx: 5, timeout: 1 },
+      attempts: 0,
+      retried: {},
       error_samples: { http_429: ['quota'], http_5xx: ['boom 1', 'boom 2', 'boom 3'], timeout: ['first token'] },
     });
     expect(g.error_rate).toBeCloseTo(6 / 8, 12);
@@ -170,15 +198,15 @@ describe('run collector', () => {
     const d = errorRecord(0, 2500, 'http_429', 'q'); // ends 2.52 s
     const e = errorRecord(0, 2600, 'reset', 'r'); // ends 2.62 s
     for (const r of [a, b, c]) collector.started(0, r.sentUs);
-    collector.completed(a);
-    collector.completed(b);
-    collector.completed(c);
+    collector.completed(a, counted(a));
+    collector.completed(b, counted(b));
+    collector.completed(c, counted(c));
     collector.started(0, d.sentUs);
     collector.started(0, e.sentUs);
     const late = okRecord(0, 2600, 100, 10, 5);
     collector.started(0, late.sentUs);
-    collector.completed(d);
-    collector.completed(e);
+    collector.completed(d, counted(d));
+    collector.completed(e, counted(e));
     const progress = collector.progress(RUN_START_US + 2_700_000);
     expect(progress).toMatchObject({ started: 6, completed: 5, failed: 1, throttled: 1, dropped: 0, inFlight: 1 });
     expect(progress.elapsedMs).toBe(2700);

@@ -18,7 +18,7 @@ function group(key: string, ttftP99: number, errorRate: number, rps: number): Gr
     model,
     tier: tier === '-' ? null : tier,
     key,
-    requests: { ok: 90, failed: 10, dropped: 0, errors: {}, error_samples: {} },
+    requests: { ok: 90, failed: 10, dropped: 0, errors: {}, attempts: 100, retried: {}, error_samples: {} },
     error_rate: errorRate,
     throughput: { requests_per_s: rps, output_tokens_per_s: rps * 100, total_tokens_per_s: rps * 300, goodput_per_s: rps / 2 },
     duration_ms: 1000,

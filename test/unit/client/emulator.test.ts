@@ -34,6 +34,7 @@ function client(overrides: Partial<ClientOptions> = {}, url = emulator.url): Inf
     timeouts: TIMEOUTS,
     retry: { maxAttempts: 1, on: [], backoffMs: 10 },
     encoding: { contentType: 'json', gzip: false },
+    requestIdHeader: 'x-request-id',
     ...overrides,
   });
   clients.push(created);

@@ -49,6 +49,7 @@ function client(url: string, overrides: Partial<ClientOptions> = {}): InferenceC
     timeouts: TIMEOUTS,
     retry: { maxAttempts: 1, on: [], backoffMs: 50 },
     encoding: { contentType: 'json', gzip: false },
+    requestIdHeader: 'x-request-id',
     ...overrides,
   });
   cleanups.push(() => created.close());

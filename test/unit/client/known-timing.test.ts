@@ -47,6 +47,7 @@ function clientFor(url: string, concurrency: number): InferenceClient {
     timeouts: { connectMs: 5_000, headersMs: 10_000, firstTokenMs: 10_000, idleMs: 10_000, totalMs: 30_000 },
     retry: { maxAttempts: 1, on: [], backoffMs: 0 },
     encoding: { contentType: 'json', gzip: false },
+    requestIdHeader: 'x-request-id',
   });
 }
 

@@ -63,12 +63,16 @@ compare: { tolerances: { ttft_ms.p99: "10%", e2e_ms.p50: 5ms } }
       apiKeyEnv: 'MY_KEY',
       headers: { 'X-Service-Version-Patch': '2', 'X-Team': 'bench' },
       emulatorConfig: null,
+      tls: null,
+      streamUsage: true,
+      requestIdHeader: 'x-request-id',
+      tokenizer: null,
     });
   });
 
   it('merges defaults into scenarios one level deep, the scenario winning', () => {
-    expect(steady!.request).toEqual({ stream: true, max_completion_tokens: 256, temperature: 0 });
-    expect(open!.request).toEqual({ stream: true, max_completion_tokens: 256, temperature: 0.5 });
+    expect(steady!.request).toEqual({ stream: true, stream_options: { include_usage: true }, max_completion_tokens: 256, temperature: 0 });
+    expect(open!.request).toEqual({ stream: true, stream_options: { include_usage: true }, max_completion_tokens: 256, temperature: 0.5 });
     expect(steady!.timeouts).toEqual({ connectMs: 5000, headersMs: 60_000, firstTokenMs: 60_000, idleMs: 30_000, totalMs: 300_000 });
     expect(steady!.prompt.inputTokens).toEqual({ dist: 'normal', mean: 512, stddev: 64, min: 1, max: 832 });
     // open sets its own prompt.input_tokens: the default's distribution is replaced, not mixed.
@@ -156,7 +160,7 @@ describe('loadProfile: defaults of a minimal profile', () => {
     const profile = resolveProfileText(MINIMAL, '/x/minimal.yaml');
     expect(profile.name).toBe('minimal');
     expect(profile.sourcePath).toBe('/x/minimal.yaml');
-    expect(profile.target).toEqual({ baseUrl: null, apiKeyEnv: 'INFERENCE_API_KEY', headers: {}, emulatorConfig: null });
+    expect(profile.target).toEqual({ baseUrl: null, apiKeyEnv: 'INFERENCE_API_KEY', headers: {}, emulatorConfig: null, tls: null, streamUsage: true, requestIdHeader: 'x-request-id', tokenizer: null });
     expect(profile.scenarios[0]).toEqual({
       name: 's',
       models: [],
@@ -167,7 +171,8 @@ describe('loadProfile: defaults of a minimal profile', () => {
       warmupMs: 0,
       warmupRequests: 0,
       gracefulStopMs: 30_000,
-      request: { stream: true },
+      request: { stream: true, stream_options: { include_usage: true } },
+      requestExtra: {},
       prompt: { inputTokens: { dist: 'fixed', value: 128 }, outputTokens: null, sharedPrefixTokens: 0, system: null, dataset: null },
       timeouts: { connectMs: 10_000, headersMs: 60_000, firstTokenMs: 60_000, idleMs: 30_000, totalMs: 600_000 },
       retry: { maxAttempts: 1, on: ['http_429', 'http_5xx', 'connect', 'reset'], backoffMs: 500 },
@@ -357,7 +362,7 @@ describe('--set overrides', () => {
     ]);
     expect(p.name).toBe('renamed');
     expect(p.scenarios[0]!.load).toEqual({ mode: 'concurrency', concurrency: 12, stages: null });
-    expect(p.scenarios[0]!.request).toEqual({ stream: true, temperature: 0.25 });
+    expect(p.scenarios[0]!.request).toEqual({ stream: true, stream_options: { include_usage: true }, temperature: 0.25 });
     expect(p.scenarios[0]!.prompt.inputTokens).toEqual({ dist: 'uniform', min: 5, max: 9 });
     expect(p.scenarios[0]!.durationMs).toBe(120_000);
     expect(p.groups.map((g) => g.key)).toEqual(['s/a/flex', 's/b/flex']);

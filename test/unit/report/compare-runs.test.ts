@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isInferbenchError } from '../../../src/errors.js';
+import type { InferbenchError } from '../../../src/errors.js';
 import { compareRuns } from '../../../src/report/compare/compare-runs.js';
 import { loadRequestValues, loadRun } from '../../../src/report/compare/load-run.js';
 import { makeRunDir } from '../../fixtures/make-run.js';
@@ -101,7 +102,7 @@ describe('compareRuns', () => {
     expect(compareRuns(base, cand).warnings).toEqual([]);
   });
 
-  it('refuses runs with different workloads, models or targets unless forced', async () => {
+  it('refuses runs with different workloads or models unless forced, and never for a different target', async () => {
     const base = await input({ seed: 1 });
     const other = await input({ seed: 1, workloadHash: 'b'.repeat(64), models: ['model-a'], baseUrl: 'https://api.example.com' });
     try {
@@ -112,12 +113,86 @@ describe('compareRuns', () => {
       const message = (error as Error).message;
       expect(message).toMatch(/workload hash differs/);
       expect(message).toMatch(/models differ/);
-      expect(message).toMatch(/target differs/);
+      expect(message).not.toMatch(/target/);
+      expect((error as InferbenchError).hint).toMatch(/--pair <baseline group>=<candidate group>/);
     }
     const forced = compareRuns(base, other, { force: true });
     expect(forced.forced).toBe(true);
     // Only the shared groups (model-a x 2 tiers) are compared.
     expect(new Set(forced.comparisons.map((c) => c.group)).size).toBe(2);
+  });
+
+  it('compares the same workload sent to two targets, and reports both (credentials stripped)', async () => {
+    const base = await input({ seed: 1, baseUrl: 'http://user:secret@127.0.0.1:40559' });
+    const cand = await input({ seed: 2, baseUrl: 'http://127.0.0.1:36447' });
+    const result = compareRuns(base, cand);
+    expect(result.mismatches).toEqual([]);
+    expect(result.forced).toBe(false);
+    expect(result.sameTarget).toBe(false);
+    expect(result.baseline.target).toEqual({ baseUrl: 'http://127.0.0.1:40559', embeddedEmulator: false });
+    expect(result.candidate.target).toEqual({ baseUrl: 'http://127.0.0.1:36447', embeddedEmulator: false });
+    expect(JSON.stringify(result)).not.toContain('secret');
+    // Two runs against the embedded emulator (a new port each time) have the same target.
+    const embedded = compareRuns(await input({ seed: 1 }), await input({ seed: 2 }));
+    expect(embedded.sameTarget).toBe(true);
+    expect(embedded.baseline.target.embeddedEmulator).toBe(true);
+  });
+
+  describe('--pair', () => {
+    const named = (model: string, seed: number, extra: FixtureOptions = {}) =>
+      input({ seed, models: [model], tiers: [null], workloadHash: `${model.length}`.repeat(64).slice(0, 64), workloadHashWithoutModels: 'd'.repeat(64), ...extra });
+
+    it('compares groups whose model names differ when the workload without model names is the same', async () => {
+      const vllm = await named('llama', 1);
+      const sglang = await named('llama-3', 2);
+      expect(() => compareRuns(vllm, sglang)).toThrow(/\(the same requests, to models named differently\)/);
+      const result = compareRuns(vllm, sglang, { pairs: ['steady/llama/-=steady/llama-3/-'] });
+      expect(result.mismatches).toEqual([]);
+      expect(result.forced).toBe(false);
+      expect(result.pairs).toEqual([{ baseline: 'steady/llama/-', candidate: 'steady/llama-3/-' }]);
+      expect(result.comparisons.length).toBeGreaterThan(0);
+      expect(result.comparisons.every((c) => c.group === 'steady/llama/-' && c.candidateGroup === 'steady/llama-3/-')).toBe(true);
+      // The requests.csv values of the paired candidate group are used, not only the histograms.
+      expect(result.comparisons.find((c) => c.metricId === 'ttft_ms.p50')!.test).toMatch(/requests\.csv/);
+    });
+
+    it('still refuses paired groups whose requests differ, or a run that recorded no hash without models', async () => {
+      const vllm = await named('llama', 1);
+      const otherPrompts = await named('llama-3', 2, { workloadHashWithoutModels: 'c'.repeat(64) });
+      expect(() => compareRuns(vllm, otherPrompts, { pairs: ['steady/llama/-=steady/llama-3/-'] })).toThrow(/workload hash without model names differs/);
+      const old = await named('llama-3', 2, { workloadHashWithoutModels: null });
+      expect(old.summary.workload_hash_without_models).toBeNull();
+      expect(() => compareRuns(vllm, old, { pairs: ['steady/llama/-=steady/llama-3/-'] })).toThrow(/no workload_hash_without_models/);
+      expect(compareRuns(vllm, old, { pairs: ['steady/llama/-=steady/llama-3/-'], force: true }).forced).toBe(true);
+    });
+
+    it('refuses a pair across tiers and groups left without a partner', async () => {
+      const base = await input({ seed: 1, models: ['llama'], tiers: ['priority', 'flex'], workloadHash: '1'.repeat(64), workloadHashWithoutModels: 'd'.repeat(64) });
+      const cand = await input({ seed: 2, models: ['llama-3'], tiers: ['priority', 'flex'], workloadHash: '2'.repeat(64), workloadHashWithoutModels: 'd'.repeat(64) });
+      expect(() => compareRuns(base, cand, { pairs: ['steady/llama/priority=steady/llama-3/flex'] })).toThrow(/tiers differ \(priority vs flex\)[\s\S]*groups without a partner/);
+      const both = compareRuns(base, cand, { pairs: ['steady/llama/priority=steady/llama-3/priority', 'steady/llama/flex=steady/llama-3/flex'] });
+      expect(new Set(both.comparisons.map((c) => `${c.group}=${c.candidateGroup}`))).toEqual(new Set(['steady/llama/priority=steady/llama-3/priority', 'steady/llama/flex=steady/llama-3/flex']));
+    });
+
+    it('a --pair naming no group of its run is BAD_USAGE listing the group keys', async () => {
+      const vllm = await named('llama', 1);
+      const sglang = await named('llama-3', 2);
+      for (const [flag, pattern] of [
+        ['steady/llama/-=steady/nope/-', /the candidate run has no group "steady\/nope\/-"/],
+        ['steady/nope/-=steady/llama-3/-', /the baseline run has no group "steady\/nope\/-"/],
+        ['steady/llama/-', /expected baseline_group=candidate_group/],
+      ] as const) {
+        try {
+          compareRuns(vllm, sglang, { pairs: [flag] });
+          expect.unreachable();
+        } catch (error) {
+          expect(isInferbenchError(error) && error.code, flag).toBe('BAD_USAGE');
+          expect((error as Error).message).toMatch(pattern);
+          expect((error as InferbenchError).hint).toContain('baseline groups: steady/llama/-; candidate groups: steady/llama-3/-');
+        }
+      }
+      expect(() => compareRuns(vllm, sglang, { pairs: ['steady/llama/-=steady/llama-3/-', 'steady/llama/-=steady/llama-3/-'] })).toThrow(/paired more than once/);
+    });
   });
 
   it('refuses, even when forced, two runs with no group in common: a pass over nothing would mislead CI', async () => {

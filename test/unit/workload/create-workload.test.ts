@@ -34,7 +34,7 @@ describe('createWorkload: request bodies', () => {
       '    models: [m1]\n    tiers: [flex, default]\n    request: { temperature: 0, top_p: 0.5 }\n    prompt: { input_tokens: 50, output_tokens: 20 }\n',
     );
     const plan = workloadOf(profile, 0).next(0);
-    expect(Object.keys(plan.body)).toEqual(['model', 'messages', 'stream', 'temperature', 'top_p', 'service_tier', 'max_completion_tokens']);
+    expect(Object.keys(plan.body)).toEqual(['model', 'messages', 'stream', 'temperature', 'top_p', 'stream_options', 'service_tier', 'max_completion_tokens']);
     expect(plan.body).toMatchObject({ model: 'm1', stream: true, temperature: 0, top_p: 0.5, service_tier: 'flex', max_completion_tokens: 20 });
     expect(plan.body.messages).toHaveLength(1);
     expect((plan.body.messages as ChatMessage[])[0]!.role).toBe('user');

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { resolveProfileText } from '../../../src/profile/load-profile.js';
 import { resolveGroupModels } from '../../../src/profile/groups.js';
-import { canonicalJson, workloadHash } from '../../../src/workload/workload-hash.js';
+import { canonicalJson, workloadHash, workloadHashWithoutModels } from '../../../src/workload/workload-hash.js';
 
 const BASE = `scenarios:
   - name: s
@@ -49,6 +49,11 @@ describe('workloadHash', () => {
     expect(workloadHash(resolveGroupModels(profile, 'x'))).not.toBe(workloadHash(resolveGroupModels(profile, 'y')));
   });
 
+  it('keeps the hashes of profiles written before request_extra existed', () => {
+    // The value summary.json of this profile carried before the field: a stored baseline stays comparable.
+    expect(hashOf(BASE)).toBe(hashOf(BASE.replace('    prompt:', '    request_extra: {}\n    prompt:')));
+  });
+
   describe('datasets', () => {
     const dir = mkdtempSync(join(tmpdir(), 'inferbench-hash-'));
     afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -67,6 +72,28 @@ describe('workloadHash', () => {
         rmSync(other, { recursive: true, force: true });
       }
     });
+  });
+});
+
+describe('workloadHashWithoutModels', () => {
+  const without = (text: string, overrides: string[] = []) => workloadHashWithoutModels(resolveProfileText(text, '/tmp/p.yaml', overrides));
+
+  it('is the same for the same requests sent to models named differently, unlike workloadHash', () => {
+    const profile = resolveProfileText('scenarios:\n  - name: s\n    requests: 3\n    prompt: { input_tokens: 64 }\n', '/tmp/p.yaml');
+    const vllm = resolveGroupModels(profile, 'llama');
+    const sglang = resolveGroupModels(profile, 'llama-3');
+    expect(workloadHash(vllm)).not.toBe(workloadHash(sglang));
+    expect(workloadHashWithoutModels(vllm)).toBe(workloadHashWithoutModels(sglang));
+    expect(workloadHashWithoutModels(vllm)).toMatch(/^[0-9a-f]{64}$/);
+    expect(workloadHashWithoutModels(vllm)).not.toBe(workloadHash(vllm));
+    expect(without(BASE, ['scenarios[0].models=[x]'])).toBe(without(BASE));
+  });
+
+  it('changes with anything else that is sent', () => {
+    const h = without(BASE);
+    for (const change of ['scenarios[0].seed=2', 'scenarios[0].tiers=[flex]', 'scenarios[0].request.temperature=1', 'scenarios[0].prompt.input_tokens=101', 'scenarios[0].name=t']) {
+      expect(without(BASE, [change]), change).not.toBe(h);
+    }
   });
 });
 
