@@ -5,40 +5,26 @@
  * per-second time series. `add` runs once per finished request and keeps nothing of the record.
  */
 import type { RequestRecord } from '../client/request-record.js';
+import { itlGapCount, itlGapUs } from '../measure/request-timings.js';
 import { isTokenMismatch } from '../measure/token-counts.js';
+import type { RecordedValues, RequestMetricName } from '../metrics/request-values.js';
 import type { ResolvedGroup } from '../profile/resolved-profile.js';
-import { LATENCY_METRICS, VALUE_METRICS, type GroupSummary, type MetricName, type MetricStats } from '../report/run-summary.js';
+import { METRIC_NAMES, type MetricName } from '../metrics/metric-registry.js';
+import type { GroupSummary, MetricStats } from '../metrics/run-summary.js';
 import { createHistogram, encodeHistogram, metricScale, metricStatsFromHistogram, type Histogram } from './histogram.js';
 import { GroupTimeSeries } from './time-series.js';
+
+/** Recorded for every request that was sent, ok or not (by the collector), or per gap (itl_ms). */
+export const EVERY_REQUEST_METRICS: ReadonlySet<string> = new Set(['itl_ms', 'schedule_lag_ms', 'connect_ms', 'tls_handshake_ms']);
+
+/** The metrics an ok request records from its values. */
+const OK_REQUEST_METRICS: readonly RequestMetricName[] = METRIC_NAMES.filter(
+  (metric): metric is RequestMetricName => !EVERY_REQUEST_METRICS.has(metric),
+);
 
 /** Sample messages kept per error class. */
 export const ERROR_SAMPLES_PER_CLASS = 3;
 
-const ALL_METRICS: readonly MetricName[] = [...LATENCY_METRICS, ...VALUE_METRICS];
-
-/** Per-request values the collector derived (reused object; NaN = not measured). */
-export interface RequestValues {
-  scheduleLagUs: number;
-  ttfbUs: number;
-  ttftUs: number;
-  ttfoUs: number;
-  tpotUs: number;
-  e2eUs: number;
-  queueTimeUs: number;
-  promptTimeUs: number;
-  completionTimeUs: number;
-  totalTimeUs: number;
-  clientOverheadUs: number;
-  decodeTpsX1000: number;
-  inputTokens: number;
-  outputTokens: number;
-  reasoningTokens: number;
-  cachedTokens: number;
-  estimated: boolean;
-  /** NaN when not checked. */
-  mismatch: number;
-  good: boolean;
-}
 
 export class GroupAccumulator {
   readonly group: ResolvedGroup;
@@ -111,33 +97,25 @@ export class GroupAccumulator {
     return throttled;
   }
 
-  /** Adds the values of an ok request. */
-  addOk(record: RequestRecord, v: RequestValues): void {
+  /**
+   * Adds the values of an ok request (derived once: measure/request-values.ts), each metric as recorded;
+   * `good`: it met every SLO.
+   */
+  addOk(record: RequestRecord, values: RecordedValues, good: boolean): void {
     this.ok++;
-    if (v.good) this.good++;
-    this.record('ttfb_ms', v.ttfbUs);
-    this.record('ttft_ms', v.ttftUs);
-    this.record('ttfo_ms', v.ttfoUs);
-    this.record('tpot_ms', v.tpotUs);
-    this.record('e2e_ms', v.e2eUs);
-    this.record('queue_time_ms', v.queueTimeUs);
-    this.record('prompt_time_ms', v.promptTimeUs);
-    this.record('completion_time_ms', v.completionTimeUs);
-    this.record('total_time_ms', v.totalTimeUs);
-    this.record('client_overhead_ms', v.clientOverheadUs);
-    this.record('decode_tps', v.decodeTpsX1000);
-    this.record('input_tokens', v.inputTokens);
-    this.record('output_tokens', v.outputTokens);
-    this.record('reasoning_tokens', v.reasoningTokens);
-    this.record('cached_tokens', v.cachedTokens);
-    const times = record.tokenChunkTimesUs;
-    for (let i = 1; i < times.length; i++) this.record('itl_ms', (times[i] as number) - (times[i - 1] as number));
-    if (v.outputTokens === v.outputTokens) this.outputTokens += v.outputTokens;
-    if (v.inputTokens === v.inputTokens) this.inputTokens += v.inputTokens;
-    if (v.estimated) this.estimatedRequests++;
-    if (v.mismatch === v.mismatch) {
-      if (v.mismatch > this.maxMismatch) this.maxMismatch = v.mismatch;
-      if (isTokenMismatch(v.mismatch, v.outputTokens)) this.mismatchedRequests++;
+    if (good) this.good++;
+    for (const metric of OK_REQUEST_METRICS) this.record(metric, values[metric]);
+    const gaps = itlGapCount(record);
+    for (let i = 0; i < gaps; i++) this.record('itl_ms', itlGapUs(record, i));
+    const outputTokens = values.output_tokens;
+    const inputTokens = values.input_tokens;
+    if (outputTokens === outputTokens) this.outputTokens += outputTokens;
+    if (inputTokens === inputTokens) this.inputTokens += inputTokens;
+    if (values.tokensEstimated) this.estimatedRequests++;
+    const mismatch = values.tokenMismatch;
+    if (mismatch === mismatch) {
+      if (mismatch > this.maxMismatch) this.maxMismatch = mismatch;
+      if (isTokenMismatch(mismatch, outputTokens)) this.mismatchedRequests++;
     }
     if (record.serviceTierUsed !== null) this.tiersUsed[record.serviceTierUsed] = (this.tiersUsed[record.serviceTierUsed] ?? 0) + 1;
   }
@@ -148,7 +126,7 @@ export class GroupAccumulator {
     const perS = (n: number): number => (durationMs > 0 ? round3(n / (durationMs / 1000)) : 0);
     const metrics: Partial<Record<MetricName, MetricStats>> = {};
     const histograms: Partial<Record<MetricName, string>> = {};
-    for (const metric of ALL_METRICS) {
+    for (const metric of METRIC_NAMES) {
       const histogram = this.#histograms.get(metric);
       if (!histogram || histogram.totalCount === 0) continue;
       metrics[metric] = metricStatsFromHistogram(histogram, metricScale(metric));

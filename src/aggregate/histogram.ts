@@ -5,7 +5,8 @@
  * summarised into MetricStats in the metric's unit.
  */
 import { build, decodeFromCompressedBase64, encodeIntoCompressedBase64, type Histogram } from 'hdr-histogram-js';
-import type { MetricName, MetricStats } from '../report/run-summary.js';
+import { metricDefinition, type MetricName } from '../metrics/metric-registry.js';
+import type { MetricStats } from '../metrics/run-summary.js';
 
 export type { Histogram } from 'hdr-histogram-js';
 
@@ -22,12 +23,9 @@ export function createHistogram(): Histogram {
   });
 }
 
-/**
- * Recorded value per unit of the reported value: 1000 for *_ms (recorded in µs) and decode_tps (recorded
- * x 1000 to keep three decimals), 1 for token counts.
- */
+/** Recorded value per unit of the reported value (metric-registry.ts: 1000 for *_ms and decode_tps, 1 for tokens). */
 export function metricScale(metric: MetricName): number {
-  return metric.endsWith('_ms') || metric === 'decode_tps' ? 1000 : 1;
+  return metricDefinition(metric)?.scale ?? 1;
 }
 
 export function encodeHistogram(histogram: Histogram): string {

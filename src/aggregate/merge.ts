@@ -4,7 +4,7 @@
  * of the union of the requests, not an average of percentiles. Throughput totals add over the longer of
  * the two measured windows.
  */
-import type { GroupSummary, MetricName, MetricStats } from '../report/run-summary.js';
+import type { GroupSummary, MetricName, MetricStats } from '../metrics/run-summary.js';
 import { decodeHistogram, encodeHistogram, metricScale, metricStatsFromHistogram } from './histogram.js';
 import { ERROR_SAMPLES_PER_CLASS } from './group-accumulator.js';
 

@@ -1,22 +1,19 @@
 /**
  * The run collector: the one owner of a run's numbers (STYLE 2). The runner reports starts, drops and
- * finished records; each record is turned into values once (through measure/), recorded into its group's
- * histograms, counters and time series, and dropped. Warmup records count in nothing. `completed` is on
- * the hot path: it reuses one values object and allocates nothing beyond what the histograms record.
+ * finished records with their values; each is recorded into its group's histograms, counters and time
+ * series, and dropped. Warmup records count in nothing. `completed` allocates nothing beyond what the
+ * histograms record.
  *
- * Token counts arrive with the record (`completed(record, tokens)`): the one expensive step, tokenizing an
- * answer for an estimate or for the usage check, is done once per request before it gets here, in slices
- * between I/O (runner/record-finisher.ts), and the same counts go to requests.csv (STYLE 13).
+ * Values arrive with the record (`completed(record, values)`), derived once per request before it gets
+ * here (measure/request-values.ts, from token counts made in slices between I/O by
+ * runner/record-finisher.ts); the same values go to requests.csv (STYLE 13).
  */
 import type { RequestRecord } from '../client/request-record.js';
 import { createSloEvaluator } from '../measure/slo.js';
-import { decodeTps, e2eMs, tpotMs, ttfbMs, ttfoMs, ttftMs } from '../measure/request-timings.js';
-import { clientOverheadMs, completionTimeMs, promptTimeMs, queueTimeMs, totalTimeMs } from '../measure/server-timings.js';
-import { connectMs, tlsHandshakeMs } from '../measure/connection-timings.js';
-import type { TokenCounts } from '../measure/token-counts.js';
-import type { TimeSeriesPoint } from '../report/run-summary.js';
+import type { RecordedValues } from '../metrics/request-values.js';
+import type { TimeSeriesPoint } from '../metrics/run-summary.js';
 import type { Histogram } from './histogram.js';
-import { GroupAccumulator, type RequestValues } from './group-accumulator.js';
+import { GroupAccumulator } from './group-accumulator.js';
 import { build } from 'hdr-histogram-js';
 import type { CollectorOptions, CollectorResult, ProgressSnapshot, RunCollector } from './types.js';
 
@@ -24,35 +21,10 @@ import type { CollectorOptions, CollectorResult, ProgressSnapshot, RunCollector 
 const PROGRESS_WINDOW_S = 5;
 const RING = 8;
 
-function createValues(): RequestValues {
-  return {
-    scheduleLagUs: Number.NaN,
-    ttfbUs: Number.NaN,
-    ttftUs: Number.NaN,
-    ttfoUs: Number.NaN,
-    tpotUs: Number.NaN,
-    e2eUs: Number.NaN,
-    queueTimeUs: Number.NaN,
-    promptTimeUs: Number.NaN,
-    completionTimeUs: Number.NaN,
-    totalTimeUs: Number.NaN,
-    clientOverheadUs: Number.NaN,
-    decodeTpsX1000: Number.NaN,
-    inputTokens: Number.NaN,
-    outputTokens: Number.NaN,
-    reasoningTokens: Number.NaN,
-    cachedTokens: Number.NaN,
-    estimated: false,
-    mismatch: Number.NaN,
-    good: false,
-  };
-}
-
 export function createRunCollector(options: CollectorOptions): RunCollector {
   const runStartUs = options.runStartUs;
   const groups = options.groups.map((group) => new GroupAccumulator(group));
   const slo = createSloEvaluator(options.slo);
-  const values = createValues();
   // TTFT of the last seconds for the progress line: one small histogram per ring second, summed on demand.
   const smallHistogram = () =>
     build({ lowestDiscernibleValue: 1, highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: 2, autoResize: true });
@@ -82,27 +54,6 @@ export function createRunCollector(options: CollectorOptions): RunCollector {
     return slot;
   };
 
-  const fillValues = (record: RequestRecord, tokens: TokenCounts): void => {
-    values.inputTokens = tokens.input;
-    values.outputTokens = tokens.output;
-    values.reasoningTokens = tokens.reasoning;
-    values.cachedTokens = tokens.cached;
-    values.estimated = tokens.estimated;
-    values.mismatch = tokens.mismatch;
-    values.ttfbUs = ttfbMs(record) * 1000;
-    values.ttftUs = ttftMs(record) * 1000;
-    values.ttfoUs = ttfoMs(record) * 1000;
-    values.e2eUs = e2eMs(record) * 1000;
-    values.tpotUs = tpotMs(record, tokens.output) * 1000;
-    values.decodeTpsX1000 = decodeTps(record, tokens.output) * 1000;
-    values.queueTimeUs = queueTimeMs(record) * 1000;
-    values.promptTimeUs = promptTimeMs(record) * 1000;
-    values.completionTimeUs = completionTimeMs(record) * 1000;
-    values.totalTimeUs = totalTimeMs(record) * 1000;
-    values.clientOverheadUs = clientOverheadMs(record) * 1000;
-    values.good = slo.isGood(record, tokens.output);
-  };
-
   return {
     started(groupIndex, atUs) {
       const group = groups[groupIndex];
@@ -123,7 +74,7 @@ export function createRunCollector(options: CollectorOptions): RunCollector {
       if (atUs < group.firstLaunchUs) group.firstLaunchUs = atUs;
     },
 
-    completed(record, tokens) {
+    completed(record, values) {
       if (record.warmup) return;
       const group = groups[record.groupIndex];
       if (!group) return;
@@ -143,19 +94,21 @@ export function createRunCollector(options: CollectorOptions): RunCollector {
       }
       const slot = ringSlot(second);
       ringEnded[slot] = (ringEnded[slot] as number) + 1;
-      if (record.sentUs === record.sentUs) group.record('schedule_lag_ms', record.sentUs - record.launchUs);
+      // Every request that was sent (NaN, never sent, is skipped).
+      group.record('schedule_lag_ms', values.schedule_lag_ms);
       // Only requests that opened a connection have these (NaN is skipped); failed ones too: a slow or failed handshake is the point.
-      group.record('connect_ms', connectMs(record) * 1000);
-      group.record('tls_handshake_ms', tlsHandshakeMs(record) * 1000);
+      group.record('connect_ms', values.connect_ms);
+      group.record('tls_handshake_ms', values.tls_handshake_ms);
       if (record.errorClass === null) {
-        fillValues(record, tokens);
-        group.addOk(record, values);
-        if (values.outputTokens === values.outputTokens) {
-          row.output_tokens += values.outputTokens;
-          ringTokens[slot] = (ringTokens[slot] as number) + values.outputTokens;
+        group.addOk(record, values, slo.isGood(record, values));
+        const outputTokens = values.output_tokens;
+        if (outputTokens === outputTokens) {
+          row.output_tokens += outputTokens;
+          ringTokens[slot] = (ringTokens[slot] as number) + outputTokens;
         }
-        group.series.recordLatencies(second, values.ttftUs, values.e2eUs);
-        if (values.ttftUs >= 0) (ringTtftUs[slot] as Histogram).recordValue(Math.round(values.ttftUs));
+        const ttftUs = values.ttft_ms;
+        group.series.recordLatencies(second, ttftUs, values.e2e_ms);
+        if (ttftUs >= 0) (ringTtftUs[slot] as Histogram).recordValue(Math.round(ttftUs));
       } else {
         group.countError(record);
         if (record.errorClass === 'http_429') {

@@ -2,26 +2,24 @@
  * Thresholds evaluated at the end of a run (any failure: exit 99). A threshold names a group, or none:
  * then every group is checked and each gets its own result (each must pass). The value is a metric's
  * stat (`ttft_ms.p99`) or a group-level value (`error_rate`, `requests_per_s`, `output_tokens_per_s`,
- * `total_tokens_per_s`, `goodput_per_s`, and the counters `ok`, `failed`, `dropped`). A value the run
+ * `total_tokens_per_s`, `goodput_per_s`: metrics/metric-registry.ts's group values). A value the run
  * does not have (no such metric, group or stat) fails the threshold with `actual: null`: a check that
  * cannot be made must not pass silently.
  */
 import type { ThresholdSpec } from '../profile/resolved-profile.js';
-import type { GroupSummary, MetricName, MetricStats, ThresholdResult } from '../report/run-summary.js';
+import type { GroupValueName } from '../metrics/metric-registry.js';
+import type { GroupSummary, MetricName, MetricStats, ThresholdResult } from '../metrics/run-summary.js';
 
 type GroupValue = (group: GroupSummary) => number;
 
-/** Group-level values a threshold may name without a stat. */
+/** How each group-level value of the registry is read (the compiler checks that none is missing or extra). */
 export const GROUP_VALUES = {
   error_rate: (g) => g.error_rate,
   requests_per_s: (g) => g.throughput.requests_per_s,
   output_tokens_per_s: (g) => g.throughput.output_tokens_per_s,
   total_tokens_per_s: (g) => g.throughput.total_tokens_per_s,
   goodput_per_s: (g) => g.throughput.goodput_per_s,
-  ok: (g) => g.requests.ok,
-  failed: (g) => g.requests.failed,
-  dropped: (g) => g.requests.dropped,
-} as const satisfies Record<string, GroupValue>;
+} as const satisfies Record<GroupValueName, GroupValue>;
 
 /** The value a threshold compares on one group, or null when the group does not have it. */
 export function thresholdValue(spec: ThresholdSpec, group: GroupSummary): number | null {

@@ -5,7 +5,7 @@
  * last. Memory is bounded: one row per second plus two small histograms reset at each new second.
  */
 import { build, type Histogram } from 'hdr-histogram-js';
-import type { TimeSeriesPoint } from '../report/run-summary.js';
+import type { TimeSeriesPoint } from '../metrics/run-summary.js';
 
 function createSecondHistogram(): Histogram {
   // Two significant digits are plenty for a per-second chart and keep the per-second reset cheap.

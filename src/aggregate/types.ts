@@ -4,9 +4,9 @@
  * per-request data.
  */
 import type { RequestRecord } from '../client/request-record.js';
-import type { TokenCounts } from '../measure/token-counts.js';
+import type { RecordedValues } from '../metrics/request-values.js';
 import type { ResolvedGroup } from '../profile/resolved-profile.js';
-import type { GroupSummary, TimeSeriesPoint } from '../report/run-summary.js';
+import type { GroupSummary, TimeSeriesPoint } from '../metrics/run-summary.js';
 
 export interface CollectorOptions {
   /** Groups with their models resolved (model never null here). */
@@ -40,10 +40,11 @@ export interface RunCollector {
   /** A request was sent (for in-flight and `started` counts). */
   started(groupIndex: number, atUs: number): void;
   /**
-   * A request ended in any way, with its token counts (counted once, also written to requests.csv).
+   * A request ended in any way, with its values (derived once: measure/request-values.ts; the same go to
+   * requests.csv).
    * Warmup records are counted in no metric.
    */
-  completed(record: RequestRecord, tokens: TokenCounts): void;
+  completed(record: RequestRecord, values: RecordedValues): void;
   /** An open-loop arrival dropped because max_concurrency was reached. */
   dropped(groupIndex: number, atUs: number): void;
   progress(nowUs: number): ProgressSnapshot;

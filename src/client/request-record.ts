@@ -26,7 +26,7 @@ export interface RequestRecord {
    * every latency. Closed loop: the socket write (= sentUs; NaN until then), since there is no schedule to
    * be late against and the harness's own path to the socket is not the server's latency.
    */
-  intendedStartUs: number;
+  latencyStartUs: number;
   /** When the request was actually handed to the socket layer. */
   sentUs: number;
   /** Response headers received. */
@@ -95,7 +95,7 @@ export interface RequestRecord {
 
 /**
  * A record launched at `launchUs`. `startsAtSend` (closed loop): latencies start when the request is
- * written to its socket (see `intendedStartUs`), filled in by markSent().
+ * written to its socket (see `latencyStartUs`), filled in by markSent().
  */
 export function createRequestRecord(id: number, groupIndex: number, launchUs: number, warmup = false, startsAtSend = false): RequestRecord {
   return {
@@ -103,7 +103,7 @@ export function createRequestRecord(id: number, groupIndex: number, launchUs: nu
     groupIndex,
     warmup,
     launchUs,
-    intendedStartUs: startsAtSend ? Number.NaN : launchUs,
+    latencyStartUs: startsAtSend ? Number.NaN : launchUs,
     sentUs: Number.NaN,
     headersUs: Number.NaN,
     firstChunkUs: Number.NaN,
@@ -143,5 +143,5 @@ export function createRequestRecord(id: number, groupIndex: number, launchUs: nu
 export function markSent(record: RequestRecord, atUs: number): void {
   if (record.sentUs === record.sentUs) return;
   record.sentUs = atUs;
-  if (record.intendedStartUs !== record.intendedStartUs) record.intendedStartUs = atUs;
+  if (record.latencyStartUs !== record.latencyStartUs) record.latencyStartUs = atUs;
 }

@@ -8,31 +8,12 @@
  * group-level keys (error_rate, *_per_s) and token counts are not per-request checks and are ignored here.
  */
 import type { RequestRecord } from '../client/request-record.js';
-import { LATENCY_METRICS, type LatencyMetric } from '../report/run-summary.js';
+import { LATENCY_METRICS, metricDefinition, type LatencyMetric } from '../metrics/metric-registry.js';
+import type { RecordedValues } from '../metrics/request-values.js';
 import { isOk } from './request-status.js';
-import { decodeTps, e2eMs, scheduleLagMs, tpotMs, ttfbMs, ttfoMs, ttftMs } from './request-timings.js';
-import { clientOverheadMs, completionTimeMs, promptTimeMs, queueTimeMs, totalTimeMs } from './server-timings.js';
-import { connectMs, tlsHandshakeMs } from './connection-timings.js';
+import { itlGapCount, itlGapUs } from './request-timings.js';
 
-type PerRequestValue = (record: RequestRecord, outputTokens: number) => number;
-
-const LATENCY_VALUES = {
-  ttfb_ms: ttfbMs,
-  ttft_ms: ttftMs,
-  ttfo_ms: ttfoMs,
-  // itl_ms needs the stat: handled apart.
-  itl_ms: () => Number.NaN,
-  tpot_ms: tpotMs,
-  e2e_ms: e2eMs,
-  queue_time_ms: queueTimeMs,
-  prompt_time_ms: promptTimeMs,
-  completion_time_ms: completionTimeMs,
-  total_time_ms: totalTimeMs,
-  client_overhead_ms: clientOverheadMs,
-  schedule_lag_ms: scheduleLagMs,
-  connect_ms: connectMs,
-  tls_handshake_ms: tlsHandshakeMs,
-} as const satisfies Record<LatencyMetric, PerRequestValue>;
+const DECODE_TPS_SCALE = metricDefinition('decode_tps')?.scale ?? 1000;
 
 /** One parsed SLO entry. */
 export interface SloCheck {
@@ -59,8 +40,8 @@ export function parseSlo(slo: Readonly<Record<string, number>>): SloCheck[] {
 /** Checks requests against an SLO; reuses one scratch buffer for ITL statistics (no allocation per call). */
 export interface SloEvaluator {
   readonly checks: readonly SloCheck[];
-  /** True when the request is ok and meets every per-request SLO. */
-  isGood(record: RequestRecord, outputTokens: number): boolean;
+  /** True when the request is ok and meets every per-request SLO; `values` are its values (request-values.ts). */
+  isGood(record: RequestRecord, values: RecordedValues): boolean;
 }
 
 export function createSloEvaluator(slo: Readonly<Record<string, number>>): SloEvaluator {
@@ -68,13 +49,12 @@ export function createSloEvaluator(slo: Readonly<Record<string, number>>): SloEv
   let scratch = new Float64Array(256);
 
   const itlStatMs = (record: RequestRecord, stat: string): number => {
-    const times = record.tokenChunkTimesUs;
-    const n = times.length - 1;
+    const n = itlGapCount(record);
     if (n < 1) return Number.NaN;
     if (scratch.length < n) scratch = new Float64Array(Math.max(n, scratch.length * 2));
     let sum = 0;
     for (let i = 0; i < n; i++) {
-      const gap = (times[i + 1] as number) - (times[i] as number);
+      const gap = itlGapUs(record, i);
       scratch[i] = gap;
       sum += gap;
     }
@@ -92,15 +72,15 @@ export function createSloEvaluator(slo: Readonly<Record<string, number>>): SloEv
 
   return {
     checks,
-    isGood(record, outputTokens) {
+    isGood(record, values) {
       if (!isOk(record)) return false;
       for (const check of checks) {
         if (check.metric === 'decode_tps') {
-          const value = decodeTps(record, outputTokens);
-          if (value < check.limit) return false;
+          // NaN compares false: a request without a decode phase does not fail it.
+          if (values.decode_tps / DECODE_TPS_SCALE < check.limit) return false;
           continue;
         }
-        const value = check.metric === 'itl_ms' ? itlStatMs(record, check.stat) : LATENCY_VALUES[check.metric](record, outputTokens);
+        const value = check.metric === 'itl_ms' ? itlStatMs(record, check.stat) : values[check.metric as Exclude<LatencyMetric, 'itl_ms'>] / 1000;
         // NaN compares false: a metric the request does not have does not fail it.
         if (value > check.limit) return false;
       }

@@ -1,17 +1,14 @@
 /**
- * The metric vocabulary a profile may name in thresholds, `slo` and `compare.tolerances`: the per-request
- * metrics of summary.json with a stat, and the group-level values that have no stat.
+ * The patterns of the metric vocabulary (metrics/metric-registry.ts) that a profile may name in thresholds,
+ * `slo` and `compare.tolerances`: the per-request metrics of summary.json with a stat, and the group-level
+ * values that have no stat.
  */
-import { LATENCY_METRICS, VALUE_METRICS } from '../report/run-summary.js';
+import { GROUP_VALUES, METRIC_NAMES, METRIC_STATS } from '../metrics/metric-registry.js';
 
-/** Stats of summary.json's MetricStats that a threshold or SLO may name. */
-export const METRIC_STATS = ['p50', 'p90', 'p95', 'p99', 'p999', 'mean', 'min', 'max'] as const;
+export { GROUP_VALUES, METRIC_STATS } from '../metrics/metric-registry.js';
 
 /** Per-request metrics (each has every stat of METRIC_STATS). */
-export const PER_REQUEST_METRICS: readonly string[] = [...LATENCY_METRICS, ...VALUE_METRICS];
-
-/** Group-level values: named without a stat. */
-export const GROUP_VALUES = ['error_rate', 'requests_per_s', 'output_tokens_per_s', 'total_tokens_per_s', 'goodput_per_s'] as const;
+export const PER_REQUEST_METRICS: readonly string[] = METRIC_NAMES;
 
 
 const alternatives = (names: readonly string[]): string => names.map((n) => n.replace(/[.]/g, '\\.')).join('|');

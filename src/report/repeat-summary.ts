@@ -6,7 +6,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { GroupSummary, MetricName, MetricStats, RunSummary } from './run-summary.js';
+import type { GroupSummary, MetricName, MetricStats, RunSummary } from '../metrics/run-summary.js';
 
 export const REPEAT_SUMMARY_JSON = 'repeat-summary.json';
 

@@ -1,65 +1,92 @@
 /**
  * requests.csv, streamed as the run goes: the file is opened before the first request, and each request
  * becomes one row the moment it ends (csv-stringify into a file stream), so a crash loses nothing already
- * done. One row per request, warmup included (warmup=1), with every per-request metric in milliseconds.
+ * done. One row per request, warmup included (warmup=1), with every per-request metric of the registry
+ * (metrics/metric-registry.ts) in its reported unit, from the values derived once per request.
  */
 import { createWriteStream } from 'node:fs';
 import type { WriteStream } from 'node:fs';
 import { stringify } from 'csv-stringify';
 import type { Stringifier } from 'csv-stringify';
 import type { RequestRecord } from '../client/request-record.js';
-import type { TokenCounts } from '../measure/token-counts.js';
+import { metricDefinition } from '../metrics/metric-registry.js';
+import type { RecordedValues, RequestMetricName } from '../metrics/request-values.js';
 import type { ResolvedGroup } from '../profile/resolved-profile.js';
-import { requestMetrics } from './request-metrics.js';
 
-/** Columns of requests.csv, in order. Times are ms; start_ms is relative to the run's start. */
-export const REQUEST_COLUMNS = [
-  'id',
-  'group',
-  'scenario',
-  'model',
-  'tier',
-  'warmup',
-  'status',
-  'error_class',
-  'timeout_phase',
-  'error_code',
-  'start_ms',
-  'schedule_lag_ms',
-  'connect_ms',
-  'tls_handshake_ms',
-  'ttfb_ms',
-  'ttft_ms',
-  'ttfo_ms',
-  'e2e_ms',
-  'tpot_ms',
-  'itl_mean_ms',
-  'itl_max_ms',
-  'decode_tps',
-  'input_tokens',
-  'output_tokens',
-  'reasoning_tokens',
-  'cached_tokens',
-  'tokens_estimated',
-  'chunks',
-  'finish_reason',
-  'service_tier_used',
-  'queue_time_ms',
-  'prompt_time_ms',
-  'completion_time_ms',
-  'total_time_ms',
-  'client_overhead_ms',
-  'attempts',
-  'retried_errors',
-  'request_id',
-  'response_id',
-  'system_fingerprint',
-  'error_message',
-] as const;
+/** One column: its header and its cell of a finished request. */
+interface Column {
+  readonly name: string;
+  readonly cell: (row: RowInput) => string | number;
+}
+
+interface RowInput {
+  readonly record: RequestRecord;
+  readonly group: ResolvedGroup;
+  readonly values: RecordedValues;
+  readonly runStartUs: number;
+}
+
+/** A metric's own column (named by metric-registry.ts), its recorded value divided by the metric's scale. */
+function metricColumn(metric: RequestMetricName): Column {
+  const definition = metricDefinition(metric);
+  const name = definition?.csvColumn ?? metric;
+  const scale = definition?.scale ?? 1;
+  return { name, cell: ({ values }) => reported(values[metric], scale) };
+}
+
+const column = (name: string, cell: Column['cell']): Column => ({ name, cell });
+
+/** The columns of requests.csv, in order. Times are ms; start_ms is relative to the run's start. */
+const COLUMNS: readonly Column[] = [
+  column('id', ({ record }) => record.id),
+  column('group', ({ group }) => group.key),
+  column('scenario', ({ group }) => group.scenario),
+  column('model', ({ group }) => group.model ?? ''),
+  column('tier', ({ group }) => group.tier ?? ''),
+  column('warmup', ({ record }) => (record.warmup ? 1 : 0)),
+  column('status', ({ record }) => record.status),
+  column('error_class', ({ record }) => record.errorClass ?? ''),
+  column('timeout_phase', ({ record }) => record.timeoutPhase ?? ''),
+  column('error_code', ({ record }) => record.errorCode ?? ''),
+  column('start_ms', ({ record, runStartUs }) => reported(record.latencyStartUs - runStartUs, 1000)),
+  metricColumn('schedule_lag_ms'),
+  metricColumn('connect_ms'),
+  metricColumn('tls_handshake_ms'),
+  metricColumn('ttfb_ms'),
+  metricColumn('ttft_ms'),
+  metricColumn('ttfo_ms'),
+  metricColumn('e2e_ms'),
+  metricColumn('tpot_ms'),
+  column('itl_mean_ms', ({ values }) => reported(values.itlMeanUs, 1000)),
+  column('itl_max_ms', ({ values }) => reported(values.itlMaxUs, 1000)),
+  metricColumn('decode_tps'),
+  metricColumn('input_tokens'),
+  metricColumn('output_tokens'),
+  metricColumn('reasoning_tokens'),
+  metricColumn('cached_tokens'),
+  column('tokens_estimated', ({ values }) => (values.tokensEstimated ? 1 : 0)),
+  column('chunks', ({ record }) => record.chunkCount),
+  column('finish_reason', ({ record }) => record.finishReason ?? ''),
+  column('service_tier_used', ({ record }) => record.serviceTierUsed ?? ''),
+  metricColumn('queue_time_ms'),
+  metricColumn('prompt_time_ms'),
+  metricColumn('completion_time_ms'),
+  metricColumn('total_time_ms'),
+  metricColumn('client_overhead_ms'),
+  column('attempts', ({ record }) => record.attempts),
+  column('retried_errors', ({ record }) => record.retriedErrors.join(';')),
+  column('request_id', ({ record }) => record.requestId ?? ''),
+  column('response_id', ({ record }) => record.responseId ?? ''),
+  column('system_fingerprint', ({ record }) => record.systemFingerprint ?? ''),
+  column('error_message', ({ record }) => record.errorMessage ?? ''),
+];
+
+/** Column names of requests.csv, in order. */
+export const REQUEST_COLUMNS: readonly string[] = COLUMNS.map((c) => c.name);
 
 export interface RequestsCsvWriter {
-  /** Appends one finished request with its token counts. Never throws (a write failure is reported by close()). */
-  write(record: RequestRecord, group: ResolvedGroup, tokens: TokenCounts): void;
+  /** Appends one finished request with its values (derived once). Never throws (a write failure is reported by close()). */
+  write(record: RequestRecord, group: ResolvedGroup, values: RecordedValues): void;
   /** Rows written so far. */
   readonly rows: number;
   /** Flushes and closes the file. */
@@ -107,9 +134,9 @@ export async function openRequestsCsv(path: string, runStartUs: number): Promise
   });
   let rows = 0;
   return {
-    write(record, group, tokens) {
+    write(record, group, values) {
       if (failure) return;
-      csv.write(requestRow(record, group, tokens, runStartUs));
+      csv.write(requestRow({ record, group, values, runStartUs }));
       rows++;
     },
     get rows() {
@@ -135,58 +162,12 @@ function closeFile(file: WriteStream): Promise<void> {
   });
 }
 
-function requestRow(record: RequestRecord, group: ResolvedGroup, tokens: TokenCounts, runStartUs: number): unknown[] {
-  const m = requestMetrics(record, tokens);
-  return [
-    record.id,
-    group.key,
-    group.scenario,
-    group.model ?? '',
-    group.tier ?? '',
-    record.warmup ? 1 : 0,
-    record.status,
-    record.errorClass ?? '',
-    record.timeoutPhase ?? '',
-    record.errorCode ?? '',
-    ms((record.intendedStartUs - runStartUs) / 1000),
-    ms(m.scheduleLagMs),
-    ms(m.connectMs),
-    ms(m.tlsHandshakeMs),
-    ms(m.ttfbMs),
-    ms(m.ttftMs),
-    ms(m.ttfoMs),
-    ms(m.e2eMs),
-    ms(m.tpotMs),
-    ms(m.itlMeanMs),
-    ms(m.itlMaxMs),
-    ms(m.decodeTps),
-    num(m.inputTokens),
-    num(m.outputTokens),
-    num(m.reasoningTokens),
-    num(m.cachedTokens),
-    m.tokensEstimated ? 1 : 0,
-    record.chunkCount,
-    record.finishReason ?? '',
-    record.serviceTierUsed ?? '',
-    ms(m.queueTimeMs),
-    ms(m.promptTimeMs),
-    ms(m.completionTimeMs),
-    ms(m.totalTimeMs),
-    ms(m.clientOverheadMs),
-    record.attempts,
-    record.retriedErrors.join(';'),
-    record.requestId ?? '',
-    record.responseId ?? '',
-    record.systemFingerprint ?? '',
-    record.errorMessage ?? '',
-  ];
+function requestRow(input: RowInput): (string | number)[] {
+  return COLUMNS.map((c) => c.cell(input));
 }
 
-/** Milliseconds to 3 decimals (microsecond resolution); empty when not reached. */
-function ms(value: number | null): string {
-  return value === null || !Number.isFinite(value) ? '' : String(Math.round(value * 1000) / 1000);
-}
-
-function num(value: number | null): string {
-  return value === null || !Number.isFinite(value) ? '' : String(value);
+/** A recorded value in its reported unit: divided by `scale`, to 3 decimals (µs resolution for ms); empty when not reached. */
+function reported(value: number, scale: number): string {
+  if (!Number.isFinite(value)) return '';
+  return scale === 1 ? String(value) : String(Math.round((value / scale) * 1000) / 1000);
 }

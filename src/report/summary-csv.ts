@@ -5,7 +5,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
-import type { GroupSummary, MetricStats } from './run-summary.js';
+import type { GroupSummary, MetricStats } from '../metrics/run-summary.js';
 
 export const SUMMARY_CSV = 'summary.csv';
 

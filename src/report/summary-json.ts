@@ -4,7 +4,7 @@
  */
 import { rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { RunSummary } from './run-summary.js';
+import type { RunSummary } from '../metrics/run-summary.js';
 
 export const SUMMARY_JSON = 'summary.json';
 

@@ -3,7 +3,7 @@
  * look at first, then the thresholds with pass/fail. Plain text, aligned columns, no colours (it goes to
  * files and CI logs as often as to terminals).
  */
-import type { GroupSummary, MetricName, ThresholdResult } from './run-summary.js';
+import type { GroupSummary, MetricName, ThresholdResult } from '../metrics/run-summary.js';
 
 interface Column {
   readonly title: string;

@@ -2,7 +2,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
-import type { TimeSeriesPoint } from './run-summary.js';
+import type { TimeSeriesPoint } from '../metrics/run-summary.js';
 
 export const TIMESERIES_CSV = 'timeseries.csv';
 

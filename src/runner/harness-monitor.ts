@@ -4,7 +4,7 @@
  * server's: this monitor says so instead of letting such a run pass for a measurement.
  */
 import { createHistogram, monitorEventLoopDelay } from 'node:perf_hooks';
-import type { HarnessHealth } from '../report/run-summary.js';
+import type { HarnessHealth } from '../metrics/run-summary.js';
 
 /** Cumulative CPU time of the process in microseconds (cli/ passes process.cpuUsage). */
 export type CpuProbe = () => { readonly user: number; readonly system: number };

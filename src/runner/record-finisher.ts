@@ -1,7 +1,7 @@
 /**
  * What happens to a request once it has ended, a moment later and off the hot path: its token counts are
- * made once (STYLE 13) and handed, with the record, to `deliver` (the collector and the requests.csv
- * sink), in the order requests ended.
+ * made once and its values derived once from them (STYLE 13), and handed, with the record, to `deliver`
+ * (the collector and the requests.csv sink), in the order requests ended.
  *
  * Counting is the expensive part: the client's tokenizer runs on the received text when the server sent
  * no usage (the estimate) and, with usage, for the mismatch check. It runs through the bounded counter
@@ -16,8 +16,9 @@
  * (still flagged estimated), so draining takes at most about one slice per queued record.
  */
 import type { RequestRecord } from '../client/request-record.js';
+import { fillRecordedValues } from '../measure/request-values.js';
 import { createTokenCounts, fillTokenCounts } from '../measure/token-counts.js';
-import type { TokenCounts } from '../measure/token-counts.js';
+import { createRecordedValues, type RecordedValues } from '../metrics/request-values.js';
 import { TokenCountJob } from '../util/bounded-tokens.js';
 import { SlicedQueue } from '../util/sliced-queue.js';
 import type { Tokenizer } from '../util/tokenizer.js';
@@ -33,10 +34,10 @@ const MAX_QUEUED_CHECKS = 8192;
 export interface RecordFinisherOptions {
   readonly tokenizer: Tokenizer;
   /**
-   * Receives each finished record with its counts. `tokens` is reused for the next record: read it during
-   * the call, copy it to keep it.
+   * Receives each finished record with its values (measure/request-values.ts, from the counts made here).
+   * `values` is reused for the next record: read it during the call, copy it to keep it.
    */
-  readonly deliver: (record: RequestRecord, tokens: TokenCounts) => void;
+  readonly deliver: (record: RequestRecord, values: RecordedValues) => void;
 }
 
 export class RecordFinisher {
@@ -44,6 +45,7 @@ export class RecordFinisher {
   readonly #deliver: RecordFinisherOptions['deliver'];
   readonly #queue: SlicedQueue<RequestRecord>;
   readonly #tokens = createTokenCounts();
+  readonly #values = createRecordedValues();
   /** The record at the head whose text is being counted, and its jobs (null: nothing to count). */
   #active: RequestRecord | null = null;
   #output: TokenCountJob | null = null;
@@ -139,6 +141,6 @@ export class RecordFinisher {
     this.#active = null;
     this.#output = null;
     this.#reasoning = null;
-    this.#deliver(record, this.#tokens);
+    this.#deliver(record, fillRecordedValues(record, this.#tokens, this.#values));
   }
 }

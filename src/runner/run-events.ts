@@ -6,7 +6,7 @@
  */
 import type { RequestRecord } from '../client/request-record.js';
 import type { ProgressSnapshot } from '../aggregate/types.js';
-import type { TokenCounts } from '../measure/token-counts.js';
+import type { RecordedValues } from '../metrics/request-values.js';
 import type { ResolvedGroup, ResolvedScenario } from '../profile/resolved-profile.js';
 
 export interface RunTick {
@@ -27,6 +27,6 @@ export interface RunEvents {
    * Every request, warmup included (warmup=true), when it has ended, with its token counts (made once;
    * the object is reused for the next record: copy what you keep).
    */
-  onRecord?(record: RequestRecord, group: ResolvedGroup, tokens: TokenCounts): void;
+  onRecord?(record: RequestRecord, group: ResolvedGroup, values: RecordedValues): void;
   onScenarioStart?(scenario: ResolvedScenario, groups: readonly ResolvedGroup[]): void;
 }

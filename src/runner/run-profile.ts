@@ -18,9 +18,9 @@ import type { RequestRecord } from '../client/request-record.js';
 import type { InferenceClient } from '../client/types.js';
 import type { ProxySettings } from '../client/proxy.js';
 import type { RunCollector } from '../aggregate/types.js';
-import type { TokenCounts } from '../measure/token-counts.js';
+import type { RecordedValues } from '../metrics/request-values.js';
 import type { LoadSpec, ResolvedGroup, ResolvedProfile, ResolvedScenario } from '../profile/resolved-profile.js';
-import type { GroupSummary, HarnessHealth, TimeSeriesPoint } from '../report/run-summary.js';
+import type { GroupSummary, HarnessHealth, TimeSeriesPoint } from '../metrics/run-summary.js';
 import type { ScheduleLimits, ScheduleRun } from '../schedule/types.js';
 import { startHarnessMonitor } from './harness-monitor.js';
 import type { CpuProbe, HarnessMonitor } from './harness-monitor.js';
@@ -102,7 +102,7 @@ export async function runProfile(options: RunProfileOptions): Promise<RunResult>
     activeSchedules: new Set(),
     currentScenario: profile.scenarios[0]?.name ?? '',
     warmingGroups: 0,
-    finished: new RecordFinisher({ tokenizer, deliver: (record, tokens) => finishRecord(state, record, tokens) }),
+    finished: new RecordFinisher({ tokenizer, deliver: (record, values) => finishRecord(state, record, values) }),
     groupByIndex: groupsByIndex(profile.groups),
     workloads,
   };
@@ -320,15 +320,16 @@ function groupsByIndex(groups: readonly ResolvedGroup[]): ResolvedGroup[] {
   return byIndex;
 }
 
-function finishRecord(state: RunState, record: RequestRecord, tokens: TokenCounts): void {
+function finishRecord(state: RunState, record: RequestRecord, values: RecordedValues): void {
   const group = state.groupByIndex[record.groupIndex];
   if (group === undefined) return;
   if (!record.warmup) {
-    state.collector.completed(record, tokens);
-    if (Number.isFinite(record.sentUs)) state.monitor.recordScheduleLagUs(record.sentUs - record.launchUs);
+    state.collector.completed(record, values);
+    const lagUs = values.schedule_lag_ms;
+    if (lagUs === lagUs) state.monitor.recordScheduleLagUs(lagUs);
   }
   const sink = state.options.events?.onRecord;
-  if (sink) safeCall(() => sink(record, group, tokens));
+  if (sink) safeCall(() => sink(record, group, values));
 }
 
 /** Counts requests in flight and lets the graceful stop wait for zero, with a deadline. */

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCliInProcess } from '../helpers/cli.js';
 import { readSummary, useRunFolder } from '../helpers/run-folder.js';
-import type { RunSummary } from '../../src/report/run-summary.js';
+import type { RunSummary } from '../../src/metrics/run-summary.js';
 
 const folder = useRunFolder('inferbench-run-');
 const { writeProfile } = folder;

@@ -15,7 +15,7 @@ import type { FixtureRun } from '../fixtures/make-run.js';
 import { writeHtmlReport } from '../../src/report/html/write-html-report.js';
 import { fmt } from '../../src/report/html/document-model.js';
 import { runCliInProcess } from '../helpers/cli.js';
-import type { RunSummary } from '../../src/report/run-summary.js';
+import type { RunSummary } from '../../src/metrics/run-summary.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = resolve(import.meta.dirname, '..', '..', 'test-artifacts');

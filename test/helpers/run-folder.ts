@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
-import type { RunSummary } from '../../src/report/run-summary.js';
+import type { RunSummary } from '../../src/metrics/run-summary.js';
 
 export interface RunFolder {
   /** The folder (valid inside tests and hooks, after beforeAll ran). */

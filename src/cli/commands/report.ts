@@ -7,9 +7,7 @@ import { mkdir } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import type { Argv } from 'yargs';
 import { loadRun, loadTimeSeries } from '../../report/compare/load-run.js';
-import { writeHtmlReport } from '../../report/html/write-html-report.js';
-import { writeSummaryCsv } from '../../report/summary-csv.js';
-import { writeTimeSeriesCsv } from '../../report/timeseries-csv.js';
+import { writeRunFiles } from '../../report/run-folder.js';
 import type { CliContext } from '../context.js';
 import { EXIT } from '../exit-codes.js';
 import type { CommandRegistration } from './command.js';
@@ -42,11 +40,9 @@ async function runReport(args: ReportArgs, ctx: CliContext): Promise<number> {
   const timeSeries = await loadTimeSeries(run.dir);
   const outDir = args.out ? abs(args.out) : run.dir;
   await mkdir(outDir, { recursive: true });
-  const written = {
-    report_html: await writeHtmlReport(outDir, run.summary, timeSeries),
-    summary_csv: await writeSummaryCsv(outDir, run.summary.groups),
-    timeseries_csv: await writeTimeSeriesCsv(outDir, timeSeries),
-  };
+  const { paths: written, problems } = await writeRunFiles(outDir, { summary: run.summary, timeSeries }, ['report_html', 'summary_csv', 'timeseries_csv']);
+  // Rebuilding the report is the whole point here: a report that could not be written is an error.
+  if (problems.length > 0) throw new Error(problems.join('; '));
   if (args.json) ctx.stdout.write(`${JSON.stringify(written, null, 2)}\n`);
   else if (!args.quiet) {
     ctx.stdout.write(`rebuilt the report of run ${run.summary.run_id} (${run.summary.groups.length} group(s), ${timeSeries.length} time-series rows)\n`);

@@ -1,6 +1,6 @@
 /**
  * `inferbench run <profile>`: loads the profile, starts the embedded emulator when there is no target,
- * runs it (runner/execute-run.ts), prints the progress line, the summary table, threshold verdicts and
+ * runs it (cli/execute-run.ts), prints the progress line, the summary table, threshold verdicts and
  * where the report is, and maps the outcome to an exit code (cli/exit-codes.ts).
  */
 import { basename, extname, isAbsolute, resolve } from 'node:path';
@@ -8,8 +8,8 @@ import type { Argv } from 'yargs';
 import { InferbenchError } from '../../errors.js';
 import { systemClock } from '../../util/clock.js';
 import { loadProfile } from '../../profile/load-profile.js';
-import { executeRun } from '../../runner/execute-run.js';
-import type { RunOutcome } from '../../runner/execute-run.js';
+import { executeRun } from '../execute-run.js';
+import type { RunOutcome } from '../execute-run.js';
 import { formatSummaryJson } from '../../report/summary-json.js';
 import { runRepeated } from '../../report/repeat-runs.js';
 import { formatRepeatTable } from '../../report/repeat-summary.js';

@@ -5,7 +5,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { RunSummary } from '../run-summary.js';
+import type { RunSummary } from '../../metrics/run-summary.js';
 import type { Block, Cell, PageDocument, Section } from '../html/document-model.js';
 import { PLOTTED_METRICS, percentileChart } from '../html/build-report-document.js';
 import { decodeHistogram } from '../html/histogram-series.js';

@@ -11,13 +11,13 @@
  * matched by key, or by `--pair` across model names, checked then on the hash without model names.
  */
 import { InferbenchError } from '../../errors.js';
-import type { GroupSummary, MetricName, MetricStats, RunSummary } from '../run-summary.js';
+import type { GroupSummary, MetricName, MetricStats, RunSummary } from '../../metrics/run-summary.js';
 import { matchGroups, resolvePairs } from './group-pairs.js';
 import type { GroupPair } from './group-pairs.js';
 import { sameTarget, targetOf } from './target-label.js';
 import type { TargetRef } from './target-label.js';
 import { decodeHistogram } from '../html/histogram-series.js';
-import { metricUnit } from '../html/metric-labels.js';
+import { lowerIsBetter as isLowerBetter, metricDefinition, metricUnit } from '../../metrics/metric-registry.js';
 import type { RequestValues } from './load-run.js';
 import { mannWhitneyU, toWeighted, twoProportionTest } from './mann-whitney.js';
 import { fisherExact, quantileTest } from './quantile-test.js';
@@ -105,30 +105,6 @@ export type Correction = 'holm' | 'none';
 
 /** Relative tolerances on latencies never flag a change smaller than this (ms). */
 export const MIN_LATENCY_CHANGE_MS = 0.5;
-
-const HIGHER_IS_BETTER = new Set(['decode_tps', 'requests_per_s', 'output_tokens_per_s', 'total_tokens_per_s', 'goodput_per_s']);
-
-/** requests.csv columns that carry a summary metric per request (itl_ms is pooled per gap: histograms only). */
-const REQUEST_COLUMN_OF: Partial<Record<MetricName, string>> = {
-  ttfb_ms: 'ttfb_ms',
-  ttft_ms: 'ttft_ms',
-  ttfo_ms: 'ttfo_ms',
-  tpot_ms: 'tpot_ms',
-  e2e_ms: 'e2e_ms',
-  queue_time_ms: 'queue_time_ms',
-  prompt_time_ms: 'prompt_time_ms',
-  completion_time_ms: 'completion_time_ms',
-  total_time_ms: 'total_time_ms',
-  client_overhead_ms: 'client_overhead_ms',
-  schedule_lag_ms: 'schedule_lag_ms',
-  connect_ms: 'connect_ms',
-  tls_handshake_ms: 'tls_handshake_ms',
-  output_tokens: 'output_tokens',
-  input_tokens: 'input_tokens',
-  reasoning_tokens: 'reasoning_tokens',
-  cached_tokens: 'cached_tokens',
-  decode_tps: 'decode_tps',
-};
 
 /** The tolerances a comparison uses: defaults, then the baseline profile's `compare.tolerances`, then flags. */
 export function effectiveTolerances(baseline: RunSummary, flags: Readonly<Record<string, string>> = {}): Map<string, Tolerance> {
@@ -301,7 +277,8 @@ function significance(
     return { p: twoProportionTest(base.requests.failed, n1, cand.requests.failed, n2).p, test: 'two-proportion z-test' };
   }
   if (stat === null) return { p: null, test: 'none (one value per run)' };
-  const column = REQUEST_COLUMN_OF[metric as MetricName];
+  // requests.csv has a column per request for every metric but itl_ms (pooled per gap: histograms only).
+  const column = metricDefinition(metric)?.csvColumn ?? undefined;
   const baseValues = column ? baseRequests?.get(base.key)?.get(column) : undefined;
   const candValues = column ? candRequests?.get(cand.key)?.get(column) : undefined;
   if (baseValues && candValues && baseValues.length > 0 && candValues.length > 0) {
@@ -353,7 +330,7 @@ function measureMetric(
   const parsed = parseMetricId(metricId);
   const { metric, stat } = typeof parsed === 'string' ? { metric: metricId, stat: null } : parsed;
   const unit = metric === 'error_rate' ? '' : metricUnit(metric);
-  const lowerIsBetter = !HIGHER_IS_BETTER.has(metric);
+  const lowerIsBetter = isLowerBetter(metric);
   const baseline = groupValue(base, metric, stat);
   const candidate = groupValue(cand, metric, stat);
   const common = { group: base.key, candidateGroup: cand.key, metricId, unit, lowerIsBetter, baseline, candidate, tolerance: describeTolerance(tolerance, unit) };

@@ -7,7 +7,7 @@ import { existsSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { InferbenchError } from '../../errors.js';
-import type { RunSummary, TimeSeriesPoint } from '../run-summary.js';
+import type { RunSummary, TimeSeriesPoint } from '../../metrics/run-summary.js';
 import { parseCsvRecords } from './parse-csv.js';
 
 export interface LoadedRun {

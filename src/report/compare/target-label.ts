@@ -3,7 +3,7 @@
  * query values removed (summary.json is written without them, but an older or hand-made file may carry
  * them, and compare's outputs land in CI logs), and "(embedded emulator)" when inferbench started it.
  */
-import type { RunSummary } from '../run-summary.js';
+import type { RunSummary } from '../../metrics/run-summary.js';
 
 /** A run's target, as compare reports it (camelCase like the rest of `compare --json`). */
 export interface TargetRef {

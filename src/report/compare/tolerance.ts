@@ -5,13 +5,11 @@
  * profile's `compare.tolerances`, then `--tolerance` flags.
  */
 import { InferbenchError } from '../../errors.js';
-import { LATENCY_METRICS, VALUE_METRICS } from '../run-summary.js';
+import { GROUP_VALUES, METRIC_STATS, isMetricName } from '../../metrics/metric-registry.js';
 
 export type Tolerance = { readonly kind: 'relative'; readonly fraction: number } | { readonly kind: 'absolute'; readonly amount: number } | { readonly kind: 'off' };
 
-/** Group-level values that have no stat. */
-export const GROUP_VALUES = ['error_rate', 'requests_per_s', 'output_tokens_per_s', 'total_tokens_per_s', 'goodput_per_s'] as const;
-const STATS = ['p50', 'p90', 'p95', 'p99', 'p999', 'mean', 'min', 'max'] as const;
+const STATS = METRIC_STATS;
 
 /** The documented defaults: 10% on p50 and p99 of TTFT, ITL, TPOT and E2E; +0.01 absolute on error_rate. */
 export const DEFAULT_TOLERANCES: Readonly<Record<string, string>> = {
@@ -33,7 +31,7 @@ export function parseMetricId(id: string): { metric: string; stat: string | null
   if (dot < 0) return `"${id}" is neither a group value (${GROUP_VALUES.join(', ')}) nor metric.stat (e.g. ttft_ms.p99)`;
   const metric = id.slice(0, dot);
   const stat = id.slice(dot + 1);
-  if (!([...LATENCY_METRICS, ...VALUE_METRICS] as readonly string[]).includes(metric)) return `unknown metric "${metric}"`;
+  if (!isMetricName(metric)) return `unknown metric "${metric}"`;
   if (!(STATS as readonly string[]).includes(stat)) return `unknown stat "${stat}" (use ${STATS.join(', ')})`;
   return { metric, stat };
 }

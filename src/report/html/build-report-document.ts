@@ -4,8 +4,8 @@
  * HdrHistograms here, in Node), per-second time series, the time_info breakdown, cross-group
  * comparisons and error samples. Pure: no I/O.
  */
-import type { GroupSummary, MetricName, MetricStats, RunSummary, TimeSeriesPoint } from '../run-summary.js';
-import { LATENCY_METRICS, VALUE_METRICS } from '../run-summary.js';
+import type { GroupSummary, MetricName, MetricStats, RunSummary, TimeSeriesPoint } from '../../metrics/run-summary.js';
+import { LATENCY_METRICS, VALUE_METRICS } from '../../metrics/metric-registry.js';
 import type { Block, Cell, ChartSeries, ChartSpec, PageDocument, Section } from './document-model.js';
 import { fmt } from './document-model.js';
 import { cdfGrid, cdfSeries, decodeHistogram, percentileGrid, percentileSeries } from './histogram-series.js';

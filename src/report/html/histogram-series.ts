@@ -3,9 +3,9 @@
  * HdrHistogram-style percentile distributions, CDF step points, and (value, count) buckets. All decoding
  * happens here in Node when a report is built, so the browser never decodes a histogram.
  */
-import { decodeFromCompressedBase64 } from 'hdr-histogram-js';
 import type { JsHistogram } from 'hdr-histogram-js';
-import type { MetricName } from '../run-summary.js';
+import { decodeHistogram as decodeSummaryHistogram } from '../../aggregate/histogram.js';
+import { metricDefinition, type MetricName } from '../../metrics/metric-registry.js';
 
 /** One recorded bucket: its value in the metric's report unit and how many samples fell into it. */
 export interface WeightedValue {
@@ -22,11 +22,9 @@ export interface DecodedHistogram {
   readonly buckets: readonly WeightedValue[];
 }
 
-/** Divisor from the histogram's integer unit to the report unit (DESIGN.md: µs inside, ms outside). */
+/** Divisor from the histogram's integer unit to the report unit (DESIGN.md: µs inside, ms outside): the registry's scale. */
 export function histogramScale(metric: MetricName | string): number {
-  if (metric.endsWith('_ms')) return 1000;
-  if (metric === 'decode_tps') return 1000;
-  return 1;
+  return metricDefinition(metric)?.scale ?? 1;
 }
 
 /** Decodes one compressed histogram; null when absent, empty or unreadable (a report never fails on one bad field). */
@@ -34,7 +32,7 @@ export function decodeHistogram(encoded: string | undefined, metric: MetricName 
   if (!encoded) return null;
   let histogram: JsHistogram;
   try {
-    histogram = decodeFromCompressedBase64(encoded) as unknown as JsHistogram;
+    histogram = decodeSummaryHistogram(encoded) as unknown as JsHistogram;
   } catch {
     return null;
   }

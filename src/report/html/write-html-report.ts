@@ -1,7 +1,7 @@
 /** Writes report.html, the one self-contained page of a run, into its run directory. */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { RunSummary, TimeSeriesPoint } from '../run-summary.js';
+import type { RunSummary, TimeSeriesPoint } from '../../metrics/run-summary.js';
 import { buildReportDocument } from './build-report-document.js';
 import { renderHtmlPage } from './page-shell.js';
 

@@ -10,11 +10,13 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createRequestRecord } from '../../../src/client/request-record.js';
 import type { ResolvedGroup } from '../../../src/profile/resolved-profile.js';
 import { openRequestsCsv, REQUEST_COLUMNS } from '../../../src/report/requests-csv.js';
+import { fillRecordedValues } from '../../../src/measure/request-values.js';
 import { tokenCounts } from '../../../src/measure/token-counts.js';
+import { createRecordedValues } from '../../../src/metrics/request-values.js';
 import { formatSummaryTable } from '../../../src/report/summary-table.js';
 import { createProgressLine } from '../../../src/report/progress-line.js';
 import type { ProgressInput } from '../../../src/report/progress-line.js';
-import type { GroupSummary, MetricStats } from '../../../src/report/run-summary.js';
+import type { GroupSummary, MetricStats } from '../../../src/metrics/run-summary.js';
 import { makeRunId } from '../../../src/runner/run-id.js';
 import { MemoryStream } from '../../helpers/cli.js';
 
@@ -53,11 +55,16 @@ function parseCsv(text: string): Record<string, string>[] {
 
 const GROUP: ResolvedGroup = { index: 0, scenario: 's', model: 'm, "quoted"', tier: 'flex', key: 's/m, "quoted"/flex' };
 
+/** Usage sent, no check made: the values the runner hands over (runner/record-finisher.ts). */
+function valuesOf(record: ReturnType<typeof finishedRecord>) {
+  return fillRecordedValues(record, tokenCounts(record, null), createRecordedValues());
+}
+
 function finishedRecord(id: number) {
   const record = createRequestRecord(id, 0, 1_000_000 + id * 1000);
-  record.sentUs = record.intendedStartUs + 250;
-  record.headersUs = record.intendedStartUs + 5_000;
-  record.firstTokenUs = record.intendedStartUs + 20_000;
+  record.sentUs = record.latencyStartUs + 250;
+  record.headersUs = record.latencyStartUs + 5_000;
+  record.firstTokenUs = record.latencyStartUs + 20_000;
   record.firstOutputUs = record.firstTokenUs;
   record.tokenChunkTimesUs = [record.firstTokenUs, record.firstTokenUs + 10_000, record.firstTokenUs + 30_000];
   record.endUs = record.firstTokenUs + 30_500;
@@ -74,8 +81,8 @@ describe('requests.csv', () => {
     const path = join(dir, 'requests.csv');
     const writer = await openRequestsCsv(path, 1_000_000);
     // Usage sent, no check made: the counts the runner hands over (runner/record-finisher.ts).
-    writer.write(finishedRecord(0), GROUP, tokenCounts(finishedRecord(0), null));
-    writer.write(finishedRecord(1), GROUP, tokenCounts(finishedRecord(1), null));
+    writer.write(finishedRecord(0), GROUP, valuesOf(finishedRecord(0)));
+    writer.write(finishedRecord(1), GROUP, valuesOf(finishedRecord(1)));
     // Not closed: the rows must already be in the file (what a crash would leave).
     const deadline = performance.now() + 5000;
     let text = '';

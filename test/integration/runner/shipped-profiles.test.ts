@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { runCliInProcess } from '../../helpers/cli.js';
-import type { RunSummary } from '../../../src/report/run-summary.js';
+import type { RunSummary } from '../../../src/metrics/run-summary.js';
 
 const PROFILES = resolve(import.meta.dirname, '..', '..', '..', 'profiles');
 const dir = mkdtempSync(join(tmpdir(), 'inferbench-shipped-'));

@@ -10,7 +10,9 @@ import { createRunCollector } from '../../../src/aggregate/run-collector.js';
 import type { RunCollector } from '../../../src/aggregate/types.js';
 import { createRequestRecord, type ErrorClass, type RequestRecord } from '../../../src/client/request-record.js';
 import type { ResolvedGroup } from '../../../src/profile/resolved-profile.js';
-import { tokenCounts, type TokenCounts } from '../../../src/measure/token-counts.js';
+import { fillRecordedValues } from '../../../src/measure/request-values.js';
+import { tokenCounts } from '../../../src/measure/token-counts.js';
+import { createRecordedValues, type RecordedValues } from '../../../src/metrics/request-values.js';
 import { countTokens } from '../../../src/util/tokenizer.js';
 
 const RUN_START_US = 10_000_000;
@@ -22,8 +24,10 @@ const GROUPS: ResolvedGroup[] = [
 let nextId = 0;
 
 /** The counts the runner hands the collector with each record (counted once, runner/record-finisher.ts). */
-function counted(r: RequestRecord): TokenCounts {
-  return tokenCounts(r, { output: countTokens(r.outputText), reasoning: countTokens(r.reasoningText) });
+/** The values the runner derives once per request (token counts, then measure/request-values.ts). */
+function counted(r: RequestRecord): RecordedValues {
+  const tokens = tokenCounts(r, { output: countTokens(r.outputText), reasoning: countTokens(r.reasoningText) });
+  return fillRecordedValues(r, tokens, createRecordedValues());
 }
 
 /**

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { evaluateThresholds } from '../../../src/aggregate/thresholds.js';
 import type { ThresholdSpec } from '../../../src/profile/resolved-profile.js';
-import type { GroupSummary, MetricStats } from '../../../src/report/run-summary.js';
+import type { GroupSummary, MetricStats } from '../../../src/metrics/run-summary.js';
 
 function stats(p99: number): MetricStats {
   return { count: 10, mean: p99 / 2, min: 1, max: p99 + 1, p50: p99 / 2, p90: p99 - 1, p95: p99 - 0.5, p99, p999: p99 + 0.5 };

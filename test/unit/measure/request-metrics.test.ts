@@ -8,19 +8,26 @@ import { createRequestRecord, type RequestRecord } from '../../../src/client/req
 import { isFailed, isOk, isThrottled } from '../../../src/measure/request-status.js';
 import {
   decodeTps,
-  e2eMs,
+  e2eUs,
   itlGapCount,
-  itlGapsMs,
-  scheduleLagMs,
-  tpotMs,
-  ttfbMs,
-  ttfoMs,
-  ttftMs,
+  itlGapsUs,
+  scheduleLagUs,
+  tpotUs,
+  ttfbUs,
+  ttfoUs,
+  ttftUs,
 } from '../../../src/measure/request-timings.js';
-import { clientOverheadMs, completionTimeMs, promptTimeMs, queueTimeMs, totalTimeMs } from '../../../src/measure/server-timings.js';
+import { clientOverheadUs, completionTimeUs, promptTimeUs, queueTimeUs, totalTimeUs } from '../../../src/measure/server-timings.js';
+import { fillRecordedValues } from '../../../src/measure/request-values.js';
+import { createRecordedValues } from '../../../src/metrics/request-values.js';
 import { createSloEvaluator, parseSlo } from '../../../src/measure/slo.js';
 import { isTokenMismatch, tokenCounts } from '../../../src/measure/token-counts.js';
 import { countTokens } from '../../../src/util/tokenizer.js';
+
+/** The request's values as the runner derives them once, with `outputTokens` output tokens. */
+function valuesOf(r: RequestRecord, outputTokens: number) {
+  return fillRecordedValues(r, { ...tokenCounts(r, null), output: outputTokens }, createRecordedValues());
+}
 
 /** The tokenizer's counts of the received text, as the runner makes them once per request. */
 function received(r: RequestRecord) {
@@ -53,24 +60,24 @@ function streamed(): RequestRecord {
 describe('client timings', () => {
   it('measures from the intended start; ttft skips the role-only first chunk', () => {
     const r = streamed();
-    expect(scheduleLagMs(r)).toBe(2);
-    expect(ttfbMs(r)).toBe(50);
-    expect(ttftMs(r)).toBe(100); // not 60: the role-only chunk carries no text
-    expect(ttfoMs(r)).toBe(100);
-    expect(e2eMs(r)).toBe(150);
+    expect(scheduleLagUs(r)).toBe(2000);
+    expect(ttfbUs(r)).toBe(50_000);
+    expect(ttftUs(r)).toBe(100_000); // not 60 ms: the role-only chunk carries no text
+    expect(ttfoUs(r)).toBe(100_000);
+    expect(e2eUs(r)).toBe(150_000);
     expect(itlGapCount(r)).toBe(3);
-    expect(itlGapsMs(r)).toEqual([10, 15, 20]);
+    expect(itlGapsUs(r)).toEqual([10_000, 15_000, 20_000]);
   });
 
   it('tpot = (e2e - ttft) / (output_tokens - 1), decode_tps its inverse in tokens/s', () => {
     const r = streamed();
     // e2e 150, ttft 100, 4 tokens: 50 / 3 ms per token; 3 tokens / 0.05 s = 60 tokens/s.
-    expect(tpotMs(r, 4)).toBeCloseTo(50 / 3, 9);
+    expect(tpotUs(r, 4)).toBeCloseTo((50 / 3) * 1000, 9);
     expect(decodeTps(r, 4)).toBeCloseTo(60, 9);
     // Usage says 11 tokens in the same 4 chunks (several tokens per chunk): tokens, not chunks, count.
-    expect(tpotMs(r, 11)).toBeCloseTo(5, 9);
+    expect(tpotUs(r, 11)).toBeCloseTo(5000, 9);
     expect(decodeTps(r, 11)).toBeCloseTo(200, 9);
-    expect(tpotMs(r, 1)).toBeNaN();
+    expect(tpotUs(r, 1)).toBeNaN();
     expect(decodeTps(r, 1)).toBeNaN();
   });
 
@@ -79,8 +86,8 @@ describe('client timings', () => {
     r.firstTokenUs = 1_080_000;
     r.firstOutputUs = 1_125_000;
     r.reasoningText = ' think';
-    expect(ttftMs(r)).toBe(80);
-    expect(ttfoMs(r)).toBe(125);
+    expect(ttftUs(r)).toBe(80_000);
+    expect(ttfoUs(r)).toBe(125_000);
   });
 
   it('non-streaming: one body, no ITL, no tpot or decode rate (the decode phase was not observable)', () => {
@@ -95,10 +102,10 @@ describe('client timings', () => {
     r.endUs = 5_300_200;
     r.status = 200;
     r.usage = { prompt_tokens: 10, completion_tokens: 40, total_tokens: 50 };
-    expect(ttftMs(r)).toBeCloseTo(300.1, 9);
-    expect(e2eMs(r)).toBeCloseTo(300.2, 9);
-    expect(itlGapsMs(r)).toEqual([]);
-    expect(tpotMs(r, 40)).toBeNaN();
+    expect(ttftUs(r)).toBeCloseTo(300_100, 9);
+    expect(e2eUs(r)).toBeCloseTo(300_200, 9);
+    expect(itlGapsUs(r)).toEqual([]);
+    expect(tpotUs(r, 40)).toBeNaN();
     expect(decodeTps(r, 40)).toBeNaN();
   });
 
@@ -107,9 +114,9 @@ describe('client timings', () => {
     r.sentUs = 1500;
     r.endUs = 9000;
     r.errorClass = 'connect';
-    expect(ttfbMs(r)).toBeNaN();
-    expect(ttftMs(r)).toBeNaN();
-    expect(e2eMs(r)).toBe(8);
+    expect(ttfbUs(r)).toBeNaN();
+    expect(ttftUs(r)).toBeNaN();
+    expect(e2eUs(r)).toBe(8000);
     expect(isOk(r)).toBe(false);
     expect(isFailed(r)).toBe(true);
   });
@@ -118,14 +125,14 @@ describe('client timings', () => {
 describe('server timings', () => {
   it('time_info seconds to ms, client overhead = e2e - total_time', () => {
     const r = streamed();
-    expect(queueTimeMs(r)).toBeCloseTo(5, 9);
-    expect(promptTimeMs(r)).toBeCloseTo(20, 9);
-    expect(completionTimeMs(r)).toBeCloseTo(90, 9);
-    expect(totalTimeMs(r)).toBeCloseTo(115, 9);
-    expect(clientOverheadMs(r)).toBeCloseTo(35, 9);
+    expect(queueTimeUs(r)).toBeCloseTo(5000, 9);
+    expect(promptTimeUs(r)).toBeCloseTo(20_000, 9);
+    expect(completionTimeUs(r)).toBeCloseTo(90_000, 9);
+    expect(totalTimeUs(r)).toBeCloseTo(115_000, 9);
+    expect(clientOverheadUs(r)).toBeCloseTo(35_000, 9);
     r.timeInfo = null;
-    expect(totalTimeMs(r)).toBeNaN();
-    expect(clientOverheadMs(r)).toBeNaN();
+    expect(totalTimeUs(r)).toBeNaN();
+    expect(clientOverheadUs(r)).toBeNaN();
   });
 });
 
@@ -200,20 +207,20 @@ describe('per-request SLO (goodput)', () => {
 
   it('uses the request own values: its ttft, its own pXX of ITL gaps, decode_tps as a floor', () => {
     const r = streamed(); // ttft 100, gaps 10 15 20, e2e 150, decode 60 tok/s at 4 tokens
-    expect(createSloEvaluator({ 'ttft_ms.p99': 100 }).isGood(r, 4)).toBe(true);
-    expect(createSloEvaluator({ 'ttft_ms.p99': 99.9 }).isGood(r, 4)).toBe(false);
-    expect(createSloEvaluator({ 'itl_ms.p99': 20 }).isGood(r, 4)).toBe(true);
-    expect(createSloEvaluator({ 'itl_ms.p99': 19 }).isGood(r, 4)).toBe(false);
-    expect(createSloEvaluator({ 'itl_ms.p50': 15 }).isGood(r, 4)).toBe(true);
-    expect(createSloEvaluator({ 'itl_ms.p50': 14 }).isGood(r, 4)).toBe(false);
-    expect(createSloEvaluator({ 'itl_ms.mean': 15 }).isGood(r, 4)).toBe(true);
-    expect(createSloEvaluator({ 'decode_tps.p50': 60 }).isGood(r, 4)).toBe(true);
-    expect(createSloEvaluator({ 'decode_tps.p50': 61 }).isGood(r, 4)).toBe(false);
-    expect(createSloEvaluator({ 'ttft_ms.p99': 500, 'e2e_ms.p99': 149 }).isGood(r, 4)).toBe(false);
+    expect(createSloEvaluator({ 'ttft_ms.p99': 100 }).isGood(r, valuesOf(r, 4))).toBe(true);
+    expect(createSloEvaluator({ 'ttft_ms.p99': 99.9 }).isGood(r, valuesOf(r, 4))).toBe(false);
+    expect(createSloEvaluator({ 'itl_ms.p99': 20 }).isGood(r, valuesOf(r, 4))).toBe(true);
+    expect(createSloEvaluator({ 'itl_ms.p99': 19 }).isGood(r, valuesOf(r, 4))).toBe(false);
+    expect(createSloEvaluator({ 'itl_ms.p50': 15 }).isGood(r, valuesOf(r, 4))).toBe(true);
+    expect(createSloEvaluator({ 'itl_ms.p50': 14 }).isGood(r, valuesOf(r, 4))).toBe(false);
+    expect(createSloEvaluator({ 'itl_ms.mean': 15 }).isGood(r, valuesOf(r, 4))).toBe(true);
+    expect(createSloEvaluator({ 'decode_tps.p50': 60 }).isGood(r, valuesOf(r, 4))).toBe(true);
+    expect(createSloEvaluator({ 'decode_tps.p50': 61 }).isGood(r, valuesOf(r, 4))).toBe(false);
+    expect(createSloEvaluator({ 'ttft_ms.p99': 500, 'e2e_ms.p99': 149 }).isGood(r, valuesOf(r, 4))).toBe(false);
     // A metric the request lacks does not fail it; a failed request is never good.
     r.timeInfo = null;
-    expect(createSloEvaluator({ 'total_time_ms.p99': 1 }).isGood(r, 4)).toBe(true);
+    expect(createSloEvaluator({ 'total_time_ms.p99': 1 }).isGood(r, valuesOf(r, 4))).toBe(true);
     r.errorClass = 'http_429';
-    expect(createSloEvaluator({}).isGood(r, 4)).toBe(false);
+    expect(createSloEvaluator({}).isGood(r, valuesOf(r, 4))).toBe(false);
   });
 });

@@ -1,7 +1,7 @@
 /** The --repeat aggregate: mean, sample stddev and Student-t 95% CI, group by group. */
 import { describe, expect, it } from 'vitest';
 import { aggregateRepeats, repeatStat, tCritical95 } from '../../../src/report/repeat-summary.js';
-import type { RunSummary } from '../../../src/report/run-summary.js';
+import type { RunSummary } from '../../../src/metrics/run-summary.js';
 
 function run(ttftP50: number, tokensPerS: number): { dir: string; summary: RunSummary } {
   const stats = { count: 10, mean: ttftP50, min: 1, max: 99, p50: ttftP50, p90: ttftP50, p95: ttftP50, p99: ttftP50 * 2, p999: ttftP50 * 2 };

@@ -1,34 +1,14 @@
 /**
- * The shape of summary.json (schema_version 1), exactly as DESIGN.md promises. Written by the runner at
- * the end of a run, read back by `report`, `compare` and `merge`. Times in milliseconds, rates per second.
+ * The shape of summary.json (schema_version 1), exactly as DESIGN.md promises: the result types every
+ * layer reads. Made by the runner at the end of a run, written and read back by `report`, `compare` and
+ * `merge`. Times in milliseconds, rates per second; the metric names are metric-registry.ts's.
  */
 
+import type { MetricName } from './metric-registry.js';
+
+export type { MetricName } from './metric-registry.js';
+
 export const SUMMARY_SCHEMA_VERSION = 1;
-
-/** Latency metrics (milliseconds) and per-request values that get an HDR histogram each. */
-export const LATENCY_METRICS = [
-  'ttfb_ms',
-  'ttft_ms',
-  'ttfo_ms',
-  'itl_ms',
-  'tpot_ms',
-  'e2e_ms',
-  'queue_time_ms',
-  'prompt_time_ms',
-  'completion_time_ms',
-  'total_time_ms',
-  'client_overhead_ms',
-  'schedule_lag_ms',
-  'connect_ms',
-  'tls_handshake_ms',
-] as const;
-export type LatencyMetric = (typeof LATENCY_METRICS)[number];
-
-/** Per-request counts and rates that are summarised the same way (histograms of integers / x1000). */
-export const VALUE_METRICS = ['output_tokens', 'input_tokens', 'reasoning_tokens', 'cached_tokens', 'decode_tps'] as const;
-export type ValueMetric = (typeof VALUE_METRICS)[number];
-
-export type MetricName = LatencyMetric | ValueMetric;
 
 export interface MetricStats {
   count: number;

@@ -1,0 +1,74 @@
+/**
+ * One whole `inferbench run` minus the terminal, composed here because it spans layers: report/ makes the
+ * run folder and opens requests.csv before the first request; runner/ runs the profile (each finished
+ * request's row is written as it ends) and builds the summary; report/ writes summary.json, summary.csv
+ * and timeseries.csv before anything that could still fail, the HTML report last. The CLI turns the
+ * outcome into output and an exit code.
+ */
+import { join } from 'node:path';
+import type { RequestRecord } from '../client/request-record.js';
+import type { RecordedValues } from '../metrics/request-values.js';
+import type { RunSummary, ThresholdResult } from '../metrics/run-summary.js';
+import type { ResolvedGroup } from '../profile/resolved-profile.js';
+import { openRequestsCsv } from '../report/requests-csv.js';
+import { createRunFolder, writeRunFiles } from '../report/run-folder.js';
+import { buildRunSummary, runVerdict, type RunVerdict } from '../runner/build-run-summary.js';
+import { runProfile } from '../runner/run-profile.js';
+import type { RunProfileOptions, RunResult } from '../runner/run-profile.js';
+import { makeRunId } from '../runner/run-id.js';
+import { defaultRunnerDeps } from '../runner/runner-deps.js';
+import { nowUs } from '../util/clock.js';
+
+export type { RunVerdict } from '../runner/build-run-summary.js';
+
+export interface ExecuteRunOptions extends RunProfileOptions {
+  /** Folder the run folder goes into (reports/), used when `outDir` is null. */
+  readonly reportsDir: string;
+  /** `--out DIR`: the run folder itself. */
+  readonly outDir: string | null;
+  /** Whether the target is the embedded emulator (recorded in summary.json). */
+  readonly embeddedEmulator: boolean;
+}
+
+export interface RunOutcome {
+  readonly runDir: string;
+  readonly summary: RunSummary;
+  readonly result: RunResult;
+  readonly verdict: RunVerdict;
+  readonly failedThresholds: ThresholdResult[];
+  /** Non-fatal problems after the results were safe on disk (the HTML report failed, ...). */
+  readonly problems: string[];
+}
+
+export async function executeRun(options: ExecuteRunOptions): Promise<RunOutcome> {
+  const deps = options.deps ?? defaultRunnerDeps;
+  const runId = makeRunId(options.clock.wallMs(), options.profile.name);
+  const runDir = await createRunFolder(options.reportsDir, options.outDir, runId);
+
+  const requestsCsv = await openRequestsCsv(join(runDir, 'requests.csv'), nowUs());
+  const userOnRecord = options.events?.onRecord;
+  const onRecord = (record: RequestRecord, group: ResolvedGroup, values: RecordedValues): void => {
+    requestsCsv.write(record, group, values);
+    userOnRecord?.(record, group, values);
+  };
+  let result: RunResult;
+  try {
+    result = await runProfile({ ...options, deps, events: { ...options.events, onRecord } });
+  } finally {
+    await requestsCsv.close();
+  }
+
+  const thresholds = deps.evaluateThresholds(result.profile.thresholds, result.groups);
+  const identity = {
+    // --out keeps the generated id; reports/<run-id>-2 is its own.
+    runId: options.outDir ? runId : (runDir.split(/[\\/]/).pop() ?? runId),
+    version: options.version,
+    baseUrl: options.baseUrl,
+    embeddedEmulator: options.embeddedEmulator,
+    proxy: options.proxy ?? null,
+  };
+  const summary = buildRunSummary(result, identity, thresholds);
+  const { problems } = await writeRunFiles(runDir, { summary, timeSeries: result.timeSeries });
+  const failedThresholds = thresholds.filter((threshold) => !threshold.passed);
+  return { runDir, summary, result, verdict: runVerdict(summary, failedThresholds), failedThresholds, problems };
+}

@@ -1,0 +1,98 @@
+/**
+ * A run's results as summary.json's RunSummary (metrics/run-summary.ts): the runner's outcome plus what
+ * the run was (id, version, target, how it connected), secret-free, and the verdict that the CLI turns
+ * into an exit code. Pure; writing it belongs to report/.
+ */
+import { proxyFor, withoutCredentials as proxyWithoutCredentials, type ProxySettings } from '../client/proxy.js';
+import { INSECURE_TLS_WARNING } from '../client/tls-options.js';
+import { SUMMARY_SCHEMA_VERSION } from '../metrics/run-summary.js';
+import type { HarnessHealth, RunSummary, ThresholdResult } from '../metrics/run-summary.js';
+import type { ResolvedProfile, TlsSpec } from '../profile/resolved-profile.js';
+import { workloadHashWithoutModels } from '../workload/workload-hash.js';
+import type { RunResult } from './run-profile.js';
+
+/** What summary.json says about the run besides its results. */
+export interface RunIdentity {
+  readonly runId: string;
+  readonly version: string;
+  readonly baseUrl: string;
+  readonly embeddedEmulator: boolean;
+  readonly proxy: ProxySettings | null;
+}
+
+/** How the run ended, in order of precedence for the exit code. */
+export type RunVerdict = 'ok' | 'interrupted' | 'all_failed' | 'threshold_failed';
+
+export function buildRunSummary(result: RunResult, identity: RunIdentity, thresholds: ThresholdResult[]): RunSummary {
+  return {
+    schema_version: SUMMARY_SCHEMA_VERSION,
+    run_id: identity.runId,
+    started_at: new Date(result.startedAtWallMs).toISOString(),
+    ended_at: new Date(result.endedAtWallMs).toISOString(),
+    complete: result.complete,
+    inferbench_version: identity.version,
+    profile: { name: result.profile.name, source: result.profile.sourcePath, resolved: secretFreeProfile(result.profile) },
+    workload_hash: result.workloadHash,
+    workload_hash_without_models: workloadHashWithoutModels(result.profile),
+    target: {
+      base_url: withoutCredentials(identity.baseUrl),
+      embedded_emulator: identity.embeddedEmulator,
+      ...connectionSummary(identity, result.profile.target.tls),
+      tokenizer: result.tokenizer,
+    },
+    groups: result.groups,
+    thresholds,
+    harness: withTlsWarning(result.harness, result.profile.target.tls),
+  };
+}
+
+/** How the run connected: the proxy in use (credentials removed) and target.tls (paths only). */
+function connectionSummary(identity: RunIdentity, tls: TlsSpec | null): Pick<RunSummary['target'], 'proxy' | 'tls'> {
+  const proxy = identity.proxy ? proxyFor(identity.baseUrl, identity.proxy) : null;
+  return {
+    proxy: proxy === null ? null : proxyWithoutCredentials(proxy),
+    tls: tls === null ? null : { ca: tls.caPath, cert: tls.certPath, insecure_skip_verify: tls.insecureSkipVerify },
+  };
+}
+
+/** A run that did not check the target's certificate says so among the harness warnings. */
+function withTlsWarning(harness: HarnessHealth, tls: TlsSpec | null): HarnessHealth {
+  if (tls === null || !tls.insecureSkipVerify) return harness;
+  return { ...harness, warnings: [...harness.warnings, INSECURE_TLS_WARNING] };
+}
+
+/** Header values that may carry credentials are replaced: summary.json is shared, keys must not be. */
+const SECRET_HEADER = /authorization|api[-_]?key|token|secret|cookie|password/i;
+
+function secretFreeProfile(profile: ResolvedProfile): ResolvedProfile {
+  const headers = Object.fromEntries(
+    Object.entries(profile.target.headers).map(([name, value]) => [name, SECRET_HEADER.test(name) ? '<redacted>' : value]),
+  );
+  return { ...profile, target: { ...profile.target, headers } };
+}
+
+function withoutCredentials(baseUrl: string): string {
+  try {
+    const url = new URL(baseUrl);
+    if (!url.username && !url.password) return baseUrl;
+    url.username = '';
+    url.password = '';
+    return url.toString().replace(/\/+$/, '');
+  } catch {
+    return baseUrl;
+  }
+}
+
+/** How the run ended: interrupted, every request failed, a threshold failed, or ok. */
+export function runVerdict(summary: RunSummary, failedThresholds: readonly ThresholdResult[]): RunVerdict {
+  if (!summary.complete) return 'interrupted';
+  let ok = 0;
+  let notOk = 0;
+  for (const group of summary.groups) {
+    ok += group.requests.ok;
+    notOk += group.requests.failed + (group.requests.errors['http_429'] ?? 0);
+  }
+  if (ok === 0 && notOk > 0) return 'all_failed';
+  if (failedThresholds.length > 0) return 'threshold_failed';
+  return 'ok';
+}
