@@ -11,11 +11,22 @@ import type { RecordedValues, RequestMetricName } from '../metrics/request-value
 import type { ResolvedGroup } from '../profile/resolved-profile.js';
 import { METRIC_NAMES, type MetricName } from '../metrics/metric-registry.js';
 import type { GroupSummary, MetricStats } from '../metrics/run-summary.js';
-import { createHistogram, encodeHistogram, metricScale, metricStatsFromHistogram, type Histogram } from './histogram.js';
+import {
+  createHistogram,
+  encodeHistogram,
+  metricScale,
+  metricStatsFromHistogram,
+  type Histogram,
+} from './histogram.js';
 import { GroupTimeSeries } from './time-series.js';
 
 /** Recorded for every request that was sent, ok or not (by the collector), or per gap (itl_ms). */
-export const EVERY_REQUEST_METRICS: ReadonlySet<string> = new Set(['itl_ms', 'schedule_lag_ms', 'connect_ms', 'tls_handshake_ms']);
+export const EVERY_REQUEST_METRICS: ReadonlySet<string> = new Set([
+  'itl_ms',
+  'schedule_lag_ms',
+  'connect_ms',
+  'tls_handshake_ms',
+]);
 
 /** The metrics an ok request records from its values. */
 const OK_REQUEST_METRICS: readonly RequestMetricName[] = METRIC_NAMES.filter(
@@ -24,7 +35,6 @@ const OK_REQUEST_METRICS: readonly RequestMetricName[] = METRIC_NAMES.filter(
 
 /** Sample messages kept per error class. */
 export const ERROR_SAMPLES_PER_CLASS = 3;
-
 
 export class GroupAccumulator {
   readonly group: ResolvedGroup;
@@ -117,7 +127,8 @@ export class GroupAccumulator {
       if (mismatch > this.maxMismatch) this.maxMismatch = mismatch;
       if (isTokenMismatch(mismatch, outputTokens)) this.mismatchedRequests++;
     }
-    if (record.serviceTierUsed !== null) this.tiersUsed[record.serviceTierUsed] = (this.tiersUsed[record.serviceTierUsed] ?? 0) + 1;
+    if (record.serviceTierUsed !== null)
+      this.tiersUsed[record.serviceTierUsed] = (this.tiersUsed[record.serviceTierUsed] ?? 0) + 1;
   }
 
   /** The group's final summary (stats and encoded histograms of every metric that has values). */
@@ -157,7 +168,11 @@ export class GroupAccumulator {
       duration_ms: round3(durationMs),
       metrics,
       histograms,
-      tokens: { estimated_requests: this.estimatedRequests, mismatched_requests: this.mismatchedRequests, max_mismatch: this.maxMismatch },
+      tokens: {
+        estimated_requests: this.estimatedRequests,
+        mismatched_requests: this.mismatchedRequests,
+        max_mismatch: this.maxMismatch,
+      },
       tiers_used: { ...this.tiersUsed },
     };
   }

@@ -36,14 +36,16 @@ export function mergeGroupSummaries(a: GroupSummary, b: GroupSummary): GroupSumm
   for (const source of [a.requests.error_samples, b.requests.error_samples]) {
     for (const [errorClass, messages] of Object.entries(source)) {
       const list = (samples[errorClass] ??= []);
-      for (const message of messages) if (list.length < ERROR_SAMPLES_PER_CLASS && !list.includes(message)) list.push(message);
+      for (const message of messages)
+        if (list.length < ERROR_SAMPLES_PER_CLASS && !list.includes(message)) list.push(message);
     }
   }
 
   const ok = a.requests.ok + b.requests.ok;
   const failed = a.requests.failed + b.requests.failed;
   const durationMs = Math.max(a.duration_ms, b.duration_ms);
-  const total = (pick: (g: GroupSummary) => number): number => pick(a) * (a.duration_ms / 1000) + pick(b) * (b.duration_ms / 1000);
+  const total = (pick: (g: GroupSummary) => number): number =>
+    pick(a) * (a.duration_ms / 1000) + pick(b) * (b.duration_ms / 1000);
   const perS = (n: number): number => (durationMs > 0 ? round3(n / (durationMs / 1000)) : 0);
   return {
     scenario: a.scenario,

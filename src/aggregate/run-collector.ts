@@ -27,7 +27,12 @@ export function createRunCollector(options: CollectorOptions): RunCollector {
   const slo = createSloEvaluator(options.slo);
   // TTFT of the last seconds for the progress line: one small histogram per ring second, summed on demand.
   const smallHistogram = () =>
-    build({ lowestDiscernibleValue: 1, highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: 2, autoResize: true });
+    build({
+      lowestDiscernibleValue: 1,
+      highestTrackableValue: 3_600_000_000,
+      numberOfSignificantValueDigits: 2,
+      autoResize: true,
+    });
   const ringTtftUs = Array.from({ length: RING }, smallHistogram);
   const windowTtftUs = smallHistogram();
   // Progress rates: per-second buckets in a small ring, stamped with their second.

@@ -56,7 +56,12 @@ export function evaluateThresholds(specs: ThresholdSpec[], groups: GroupSummary[
     }
     for (const group of targets) {
       const actual = thresholdValue(spec, group);
-      results.push({ expression: spec.expression, group: group.key, actual, passed: actual !== null && compare(actual, spec.op, spec.value) });
+      results.push({
+        expression: spec.expression,
+        group: group.key,
+        actual,
+        passed: actual !== null && compare(actual, spec.op, spec.value),
+      });
     }
   }
   return results;

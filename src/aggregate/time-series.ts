@@ -9,7 +9,12 @@ import type { TimeSeriesPoint } from '../metrics/run-summary.js';
 
 function createSecondHistogram(): Histogram {
   // Two significant digits are plenty for a per-second chart and keep the per-second reset cheap.
-  return build({ lowestDiscernibleValue: 1, highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: 2, autoResize: true });
+  return build({
+    lowestDiscernibleValue: 1,
+    highestTrackableValue: 3_600_000_000,
+    numberOfSignificantValueDigits: 2,
+    autoResize: true,
+  });
 }
 
 export class GroupTimeSeries {

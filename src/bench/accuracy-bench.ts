@@ -32,7 +32,13 @@ const TTFT_MS = 50;
 const ITL_MS = 10;
 const TOKENS = 32;
 /** Distinct, non-round values, so that a unit slip or a rounding in the pass-through shows. */
-const TIME_INFO: TimeInfo = { queue_time: 0.012345, prompt_time: 0.037655, completion_time: 0.31, total_time: 0.36, created: 1_767_225_600.123456 };
+const TIME_INFO: TimeInfo = {
+  queue_time: 0.012345,
+  prompt_time: 0.037655,
+  completion_time: 0.31,
+  total_time: 0.36,
+  created: 1_767_225_600.123456,
+};
 /**
  * Closed loop at 4 and 256 (the brief's levels; at 256 every stream starts, and so ends, in lockstep, so
  * client and server handle 256 events at once), and an open loop whose constant arrivals keep ~256
@@ -40,8 +46,20 @@ const TIME_INFO: TimeInfo = { queue_time: 0.012345, prompt_time: 0.037655, compl
  */
 const LEVELS = [
   { label: 'closed 4', concurrency: 4, load: '{ mode: concurrency, concurrency: 4 }', requests: 200, warmup: 8 },
-  { label: 'closed 256', concurrency: 256, load: '{ mode: concurrency, concurrency: 256 }', requests: 2048, warmup: 512 },
-  { label: 'open ~256', concurrency: 256, load: '{ mode: rate, rate: 700, arrival: constant, max_concurrency: 1024 }', requests: 2048, warmup: 256 },
+  {
+    label: 'closed 256',
+    concurrency: 256,
+    load: '{ mode: concurrency, concurrency: 256 }',
+    requests: 2048,
+    warmup: 512,
+  },
+  {
+    label: 'open ~256',
+    concurrency: 256,
+    load: '{ mode: rate, rate: 700, arrival: constant, max_concurrency: 1024 }',
+    requests: 2048,
+    warmup: 256,
+  },
 ] as const;
 
 type Level = (typeof LEVELS)[number];
@@ -65,8 +83,17 @@ class ServerProcess {
   #exited: Error | null = null;
 
   constructor() {
-    const options = { ttftMs: TTFT_MS, itlMs: ITL_MS, tokens: TOKENS, timeInfo: TIME_INFO, model: 'known-timing', traceRequests: true };
-    this.#child = fork(fileURLToPath(new URL('./known-timing-child.js', import.meta.url)), [JSON.stringify(options)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const options = {
+      ttftMs: TTFT_MS,
+      itlMs: ITL_MS,
+      tokens: TOKENS,
+      timeInfo: TIME_INFO,
+      model: 'known-timing',
+      traceRequests: true,
+    };
+    this.#child = fork(fileURLToPath(new URL('./known-timing-child.js', import.meta.url)), [JSON.stringify(options)], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     this.#child.on('message', (message: unknown) => {
       const pending = this.#pending;
       this.#pending = null;
@@ -117,7 +144,9 @@ function median(values: readonly number[]): number {
   if (values.length === 0) return Number.NaN;
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+  return sorted.length % 2 === 1
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
 /** The q-quantile (nearest rank). */
@@ -188,7 +217,15 @@ function wireView(check: PassThroughCheck, traces: readonly RequestTrace[], clie
   const byBody = new Map<string, RequestTrace | null>();
   // A body seen twice cannot tell its requests apart: neither is used.
   for (const trace of traces) byBody.set(trace.body, byBody.has(trace.body) ? null : trace);
-  const view: WireView = { matched: 0, ttftMs: [], e2eMs: [], launchToSendMs: [], sendToNoticedMs: [], firstTokenReadMs: [], finalReadMs: [] };
+  const view: WireView = {
+    matched: 0,
+    ttftMs: [],
+    e2eMs: [],
+    launchToSendMs: [],
+    sendToNoticedMs: [],
+    firstTokenReadMs: [],
+    finalReadMs: [],
+  };
   for (const { record, body } of check.records) {
     const trace = byBody.get(JSON.stringify(body));
     if (trace === undefined || trace === null || record.errorClass !== null) continue;
@@ -211,7 +248,14 @@ async function runLevel(server: ServerProcess, url: string, level: Level, ctx: B
   // before the first measured one starts, so the server's first `warmup` answers (and their
   // warmup x (tokens - 1) gaps) are the warmup's and are left out of the server's own view.
   await server.reset();
-  const check: PassThroughCheck = { records: [], requests: 0, tokenCountWrong: 0, tokenChunksWrong: 0, timeInfoWrong: 0, failed: 0 };
+  const check: PassThroughCheck = {
+    records: [],
+    requests: 0,
+    tokenCountWrong: 0,
+    tokenChunksWrong: 0,
+    timeInfoWrong: 0,
+    failed: 0,
+  };
   const bodies = new Map<RequestRecord, unknown>();
   ctx.log(`${level.label}: ${warmup} warmup + ${requests} measured requests`);
   const result = await runProfile({
@@ -243,7 +287,19 @@ async function runLevel(server: ServerProcess, url: string, level: Level, ctx: B
   // ITL does not depend on where a request starts: the server's own gaps between its writes.
   const truth = { ttft: median(wire.ttftMs), itl: median(serverView.itlMs), e2e: median(wire.e2eMs) };
   const outputTokens = group.metrics.output_tokens;
-  return { label: level.label, requests, reported, truth, check, wire, serverView, maxActive: all.maxActive, group, harness: result.harness, outputTokens };
+  return {
+    label: level.label,
+    requests,
+    reported,
+    truth,
+    check,
+    wire,
+    serverView,
+    maxActive: all.maxActive,
+    group,
+    harness: result.harness,
+    outputTokens,
+  };
 }
 
 function checkRecord(record: RequestRecord, body: unknown, check: PassThroughCheck): void {
@@ -308,12 +364,23 @@ async function runAccuracy(ctx: BenchContext): Promise<BenchOutcome> {
         `schedule lag p99 ${level.harness.schedule_lag_ms.p99} ms, CPU ${level.harness.cpu_utilization}`,
     );
   }
-  notes.push(allPass ? 'PASS: every median within 1 ms of the server, counts and time_info exact' : 'FAIL: see the rows marked NO and the counts above');
+  notes.push(
+    allPass
+      ? 'PASS: every median within 1 ms of the server, counts and time_info exact'
+      : 'FAIL: see the rows marked NO and the counts above',
+  );
   return {
     rows,
     notes,
     json: {
-      settings: { ttftMs: TTFT_MS, itlMs: ITL_MS, tokens: TOKENS, timeInfo: TIME_INFO, toleranceMs: TOLERANCE_MS, levels: LEVELS },
+      settings: {
+        ttftMs: TTFT_MS,
+        itlMs: ITL_MS,
+        tokens: TOKENS,
+        timeInfo: TIME_INFO,
+        toleranceMs: TOLERANCE_MS,
+        levels: LEVELS,
+      },
       pass: allPass,
       levels: levels.map((level) => ({
         load: level.label,

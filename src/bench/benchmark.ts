@@ -31,8 +31,18 @@ export function formatTable(rows: readonly BenchRow[]): string {
   if (rows.length === 0) return '(no rows)';
   const columns = [...new Set(rows.flatMap((row) => Object.keys(row)))];
   const cell = (value: string | number | undefined): string =>
-    value === undefined ? '' : typeof value === 'number' ? (Number.isInteger(value) ? String(value) : value.toFixed(3)) : value;
+    value === undefined
+      ? ''
+      : typeof value === 'number'
+        ? Number.isInteger(value)
+          ? String(value)
+          : value.toFixed(3)
+        : value;
   const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c]).length)));
   const line = (values: string[]): string => values.map((v, i) => v.padStart(widths[i] as number)).join('  ');
-  return [line(columns), line(widths.map((w) => '-'.repeat(w))), ...rows.map((r) => line(columns.map((c) => cell(r[c]))))].join('\n');
+  return [
+    line(columns),
+    line(widths.map((w) => '-'.repeat(w))),
+    ...rows.map((r) => line(columns.map((c) => cell(r[c])))),
+  ].join('\n');
 }

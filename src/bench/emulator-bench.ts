@@ -70,7 +70,14 @@ async function runEngine(run: EngineRun): Promise<RunResult> {
   await new Promise<void>((done) => {
     for (let i = 0; i < run.streams; i++) {
       engine.submit(
-        { modelId: 'bench', tier: 'default', inputTokens: 200, cachedTokens: 0, outputTokens: run.tokensPerStream, seed: i + 1 },
+        {
+          modelId: 'bench',
+          tier: 'default',
+          inputTokens: 200,
+          cachedTokens: 0,
+          outputTokens: run.tokensPerStream,
+          seed: i + 1,
+        },
         {
           onTokens: (count) => {
             tokens += count;
@@ -148,7 +155,12 @@ async function startServe(configPath: string, workers: number): Promise<ServePro
 
 const DATA = Buffer.from('data: ');
 
-async function runHttp(ctx: BenchContext, streams: number, tokensPerStream: number, workers: number): Promise<RunResult> {
+async function runHttp(
+  ctx: BenchContext,
+  streams: number,
+  tokensPerStream: number,
+  workers: number,
+): Promise<RunResult> {
   const dir = mkdtempSync(join(tmpdir(), 'inferbench-bench-'));
   const configPath = join(dir, 'emulator.yaml');
   writeFileSync(configPath, HTTP_CONFIG);
@@ -222,8 +234,11 @@ async function runHttp(ctx: BenchContext, streams: number, tokensPerStream: numb
   const perSecond = new Array<number>(Math.ceil(wallS) + 1).fill(0);
   for (const t of arrivals) perSecond[Math.floor((t - started) / 1000)]! += 1;
   let best3s = 0;
-  for (let i = 0; i + 3 <= perSecond.length; i++) best3s = Math.max(best3s, (perSecond[i]! + perSecond[i + 1]! + perSecond[i + 2]!) / 3);
-  ctx.log(`${failed} failed; all streams open for ${Math.max(0, steadyS).toFixed(2)} s of ${wallS.toFixed(2)} s; best 3 s: ${Math.round(best3s)} tokens/s`);
+  for (let i = 0; i + 3 <= perSecond.length; i++)
+    best3s = Math.max(best3s, (perSecond[i]! + perSecond[i + 1]! + perSecond[i + 2]!) / 3);
+  ctx.log(
+    `${failed} failed; all streams open for ${Math.max(0, steadyS).toFixed(2)} s of ${wallS.toFixed(2)} s; best 3 s: ${Math.round(best3s)} tokens/s`,
+  );
   return {
     label: `${streams} streams x 100 tok/s, HTTP, serve --workers ${workers}`,
     path: 'http',
@@ -257,8 +272,18 @@ export const emulatorBenchmark: Benchmark = {
   async run(ctx): Promise<BenchOutcome> {
     const results: RunResult[] = [];
     const engineRuns: EngineRun[] = [
-      { label: `${STREAMS} streams x 100 tok/s, engine only`, streams: STREAMS, decodeTokensPerS: 100, tokensPerStream: 1000 },
-      { label: `${STREAMS} streams x 250 tok/s, engine only`, streams: STREAMS, decodeTokensPerS: 250, tokensPerStream: 2000 },
+      {
+        label: `${STREAMS} streams x 100 tok/s, engine only`,
+        streams: STREAMS,
+        decodeTokensPerS: 100,
+        tokensPerStream: 1000,
+      },
+      {
+        label: `${STREAMS} streams x 250 tok/s, engine only`,
+        streams: STREAMS,
+        decodeTokensPerS: 250,
+        tokensPerStream: 2000,
+      },
     ];
     for (const run of process.env.INFERBENCH_BENCH_ONLY === 'http' ? [] : engineRuns) {
       ctx.log(`engine: ${run.label}`);
@@ -266,7 +291,10 @@ export const emulatorBenchmark: Benchmark = {
     }
     const only = process.env.INFERBENCH_BENCH_ONLY;
     // A moderate load (what a single worker keeps accurate) and the full 2,000 streams.
-    const httpStreams = process.env.INFERBENCH_BENCH_HTTP_STREAMS === undefined ? [500, STREAMS] : [Number(process.env.INFERBENCH_BENCH_HTTP_STREAMS)];
+    const httpStreams =
+      process.env.INFERBENCH_BENCH_HTTP_STREAMS === undefined
+        ? [500, STREAMS]
+        : [Number(process.env.INFERBENCH_BENCH_HTTP_STREAMS)];
     for (const streams of only === 'engine' ? [] : httpStreams) {
       for (const workers of [1, 2]) {
         ctx.log(`http: ${streams} streams, ${workers} worker(s)`);
@@ -274,13 +302,19 @@ export const emulatorBenchmark: Benchmark = {
       }
     }
     const engineAtTarget = results.find((r) => r.path === 'engine');
-    const notes = ['dev = |actual - scheduled| send time per token (engine: every token, engine-side; http: client receive time vs first token + i x 10 ms).'];
+    const notes = [
+      'dev = |actual - scheduled| send time per token (engine: every token, engine-side; http: client receive time vs first token + i x 10 ms).',
+    ];
     if (engineAtTarget !== undefined) {
       notes.push(
         `engine at ${STREAMS} x 100 tok/s: ${Math.round(engineAtTarget.achievedTokensPerS)} tokens/s (target >= ${TARGET_TOKENS_PER_S}), ` +
           `p99 deviation ${engineAtTarget.lateness.p99Ms.toFixed(2)} ms (target <= 1 ms).`,
       );
     }
-    return { rows: results.map(row), json: { streams: STREAMS, target_tokens_per_s: TARGET_TOKENS_PER_S, runs: results }, notes };
+    return {
+      rows: results.map(row),
+      json: { streams: STREAMS, target_tokens_per_s: TARGET_TOKENS_PER_S, runs: results },
+      notes,
+    };
   },
 };

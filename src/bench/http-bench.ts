@@ -186,7 +186,7 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
     json: { durationSPerRun: DURATION_S, connections: CONNECTIONS, loadavgAfter: loadavg, results },
     notes: [
       `load average after the runs (/proc/loadavg): ${loadavg}`,
-      'chat completions are bounded by the small model\'s simulated decode (250 tokens/s per stream, 64 slots), not by HTTP',
+      "chat completions are bounded by the small model's simulated decode (250 tokens/s per stream, 64 slots), not by HTTP",
     ],
   };
 }

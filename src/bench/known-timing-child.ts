@@ -15,7 +15,15 @@ send({ url: server.url });
 process.on('message', (message: unknown) => {
   if (message === 'stats') {
     const s = server.stats;
-    send({ traces: s.traces, ttftMs: s.ttftMs, itlMs: s.itlMs, e2eMs: s.e2eMs, lateMs: s.lateMs, completed: s.completed, maxActive: s.maxActive });
+    send({
+      traces: s.traces,
+      ttftMs: s.ttftMs,
+      itlMs: s.itlMs,
+      e2eMs: s.e2eMs,
+      lateMs: s.lateMs,
+      completed: s.completed,
+      maxActive: s.maxActive,
+    });
   } else if (message === 'reset') {
     server.stats.reset();
     send('ok');

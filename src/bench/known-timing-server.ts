@@ -137,7 +137,11 @@ function createStats(): KnownTimingStats {
 /** One SSE event as one HTTP chunk of a chunked response. */
 function sseChunk(payload: string): Buffer {
   const event = Buffer.from(`data: ${payload}\n\n`, 'utf8');
-  return Buffer.concat([Buffer.from(`${event.length.toString(16)}\r\n`, 'latin1'), event, Buffer.from('\r\n', 'latin1')]);
+  return Buffer.concat([
+    Buffer.from(`${event.length.toString(16)}\r\n`, 'latin1'),
+    event,
+    Buffer.from('\r\n', 'latin1'),
+  ]);
 }
 
 const LAST_CHUNK = Buffer.from('0\r\n\r\n', 'latin1');
@@ -191,7 +195,8 @@ function parseHead(text: string): RequestHead | null {
 /** Starts the server on 127.0.0.1, port 0 unless told otherwise. */
 export async function startKnownTimingServer(options: KnownTimingOptions): Promise<KnownTimingServer> {
   const { ttftMs, itlMs, tokens } = options;
-  if (!(tokens >= 1) || !(ttftMs >= 0) || !(itlMs >= 0)) throw new RangeError('known-timing server needs tokens >= 1, ttftMs >= 0, itlMs >= 0');
+  if (!(tokens >= 1) || !(ttftMs >= 0) || !(itlMs >= 0))
+    throw new RangeError('known-timing server needs tokens >= 1, ttftMs >= 0, itlMs >= 0');
   const model = options.model ?? 'known-timing';
   const tokenText = options.tokenText ?? ' tok';
   const recordTimings = options.recordTimings ?? true;
@@ -204,10 +209,27 @@ export async function startKnownTimingServer(options: KnownTimingOptions): Promi
     total_time: (ttftMs + (tokens - 1) * itlMs) / 1000,
     created: 1_767_225_600.5,
   };
-  const base = { id: 'chatcmpl-known', object: 'chat.completion.chunk', created: 1_767_225_600, model, system_fingerprint: 'fp_known' };
-  const roleChunk = sseChunk(JSON.stringify({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] }));
-  const tokenChunk = sseChunk(JSON.stringify({ ...base, choices: [{ index: 0, delta: { content: tokenText }, finish_reason: null }] }));
-  const finalPayload: Record<string, unknown> = { ...base, choices: [{ index: 0, delta: {}, finish_reason: 'length' }], time_info: timeInfo };
+  const base = {
+    id: 'chatcmpl-known',
+    object: 'chat.completion.chunk',
+    created: 1_767_225_600,
+    model,
+    system_fingerprint: 'fp_known',
+  };
+  const roleChunk = sseChunk(
+    JSON.stringify({
+      ...base,
+      choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }],
+    }),
+  );
+  const tokenChunk = sseChunk(
+    JSON.stringify({ ...base, choices: [{ index: 0, delta: { content: tokenText }, finish_reason: null }] }),
+  );
+  const finalPayload: Record<string, unknown> = {
+    ...base,
+    choices: [{ index: 0, delta: {}, finish_reason: 'length' }],
+    time_info: timeInfo,
+  };
   if (options.usage ?? true) finalPayload['usage'] = usage;
   const finalChunk = sseChunk(JSON.stringify(finalPayload));
   const doneChunk = sseChunk('[DONE]');
@@ -218,17 +240,35 @@ export async function startKnownTimingServer(options: KnownTimingOptions): Promi
       created: base.created,
       model,
       system_fingerprint: base.system_fingerprint,
-      choices: [{ index: 0, finish_reason: 'length', message: { role: 'assistant', content: tokenText.repeat(tokens), tool_calls: null }, logprobs: null }],
-      ...(options.usage ?? true ? { usage } : {}),
+      choices: [
+        {
+          index: 0,
+          finish_reason: 'length',
+          message: { role: 'assistant', content: tokenText.repeat(tokens), tool_calls: null },
+          logprobs: null,
+        },
+      ],
+      ...((options.usage ?? true) ? { usage } : {}),
       time_info: timeInfo,
     }),
     'utf8',
   );
-  const modelsBody = Buffer.from(JSON.stringify({ object: 'list', data: [{ id: model, object: 'model', created: base.created, owned_by: 'inferbench' }] }));
+  const modelsBody = Buffer.from(
+    JSON.stringify({
+      object: 'list',
+      data: [{ id: model, object: 'model', created: base.created, owned_by: 'inferbench' }],
+    }),
+  );
   const notFoundBody = Buffer.from('{"message":"not found","type":"not_found_error","param":null,"code":"not_found"}');
-  const badRequestBody = Buffer.from('{"message":"the known-timing server could not read this request","type":"invalid_request_error","param":null,"code":"bad_request"}');
+  const badRequestBody = Buffer.from(
+    '{"message":"the known-timing server could not read this request","type":"invalid_request_error","param":null,"code":"bad_request"}',
+  );
   const streamHead = (keepAlive: boolean): Buffer =>
-    responseHead('200 OK', { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'transfer-encoding': 'chunked' }, keepAlive);
+    responseHead(
+      '200 OK',
+      { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'transfer-encoding': 'chunked' },
+      keepAlive,
+    );
   const streamHeads = { keepAlive: streamHead(true), close: streamHead(false) };
 
   const stats = createStats();
@@ -237,7 +277,9 @@ export async function startKnownTimingServer(options: KnownTimingOptions): Promi
   /** Writes a whole response with a body; closes the connection after it unless kept alive. */
   const sendWhole = (socket: Socket, status: string, body: Buffer, keepAlive: boolean): void => {
     socket.cork();
-    socket.write(responseHead(status, { 'content-type': 'application/json', 'content-length': String(body.length) }, keepAlive));
+    socket.write(
+      responseHead(status, { 'content-type': 'application/json', 'content-length': String(body.length) }, keepAlive),
+    );
     socket.write(body);
     socket.uncork();
     if (!keepAlive) socket.end();
@@ -247,7 +289,14 @@ export async function startKnownTimingServer(options: KnownTimingOptions): Promi
   const traceRequests = options.traceRequests ?? false;
   const toMonotonicMs = monotonicOffsetMs();
 
-  const answerChat = (socket: Socket, arrivedMs: number, body: Buffer, stream: boolean, keepAlive: boolean, onDone: () => void): void => {
+  const answerChat = (
+    socket: Socket,
+    arrivedMs: number,
+    body: Buffer,
+    stream: boolean,
+    keepAlive: boolean,
+    onDone: () => void,
+  ): void => {
     stats.requests += 1;
     stats.active += 1;
     if (stats.active > stats.maxActive) stats.maxActive = stats.active;
@@ -269,18 +318,21 @@ export async function startKnownTimingServer(options: KnownTimingOptions): Promi
 
     if (!stream) {
       const doneAtMs = arrivedMs + ttftMs + (tokens - 1) * itlMs;
-      timer = setTimeout(() => {
-        timer = null;
-        if (socket.destroyed) return;
-        const nowMs = performance.now();
-        sendWhole(socket, '200 OK', completionBody, true);
-        if (recordTimings) {
-          stats.ttftMs.push(nowMs - arrivedMs);
-          stats.e2eMs.push(nowMs - arrivedMs);
-          stats.lateMs.push(nowMs - doneAtMs);
-        }
-        finish(true);
-      }, Math.max(0, doneAtMs - performance.now()));
+      timer = setTimeout(
+        () => {
+          timer = null;
+          if (socket.destroyed) return;
+          const nowMs = performance.now();
+          sendWhole(socket, '200 OK', completionBody, true);
+          if (recordTimings) {
+            stats.ttftMs.push(nowMs - arrivedMs);
+            stats.e2eMs.push(nowMs - arrivedMs);
+            stats.lateMs.push(nowMs - doneAtMs);
+          }
+          finish(true);
+        },
+        Math.max(0, doneAtMs - performance.now()),
+      );
       return;
     }
 
@@ -291,7 +343,12 @@ export async function startKnownTimingServer(options: KnownTimingOptions): Promi
     let next = 0;
     let previousWriteMs = Number.NaN;
     const trace: RequestTrace | null = traceRequests
-      ? { body: body.toString('utf8'), arrivedAtMs: arrivedMs + toMonotonicMs, firstTokenWrittenAtMs: Number.NaN, finalWrittenAtMs: Number.NaN }
+      ? {
+          body: body.toString('utf8'),
+          arrivedAtMs: arrivedMs + toMonotonicMs,
+          firstTokenWrittenAtMs: Number.NaN,
+          finalWrittenAtMs: Number.NaN,
+        }
       : null;
     if (trace !== null) stats.traces.push(trace);
     const dueMs = (k: number): number => arrivedMs + ttftMs + k * itlMs;
@@ -367,7 +424,8 @@ export async function startKnownTimingServer(options: KnownTimingOptions): Promi
         let stream = true;
         try {
           const parsed: unknown = JSON.parse(body.toString('utf8'));
-          if (typeof parsed === 'object' && parsed !== null && (parsed as { stream?: unknown }).stream !== true) stream = false;
+          if (typeof parsed === 'object' && parsed !== null && (parsed as { stream?: unknown }).stream !== true)
+            stream = false;
         } catch {
           stream = true;
         }

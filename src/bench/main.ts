@@ -41,8 +41,16 @@ async function main(): Promise<number> {
     process.stdout.write(`${formatTable(outcome.rows)}\n`);
     for (const note of outcome.notes ?? []) process.stdout.write(`${note}\n`);
     const file = join(outDir, `${name}.json`);
-    const machine = { node: process.version, cpus: cpus().length, cpu_model: cpus()[0]?.model ?? 'unknown', platform: process.platform };
-    writeFileSync(file, `${JSON.stringify({ benchmark: name, started_at: new Date(started).toISOString(), duration_ms: Date.now() - started, machine, result: outcome.json }, null, 2)}\n`);
+    const machine = {
+      node: process.version,
+      cpus: cpus().length,
+      cpu_model: cpus()[0]?.model ?? 'unknown',
+      platform: process.platform,
+    };
+    writeFileSync(
+      file,
+      `${JSON.stringify({ benchmark: name, started_at: new Date(started).toISOString(), duration_ms: Date.now() - started, machine, result: outcome.json }, null, 2)}\n`,
+    );
     process.stdout.write(`written: ${file}\n`);
   }
   return 0;
@@ -53,7 +61,9 @@ main().then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    process.stderr.write(`benchmark failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(
+      `benchmark failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     process.exitCode = 1;
   },
 );

@@ -42,7 +42,7 @@ export function cliEntryPath(): string {
  */
 const WATCHDOG = [
   'const [mainUrl, ...rest] = process.argv.slice(1);',
-  "process.argv = [process.argv[0], new URL(mainUrl).pathname, ...rest];",
+  'process.argv = [process.argv[0], new URL(mainUrl).pathname, ...rest];',
   "process.stdin.on('end', () => process.exit(0));",
   "process.stdin.on('error', () => process.exit(0));",
   'process.stdin.resume();',
@@ -70,7 +70,20 @@ export async function startEmbeddedEmulator(options: EmbeddedEmulatorOptions): P
     });
   }
   const apiKey = `ib-embedded-${Math.random().toString(36).slice(2)}${Date.now().toString(36)}`;
-  const args = ['--input-type=module', '-e', WATCHDOG, '--', pathToFileURL(entry).href, 'serve', '--host', '127.0.0.1', '--port', '0', '--api-key', apiKey];
+  const args = [
+    '--input-type=module',
+    '-e',
+    WATCHDOG,
+    '--',
+    pathToFileURL(entry).href,
+    'serve',
+    '--host',
+    '127.0.0.1',
+    '--port',
+    '0',
+    '--api-key',
+    apiKey,
+  ];
   if (options.configPath) args.push('--config', options.configPath);
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(options.env ?? {})) if (value !== undefined) env[name] = value;

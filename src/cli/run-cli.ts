@@ -47,7 +47,8 @@ function reportError(error: unknown, ctx: CliContext): number {
   if (isInferbenchError(error)) {
     ctx.stderr.write(`inferbench: ${error.message}\n`);
     if (error.hint) ctx.stderr.write(`  hint: ${error.hint}\n`);
-    if (ctx.env.INFERBENCH_DEBUG && error.cause) ctx.stderr.write(`${String((error.cause as Error).stack ?? error.cause)}\n`);
+    if (ctx.env.INFERBENCH_DEBUG && error.cause)
+      ctx.stderr.write(`${String((error.cause as Error).stack ?? error.cause)}\n`);
     return EXIT_CODE_BY_ERROR[error.code];
   }
   const message = error instanceof Error ? error.message : String(error);

@@ -64,8 +64,13 @@ function parseRetryAfterMs(value: string | undefined): number {
   return Number.isFinite(at) ? Math.max(0, at - Date.now()) : Number.NaN;
 }
 
-function rateLimitHeader(headers: Record<string, string | string[] | undefined>, resource: 'requests' | 'tokens'): number {
-  const value = headerValue(headers, `x-ratelimit-remaining-${resource}-minute`) ?? headerValue(headers, `x-ratelimit-remaining-${resource}`);
+function rateLimitHeader(
+  headers: Record<string, string | string[] | undefined>,
+  resource: 'requests' | 'tokens',
+): number {
+  const value =
+    headerValue(headers, `x-ratelimit-remaining-${resource}-minute`) ??
+    headerValue(headers, `x-ratelimit-remaining-${resource}`);
   return value === undefined || value.trim() === '' ? Number.NaN : Number(value);
 }
 

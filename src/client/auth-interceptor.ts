@@ -10,5 +10,11 @@ export function authInterceptor(apiKey: string | null): Dispatcher.DispatcherCom
   if (apiKey === null || apiKey === '') return (dispatch) => dispatch;
   const value = `Bearer ${apiKey}`;
   return (dispatch) => (options, handler) =>
-    dispatch({ ...options, headers: { ...(options.headers as Record<string, string> | undefined), [HEADER.authorization]: value } }, handler);
+    dispatch(
+      {
+        ...options,
+        headers: { ...(options.headers as Record<string, string> | undefined), [HEADER.authorization]: value },
+      },
+      handler,
+    );
 }

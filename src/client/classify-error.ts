@@ -41,7 +41,13 @@ function isTlsFailure(code: string): boolean {
 }
 
 /** The response did not arrive whole: the server (or something between) closed or broke the stream. */
-const PARSE_CODES = new Set(['HPE_INVALID_CONSTANT', 'HPE_INVALID_CHUNK_SIZE', 'HPE_INVALID_HEADER_TOKEN', 'HPE_INVALID_STATUS', 'HPE_INVALID_VERSION']);
+const PARSE_CODES = new Set([
+  'HPE_INVALID_CONSTANT',
+  'HPE_INVALID_CHUNK_SIZE',
+  'HPE_INVALID_HEADER_TOKEN',
+  'HPE_INVALID_STATUS',
+  'HPE_INVALID_VERSION',
+]);
 
 /** Result of classifying a socket-level error. */
 export interface SocketErrorClass {
@@ -65,10 +71,12 @@ function codeOf(error: unknown): string {
  */
 export function classifySocketError(error: unknown): SocketErrorClass {
   const code = codeOf(error);
-  if (code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'ETIMEDOUT') return { errorClass: 'timeout', timeoutPhase: 'connect' };
+  if (code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'ETIMEDOUT')
+    return { errorClass: 'timeout', timeoutPhase: 'connect' };
   if (code === 'UND_ERR_HEADERS_TIMEOUT') return { errorClass: 'timeout', timeoutPhase: 'headers' };
   if (code === 'UND_ERR_BODY_TIMEOUT') return { errorClass: 'timeout', timeoutPhase: 'idle' };
   if (CONNECT_CODES.has(code) || isTlsFailure(code)) return { errorClass: 'connect', timeoutPhase: null };
-  if (PARSE_CODES.has(code) || (error instanceof Error && error.name === 'HTTPParserError')) return { errorClass: 'bad_chunk', timeoutPhase: null };
+  if (PARSE_CODES.has(code) || (error instanceof Error && error.name === 'HTTPParserError'))
+    return { errorClass: 'bad_chunk', timeoutPhase: null };
   return { errorClass: 'reset', timeoutPhase: null };
 }

@@ -43,8 +43,15 @@ export class ConnectTimings {
 }
 
 /** buildConnector's connector returns the socket it made, though its type says void. */
-function connectWith(connector: buildConnector.connector, options: buildConnector.Options, callback: buildConnector.Callback): Socket | undefined {
-  return (connector as unknown as (o: buildConnector.Options, c: buildConnector.Callback) => Socket | undefined)(options, callback);
+function connectWith(
+  connector: buildConnector.connector,
+  options: buildConnector.Options,
+  callback: buildConnector.Callback,
+): Socket | undefined {
+  return (connector as unknown as (o: buildConnector.Options, c: buildConnector.Callback) => Socket | undefined)(
+    options,
+    callback,
+  );
 }
 
 /**
@@ -99,7 +106,8 @@ export function createTunnel(
   const proxyClient = new Client(proxy.origin, { connect: timedConnector(proxyConnector, timings) });
   const label = `${proxy.protocol}//${proxy.host}`;
   const connector: buildConnector.connector = (options, callback) => {
-    const port = options.port !== '' && options.port !== undefined ? options.port : options.protocol === 'https:' ? '443' : '80';
+    const port =
+      options.port !== '' && options.port !== undefined ? options.port : options.protocol === 'https:' ? '443' : '80';
     const authority = `${options.hostname}:${port}`;
     proxyClient.connect({ path: authority, headers: { ...proxyHeaders, host: authority } }).then(
       (upgrade) => {
@@ -128,7 +136,13 @@ export function createTunnel(
           callback(error as Error, null);
           return;
         }
-        callback(proxyFailure(`proxy ${label} refused CONNECT ${authority}: ${error instanceof Error ? error.message : String(error)}`, error), null);
+        callback(
+          proxyFailure(
+            `proxy ${label} refused CONNECT ${authority}: ${error instanceof Error ? error.message : String(error)}`,
+            error,
+          ),
+          null,
+        );
       },
     );
   };

@@ -58,7 +58,10 @@ export function createRoute(options: RouteOptions): Route {
       headers: null,
       openSlot: () => {
         const timings = new ConnectTimings();
-        return slot(new Client(target.origin, { ...options.clientOptions, connect: timedConnector(targetConnector, timings) }), timings);
+        return slot(
+          new Client(target.origin, { ...options.clientOptions, connect: timedConnector(targetConnector, timings) }),
+          timings,
+        );
       },
     };
   }
@@ -72,7 +75,10 @@ export function createRoute(options: RouteOptions): Route {
       headers: { ...proxyHeaders, host: target.host },
       openSlot: () => {
         const timings = new ConnectTimings();
-        return slot(new Client(proxy.origin, { ...options.clientOptions, connect: timedConnector(proxyConnector, timings) }), timings);
+        return slot(
+          new Client(proxy.origin, { ...options.clientOptions, connect: timedConnector(proxyConnector, timings) }),
+          timings,
+        );
       },
     };
   }
@@ -82,7 +88,9 @@ export function createRoute(options: RouteOptions): Route {
     openSlot: () => {
       const timings = new ConnectTimings();
       const tunnel = createTunnel(proxy, proxyHeaders, proxyConnector, targetConnector, timings);
-      return slot(new Client(target.origin, { ...options.clientOptions, connect: tunnel.connector }), timings, () => tunnel.destroy());
+      return slot(new Client(target.origin, { ...options.clientOptions, connect: tunnel.connector }), timings, () =>
+        tunnel.destroy(),
+      );
     },
   };
 }

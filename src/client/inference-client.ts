@@ -93,7 +93,10 @@ export function createInferenceClient(options: ClientOptions): InferenceClient {
       handler.useConnectTimings(connection.timings);
       const headers = routeHeaders === null ? request.headers : { ...request.headers, ...routeHeaders };
       try {
-        connection.dispatcher.dispatch({ path: completionsPath, method: 'POST', headers, body: request.payload }, handler);
+        connection.dispatcher.dispatch(
+          { path: completionsPath, method: 'POST', headers, body: request.payload },
+          handler,
+        );
       } catch (error) {
         handler.dispatchFailed(error);
       }
@@ -119,9 +122,10 @@ export function createInferenceClient(options: ClientOptions): InferenceClient {
           return;
         }
         const encoded = encode(plan.body);
-        const headers = plan.headers === undefined
-          ? { ...options.headers, ...encoded.headers }
-          : { ...options.headers, ...plan.headers, ...encoded.headers };
+        const headers =
+          plan.headers === undefined
+            ? { ...options.headers, ...encoded.headers }
+            : { ...options.headers, ...plan.headers, ...encoded.headers };
         if (requestIdHeader !== null) {
           // One id per request, the same on each attempt: every attempt is found under it in the server's logs.
           record.requestId = randomUUID();
@@ -142,7 +146,14 @@ export function createInferenceClient(options: ClientOptions): InferenceClient {
     listModels(signal?: AbortSignal): Promise<string[]> {
       modelsConnection ??= route.openSlot();
       const headers = routeHeaders === null ? options.headers : { ...options.headers, ...routeHeaders };
-      return listModelIds(modelsConnection.dispatcher, `${route.pathOrigin}${pathPrefix}`, headers, options.timeouts, scrub, signal);
+      return listModelIds(
+        modelsConnection.dispatcher,
+        `${route.pathOrigin}${pathPrefix}`,
+        headers,
+        options.timeouts,
+        scrub,
+        signal,
+      );
     },
 
     async close(): Promise<void> {

@@ -27,7 +27,9 @@ class BodyCollector implements Dispatcher.DispatchHandler {
       this.#resolve = resolve;
       this.#reject = reject;
     });
-    this.#deadlines = new RequestDeadlines(timeouts, nowUs, (phase, limitMs) => this.fail(new Error(`${phase} timeout after ${limitMs} ms`)));
+    this.#deadlines = new RequestDeadlines(timeouts, nowUs, (phase, limitMs) =>
+      this.fail(new Error(`${phase} timeout after ${limitMs} ms`)),
+    );
   }
 
   start(): void {
@@ -101,21 +103,30 @@ export async function listModelIds(
     if (status !== 200) {
       const message = errorDetails(parsed).message ?? body.slice(0, 120);
       throw new InferbenchError('TARGET_UNREACHABLE', scrub(`GET /v1/models answered ${status}: ${message}`), {
-        hint: status === 401 || status === 403 ? 'check the API key environment variable (target.api_key_env)' : 'check target.base_url',
+        hint:
+          status === 401 || status === 403
+            ? 'check the API key environment variable (target.api_key_env)'
+            : 'check target.base_url',
       });
     }
     const data = isObject(parsed) ? parsed['data'] : null;
     if (!Array.isArray(data)) {
-      throw new InferbenchError('TARGET_UNREACHABLE', 'GET /v1/models did not return a model list', { hint: 'check target.base_url' });
+      throw new InferbenchError('TARGET_UNREACHABLE', 'GET /v1/models did not return a model list', {
+        hint: 'check target.base_url',
+      });
     }
     return data.flatMap((model: unknown) => (isObject(model) && typeof model['id'] === 'string' ? [model['id']] : []));
   } catch (error) {
     if (error instanceof InferbenchError) throw error;
     const code = isObject(error) && typeof error['code'] === 'string' ? `${error['code']}: ` : '';
-    throw new InferbenchError('TARGET_UNREACHABLE', scrub(`GET /v1/models failed: ${code}${error instanceof Error ? error.message : String(error)}`), {
-      hint: 'check that the target is running and target.base_url is right',
-      cause: error,
-    });
+    throw new InferbenchError(
+      'TARGET_UNREACHABLE',
+      scrub(`GET /v1/models failed: ${code}${error instanceof Error ? error.message : String(error)}`),
+      {
+        hint: 'check that the target is running and target.base_url is right',
+        cause: error,
+      },
+    );
   } finally {
     signal?.removeEventListener('abort', onAbort);
   }

@@ -72,9 +72,13 @@ export function parseProxyUrl(text: string): URL {
     });
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new InferbenchError('BAD_USAGE', `proxy ${withoutCredentials(text)}: only http:// and https:// proxies are supported`, {
-      hint: 'set HTTPS_PROXY / HTTP_PROXY to an http(s) proxy URL',
-    });
+    throw new InferbenchError(
+      'BAD_USAGE',
+      `proxy ${withoutCredentials(text)}: only http:// and https:// proxies are supported`,
+      {
+        hint: 'set HTTPS_PROXY / HTTP_PROXY to an http(s) proxy URL',
+      },
+    );
   }
   return url;
 }

@@ -97,7 +97,13 @@ export interface RequestRecord {
  * A record launched at `launchUs`. `startsAtSend` (closed loop): latencies start when the request is
  * written to its socket (see `latencyStartUs`), filled in by markSent().
  */
-export function createRequestRecord(id: number, groupIndex: number, launchUs: number, warmup = false, startsAtSend = false): RequestRecord {
+export function createRequestRecord(
+  id: number,
+  groupIndex: number,
+  launchUs: number,
+  warmup = false,
+  startsAtSend = false,
+): RequestRecord {
   return {
     id,
     groupIndex,

@@ -13,7 +13,11 @@ import type { ErrorClass, RequestRecord } from './request-record.js';
 import type { ClientOptions } from './types.js';
 
 /** One attempt: fills the attempt fields of `record`, resolves when it ended. */
-export type Attempt = (request: PreparedRequest, record: RequestRecord, signal: AbortSignal | undefined) => Promise<AttemptOutcome>;
+export type Attempt = (
+  request: PreparedRequest,
+  record: RequestRecord,
+  signal: AbortSignal | undefined,
+) => Promise<AttemptOutcome>;
 
 /** A server asking for an hour must not stall a benchmark: waits are capped. */
 const MAX_RETRY_WAIT_MS = 60_000;

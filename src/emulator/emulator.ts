@@ -56,7 +56,13 @@ export interface Emulator {
   close(): Promise<void>;
 }
 
-type Handler = (req: IncomingMessage, res: ServerResponse, ctx: EmulatorContext, params: readonly string[], query: URLSearchParams) => void | Promise<void>;
+type Handler = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  ctx: EmulatorContext,
+  params: readonly string[],
+  query: URLSearchParams,
+) => void | Promise<void>;
 
 interface Route {
   readonly pattern: RegExp;
@@ -68,10 +74,22 @@ const ROUTES: readonly Route[] = [
   { pattern: /^\/v1\/chat\/completions$/, methods: { POST: (req, res, ctx) => chatCompletions(req, res, ctx) } },
   { pattern: /^\/v1\/models$/, methods: { GET: (req, res, ctx) => listModels(req, res, ctx) } },
   { pattern: /^\/v1\/models\/([^/]+)$/, methods: { GET: (req, res, ctx, [id]) => retrieveModel(req, res, ctx, id!) } },
-  { pattern: /^\/public\/v1\/models$/, methods: { GET: (req, res, ctx, _p, query) => listPublicModels(req, res, ctx, query) } },
-  { pattern: /^\/public\/v1\/models\/([^/]+)$/, methods: { GET: (req, res, ctx, [id]) => retrievePublicModel(req, res, ctx, id!) } },
-  { pattern: /^\/v1\/files\/([^/]+)\/content$/, methods: { GET: (req, res, ctx, [id]) => fileContent(req, res, ctx, id!) } },
-  { pattern: /^\/management\/v1\/orgs\/([^/]+)\/endpoints$/, methods: { GET: (req, res, ctx, [org]) => listEndpoints(req, res, ctx, org!) } },
+  {
+    pattern: /^\/public\/v1\/models$/,
+    methods: { GET: (req, res, ctx, _p, query) => listPublicModels(req, res, ctx, query) },
+  },
+  {
+    pattern: /^\/public\/v1\/models\/([^/]+)$/,
+    methods: { GET: (req, res, ctx, [id]) => retrievePublicModel(req, res, ctx, id!) },
+  },
+  {
+    pattern: /^\/v1\/files\/([^/]+)\/content$/,
+    methods: { GET: (req, res, ctx, [id]) => fileContent(req, res, ctx, id!) },
+  },
+  {
+    pattern: /^\/management\/v1\/orgs\/([^/]+)\/endpoints$/,
+    methods: { GET: (req, res, ctx, [org]) => listEndpoints(req, res, ctx, org!) },
+  },
   // The vendor SDK opens a connection here on start; it needs no key and returns nothing of interest.
   { pattern: /^\/v1\/tcp_warming$/, methods: { GET: (_req, res) => sendJson(res, 200, { status: 'ok' }) } },
 ];
@@ -85,7 +103,14 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, ctx: Emulator
     const handler = route.methods[req.method ?? 'GET'];
     if (!handler) {
       const allow = Object.keys(route.methods).join(', ');
-      throw new ApiError(405, 'invalid_request_error', 'method_not_allowed', `Method ${req.method ?? ''} is not allowed on ${path}; use ${allow}.`, null, { allow });
+      throw new ApiError(
+        405,
+        'invalid_request_error',
+        'method_not_allowed',
+        `Method ${req.method ?? ''} is not allowed on ${path}; use ${allow}.`,
+        null,
+        { allow },
+      );
     }
     const params = match.slice(1).map(decodeSegment);
     await handler(req, res, ctx, params, target.searchParams);
@@ -106,13 +131,15 @@ function decodeSegment(segment: string): string {
 export async function createEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
   const org = options.org ?? 'local';
   const catalog = options.catalog ?? builtinCatalog(org);
-  const engine = options.engine ?? new CapacityEngine({ capacityOf: capacityLookup(catalog.models, catalog.endpoints) });
+  const engine =
+    options.engine ?? new CapacityEngine({ capacityOf: capacityLookup(catalog.models, catalog.endpoints) });
   let requestNumber = 0;
   const ctx: EmulatorContext = {
     catalog: new CatalogIndex(catalog),
     keys: { inference: new Set(options.apiKeys ?? []), management: new Set(options.managementKeys ?? []) },
     engine,
-    rateLimiter: options.rateLimiter ?? new BucketRateLimiter({ unlimitedModelIds: catalog.endpoints.map((e) => e.endpointId) }),
+    rateLimiter:
+      options.rateLimiter ?? new BucketRateLimiter({ unlimitedModelIds: catalog.endpoints.map((e) => e.endpointId) }),
     promptCache: options.promptCache ?? new PrefixPromptCache(),
     faults: options.faults ?? new SeededFaultInjector(),
     orgs: [org],

@@ -6,7 +6,17 @@
 import type { RequestRecord } from '../client/request-record.js';
 import type { RecordedValues } from '../metrics/request-values.js';
 import { connectUs, tlsHandshakeUs } from './connection-timings.js';
-import { decodeTps, e2eUs, itlGapCount, itlGapUs, scheduleLagUs, tpotUs, ttfbUs, ttfoUs, ttftUs } from './request-timings.js';
+import {
+  decodeTps,
+  e2eUs,
+  itlGapCount,
+  itlGapUs,
+  scheduleLagUs,
+  tpotUs,
+  ttfbUs,
+  ttfoUs,
+  ttftUs,
+} from './request-timings.js';
 import { clientOverheadUs, completionTimeUs, promptTimeUs, queueTimeUs, totalTimeUs } from './server-timings.js';
 import type { TokenCounts } from './token-counts.js';
 

@@ -80,7 +80,10 @@ export function createSloEvaluator(slo: Readonly<Record<string, number>>): SloEv
           if (values.decode_tps / DECODE_TPS_SCALE < check.limit) return false;
           continue;
         }
-        const value = check.metric === 'itl_ms' ? itlStatMs(record, check.stat) : values[check.metric as Exclude<LatencyMetric, 'itl_ms'>] / 1000;
+        const value =
+          check.metric === 'itl_ms'
+            ? itlStatMs(record, check.stat)
+            : values[check.metric as Exclude<LatencyMetric, 'itl_ms'>] / 1000;
         // NaN compares false: a metric the request does not have does not fail it.
         if (value > check.limit) return false;
       }

@@ -26,7 +26,15 @@ export interface TokenCounts {
 }
 
 export function createTokenCounts(): TokenCounts {
-  return { input: Number.NaN, output: Number.NaN, reasoning: Number.NaN, cached: Number.NaN, estimated: false, mismatch: Number.NaN, mismatched: false };
+  return {
+    input: Number.NaN,
+    output: Number.NaN,
+    reasoning: Number.NaN,
+    cached: Number.NaN,
+    estimated: false,
+    mismatch: Number.NaN,
+    mismatched: false,
+  };
 }
 
 /** The client tokenizer's counts of the text received; null when it was not counted. */

@@ -37,25 +37,196 @@ interface MetricDefinitionInput {
 }
 
 export const METRIC_DEFINITIONS = [
-  { name: 'ttfb_ms', unit: 'ms', scale: 1000, direction: 'lower', kind: 'latency', label: 'Time to first byte', short: 'TTFB', csvColumn: 'ttfb_ms' },
-  { name: 'ttft_ms', unit: 'ms', scale: 1000, direction: 'lower', kind: 'latency', label: 'Time to first token (TTFT)', short: 'TTFT', csvColumn: 'ttft_ms' },
-  { name: 'ttfo_ms', unit: 'ms', scale: 1000, direction: 'lower', kind: 'latency', label: 'Time to first output token', short: 'TTFO', csvColumn: 'ttfo_ms' },
-  { name: 'itl_ms', unit: 'ms', scale: 1000, direction: 'lower', kind: 'latency', label: 'Inter-token latency (ITL)', short: 'ITL', csvColumn: null },
-  { name: 'tpot_ms', unit: 'ms', scale: 1000, direction: 'lower', kind: 'latency', label: 'Time per output token (TPOT)', short: 'TPOT', csvColumn: 'tpot_ms' },
-  { name: 'e2e_ms', unit: 'ms', scale: 1000, direction: 'lower', kind: 'latency', label: 'End-to-end latency', short: 'E2E', csvColumn: 'e2e_ms' },
-  { name: 'queue_time_ms', unit: 'ms', scale: 1000, direction: 'lower', kind: 'latency', label: 'Server queue time', short: 'queue time', csvColumn: 'queue_time_ms' },
-  { name: 'prompt_time_ms', unit: 'ms', scale: 1000, direction: 'lower', kind: 'latency', label: 'Server prompt time', short: 'prompt time', csvColumn: 'prompt_time_ms' },
-  { name: 'completion_time_ms', unit: 'ms', scale: 1000, direction: 'lower', kind: 'latency', label: 'Server completion time', short: 'completion time', csvColumn: 'completion_time_ms' },
-  { name: 'total_time_ms', unit: 'ms', scale: 1000, direction: 'lower', kind: 'latency', label: 'Server total time', short: 'total time', csvColumn: 'total_time_ms' },
-  { name: 'client_overhead_ms', unit: 'ms', scale: 1000, direction: 'lower', kind: 'latency', label: 'Client overhead (e2e - total_time)', short: 'client overhead', csvColumn: 'client_overhead_ms' },
-  { name: 'schedule_lag_ms', unit: 'ms', scale: 1000, direction: 'lower', kind: 'latency', label: 'Schedule lag', short: 'schedule lag', csvColumn: 'schedule_lag_ms' },
-  { name: 'connect_ms', unit: 'ms', scale: 1000, direction: 'lower', kind: 'latency', label: 'TCP connect (new connections)', short: 'connect', csvColumn: 'connect_ms' },
-  { name: 'tls_handshake_ms', unit: 'ms', scale: 1000, direction: 'lower', kind: 'latency', label: 'TLS handshake (new connections)', short: 'TLS handshake', csvColumn: 'tls_handshake_ms' },
-  { name: 'output_tokens', unit: 'tokens', scale: 1, direction: 'lower', kind: 'value', label: 'Output tokens', short: 'output tokens', csvColumn: 'output_tokens' },
-  { name: 'input_tokens', unit: 'tokens', scale: 1, direction: 'lower', kind: 'value', label: 'Input tokens', short: 'input tokens', csvColumn: 'input_tokens' },
-  { name: 'reasoning_tokens', unit: 'tokens', scale: 1, direction: 'lower', kind: 'value', label: 'Reasoning tokens', short: 'reasoning tokens', csvColumn: 'reasoning_tokens' },
-  { name: 'cached_tokens', unit: 'tokens', scale: 1, direction: 'lower', kind: 'value', label: 'Cached tokens', short: 'cached tokens', csvColumn: 'cached_tokens' },
-  { name: 'decode_tps', unit: 'tokens/s', scale: 1000, direction: 'higher', kind: 'value', label: 'Decode speed', short: 'decode speed', csvColumn: 'decode_tps' },
+  {
+    name: 'ttfb_ms',
+    unit: 'ms',
+    scale: 1000,
+    direction: 'lower',
+    kind: 'latency',
+    label: 'Time to first byte',
+    short: 'TTFB',
+    csvColumn: 'ttfb_ms',
+  },
+  {
+    name: 'ttft_ms',
+    unit: 'ms',
+    scale: 1000,
+    direction: 'lower',
+    kind: 'latency',
+    label: 'Time to first token (TTFT)',
+    short: 'TTFT',
+    csvColumn: 'ttft_ms',
+  },
+  {
+    name: 'ttfo_ms',
+    unit: 'ms',
+    scale: 1000,
+    direction: 'lower',
+    kind: 'latency',
+    label: 'Time to first output token',
+    short: 'TTFO',
+    csvColumn: 'ttfo_ms',
+  },
+  {
+    name: 'itl_ms',
+    unit: 'ms',
+    scale: 1000,
+    direction: 'lower',
+    kind: 'latency',
+    label: 'Inter-token latency (ITL)',
+    short: 'ITL',
+    csvColumn: null,
+  },
+  {
+    name: 'tpot_ms',
+    unit: 'ms',
+    scale: 1000,
+    direction: 'lower',
+    kind: 'latency',
+    label: 'Time per output token (TPOT)',
+    short: 'TPOT',
+    csvColumn: 'tpot_ms',
+  },
+  {
+    name: 'e2e_ms',
+    unit: 'ms',
+    scale: 1000,
+    direction: 'lower',
+    kind: 'latency',
+    label: 'End-to-end latency',
+    short: 'E2E',
+    csvColumn: 'e2e_ms',
+  },
+  {
+    name: 'queue_time_ms',
+    unit: 'ms',
+    scale: 1000,
+    direction: 'lower',
+    kind: 'latency',
+    label: 'Server queue time',
+    short: 'queue time',
+    csvColumn: 'queue_time_ms',
+  },
+  {
+    name: 'prompt_time_ms',
+    unit: 'ms',
+    scale: 1000,
+    direction: 'lower',
+    kind: 'latency',
+    label: 'Server prompt time',
+    short: 'prompt time',
+    csvColumn: 'prompt_time_ms',
+  },
+  {
+    name: 'completion_time_ms',
+    unit: 'ms',
+    scale: 1000,
+    direction: 'lower',
+    kind: 'latency',
+    label: 'Server completion time',
+    short: 'completion time',
+    csvColumn: 'completion_time_ms',
+  },
+  {
+    name: 'total_time_ms',
+    unit: 'ms',
+    scale: 1000,
+    direction: 'lower',
+    kind: 'latency',
+    label: 'Server total time',
+    short: 'total time',
+    csvColumn: 'total_time_ms',
+  },
+  {
+    name: 'client_overhead_ms',
+    unit: 'ms',
+    scale: 1000,
+    direction: 'lower',
+    kind: 'latency',
+    label: 'Client overhead (e2e - total_time)',
+    short: 'client overhead',
+    csvColumn: 'client_overhead_ms',
+  },
+  {
+    name: 'schedule_lag_ms',
+    unit: 'ms',
+    scale: 1000,
+    direction: 'lower',
+    kind: 'latency',
+    label: 'Schedule lag',
+    short: 'schedule lag',
+    csvColumn: 'schedule_lag_ms',
+  },
+  {
+    name: 'connect_ms',
+    unit: 'ms',
+    scale: 1000,
+    direction: 'lower',
+    kind: 'latency',
+    label: 'TCP connect (new connections)',
+    short: 'connect',
+    csvColumn: 'connect_ms',
+  },
+  {
+    name: 'tls_handshake_ms',
+    unit: 'ms',
+    scale: 1000,
+    direction: 'lower',
+    kind: 'latency',
+    label: 'TLS handshake (new connections)',
+    short: 'TLS handshake',
+    csvColumn: 'tls_handshake_ms',
+  },
+  {
+    name: 'output_tokens',
+    unit: 'tokens',
+    scale: 1,
+    direction: 'lower',
+    kind: 'value',
+    label: 'Output tokens',
+    short: 'output tokens',
+    csvColumn: 'output_tokens',
+  },
+  {
+    name: 'input_tokens',
+    unit: 'tokens',
+    scale: 1,
+    direction: 'lower',
+    kind: 'value',
+    label: 'Input tokens',
+    short: 'input tokens',
+    csvColumn: 'input_tokens',
+  },
+  {
+    name: 'reasoning_tokens',
+    unit: 'tokens',
+    scale: 1,
+    direction: 'lower',
+    kind: 'value',
+    label: 'Reasoning tokens',
+    short: 'reasoning tokens',
+    csvColumn: 'reasoning_tokens',
+  },
+  {
+    name: 'cached_tokens',
+    unit: 'tokens',
+    scale: 1,
+    direction: 'lower',
+    kind: 'value',
+    label: 'Cached tokens',
+    short: 'cached tokens',
+    csvColumn: 'cached_tokens',
+  },
+  {
+    name: 'decode_tps',
+    unit: 'tokens/s',
+    scale: 1000,
+    direction: 'higher',
+    kind: 'value',
+    label: 'Decode speed',
+    short: 'decode speed',
+    csvColumn: 'decode_tps',
+  },
 ] as const satisfies readonly MetricDefinitionInput[];
 
 export type MetricDefinition = (typeof METRIC_DEFINITIONS)[number];
@@ -65,10 +236,16 @@ export type ValueMetric = Extract<MetricDefinition, { kind: 'value' }>['name'];
 
 /** Every per-request metric, in report order. */
 export const METRIC_NAMES: readonly MetricName[] = METRIC_DEFINITIONS.map((metric) => metric.name);
-export const LATENCY_METRICS = METRIC_DEFINITIONS.filter((metric) => metric.kind === 'latency').map((metric) => metric.name) as readonly LatencyMetric[];
-export const VALUE_METRICS = METRIC_DEFINITIONS.filter((metric) => metric.kind === 'value').map((metric) => metric.name) as readonly ValueMetric[];
+export const LATENCY_METRICS = METRIC_DEFINITIONS.filter((metric) => metric.kind === 'latency').map(
+  (metric) => metric.name,
+) as readonly LatencyMetric[];
+export const VALUE_METRICS = METRIC_DEFINITIONS.filter((metric) => metric.kind === 'value').map(
+  (metric) => metric.name,
+) as readonly ValueMetric[];
 
-const BY_NAME: ReadonlyMap<string, MetricDefinition> = new Map(METRIC_DEFINITIONS.map((metric) => [metric.name, metric]));
+const BY_NAME: ReadonlyMap<string, MetricDefinition> = new Map(
+  METRIC_DEFINITIONS.map((metric) => [metric.name, metric]),
+);
 
 /** The definition of a per-request metric, or undefined for a name that is none. */
 export function metricDefinition(name: string): MetricDefinition | undefined {
@@ -101,7 +278,9 @@ export const GROUP_VALUE_DEFINITIONS = [
 export type GroupValueName = (typeof GROUP_VALUE_DEFINITIONS)[number]['name'];
 export const GROUP_VALUES: readonly GroupValueName[] = GROUP_VALUE_DEFINITIONS.map((value) => value.name);
 
-const GROUP_VALUE_BY_NAME: ReadonlyMap<string, (typeof GROUP_VALUE_DEFINITIONS)[number]> = new Map(GROUP_VALUE_DEFINITIONS.map((value) => [value.name, value]));
+const GROUP_VALUE_BY_NAME: ReadonlyMap<string, (typeof GROUP_VALUE_DEFINITIONS)[number]> = new Map(
+  GROUP_VALUE_DEFINITIONS.map((value) => [value.name, value]),
+);
 
 /** The unit of a per-request metric or a group value ('' when unknown). */
 export function metricUnit(name: string): MetricUnit {

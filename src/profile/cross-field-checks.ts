@@ -30,7 +30,11 @@ export function crossFieldChecks(data: unknown, baseDir: string): ProfileIssue[]
     if (!isRecord(scenario)) return;
     if (typeof scenario.name === 'string') {
       const first = names.get(scenario.name);
-      if (first !== undefined) issues.push({ path: ['scenarios', i, 'name'], message: `duplicate scenario name "${scenario.name}" (also scenarios[${first}])` });
+      if (first !== undefined)
+        issues.push({
+          path: ['scenarios', i, 'name'],
+          message: `duplicate scenario name "${scenario.name}" (also scenarios[${first}])`,
+        });
       else names.set(scenario.name, i);
     }
     issues.push(...checkScenario(data.defaults, scenario, i, baseDir));
@@ -42,24 +46,38 @@ export function crossFieldChecks(data: unknown, baseDir: string): ProfileIssue[]
       if (!parsed.ok) issues.push({ path: ['thresholds', i], message: parsed.message });
       else if (parsed.spec.group !== null) {
         const scenarioName = parsed.spec.group.split('/')[0]!;
-        if (!names.has(scenarioName)) issues.push({ path: ['thresholds', i], message: `group "${parsed.spec.group}" names no scenario of this profile` });
+        if (!names.has(scenarioName))
+          issues.push({
+            path: ['thresholds', i],
+            message: `group "${parsed.spec.group}" names no scenario of this profile`,
+          });
       }
     });
   }
   const target = data.target;
   if (isRecord(target)) {
     if (target.base_url !== undefined && target.emulator_config !== undefined) {
-      issues.push({ path: ['target', 'emulator_config'], message: 'applies only to the embedded emulator; remove it or remove target.base_url' });
+      issues.push({
+        path: ['target', 'emulator_config'],
+        message: 'applies only to the embedded emulator; remove it or remove target.base_url',
+      });
     }
     if (isRecord(target.headers)) {
       for (const header of Object.keys(target.headers)) {
         if (SECRET_HEADERS.has(header.toLowerCase())) {
-          issues.push({ path: ['target', 'headers', header], atKey: true, message: 'keys never go in a profile: name the environment variable in target.api_key_env' });
+          issues.push({
+            path: ['target', 'headers', header],
+            atKey: true,
+            message: 'keys never go in a profile: name the environment variable in target.api_key_env',
+          });
         }
       }
     }
     if (typeof target.emulator_config === 'string' && !existsSync(resolve(baseDir, target.emulator_config))) {
-      issues.push({ path: ['target', 'emulator_config'], message: `file not found: ${resolve(baseDir, target.emulator_config)}` });
+      issues.push({
+        path: ['target', 'emulator_config'],
+        message: `file not found: ${resolve(baseDir, target.emulator_config)}`,
+      });
     }
     if (typeof target.tokenizer === 'string' && !existsSync(resolve(baseDir, target.tokenizer))) {
       issues.push({ path: ['target', 'tokenizer'], message: `file not found: ${resolve(baseDir, target.tokenizer)}` });
@@ -80,17 +98,29 @@ function checkTls(tls: Record<string, unknown>, baseDir: string): ProfileIssue[]
       accessSync(path, constants.R_OK);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      issues.push({ path: ['target', 'tls', key], message: code === 'ENOENT' ? `file not found: ${path}` : `cannot read ${path} (${code ?? 'error'})` });
+      issues.push({
+        path: ['target', 'tls', key],
+        message: code === 'ENOENT' ? `file not found: ${path}` : `cannot read ${path} (${code ?? 'error'})`,
+      });
     }
   }
   if ((tls.cert === undefined) !== (tls.key === undefined)) {
     const missing = tls.cert === undefined ? 'cert' : 'key';
-    issues.push({ path: ['target', 'tls', missing === 'cert' ? 'key' : 'cert'], atKey: true, message: `a client certificate needs both cert and key; ${missing} is missing` });
+    issues.push({
+      path: ['target', 'tls', missing === 'cert' ? 'key' : 'cert'],
+      atKey: true,
+      message: `a client certificate needs both cert and key; ${missing} is missing`,
+    });
   }
   return issues;
 }
 
-function checkScenario(defaults: unknown, scenario: Record<string, unknown>, index: number, baseDir: string): ProfileIssue[] {
+function checkScenario(
+  defaults: unknown,
+  scenario: Record<string, unknown>,
+  index: number,
+  baseDir: string,
+): ProfileIssue[] {
   const issues: ProfileIssue[] = [];
   const merged = mergeScenario(defaults, scenario, index);
   const f = merged.fields;
@@ -106,13 +136,26 @@ function checkScenario(defaults: unknown, scenario: Record<string, unknown>, ind
   const loadPath = (...rest: string[]) => merged.pathOf('load', ...rest);
   if (mode === 'concurrency') {
     for (const key of ['rate', 'arrival', 'burstiness', 'max_concurrency']) {
-      if (load[key] !== undefined) issues.push({ path: loadPath(key), atKey: true, message: `applies to mode: rate only (this load is a closed loop, mode: concurrency)` });
+      if (load[key] !== undefined)
+        issues.push({
+          path: loadPath(key),
+          atKey: true,
+          message: `applies to mode: rate only (this load is a closed loop, mode: concurrency)`,
+        });
     }
-    if (load.concurrency === undefined && !hasStages && isRecord(f.load)) issues.push({ path: loadPath(), message: 'mode concurrency needs concurrency (or stages)' });
+    if (load.concurrency === undefined && !hasStages && isRecord(f.load))
+      issues.push({ path: loadPath(), message: 'mode concurrency needs concurrency (or stages)' });
   } else if (mode === 'rate') {
-    if (load.concurrency !== undefined) issues.push({ path: loadPath('concurrency'), atKey: true, message: 'applies to mode: concurrency; an open loop caps requests in flight with max_concurrency' });
-    if (load.rate === undefined && !hasStages) issues.push({ path: loadPath(), message: 'mode rate needs rate (or stages)' });
-    if (load.burstiness !== undefined && load.arrival !== 'gamma') issues.push({ path: loadPath('burstiness'), atKey: true, message: 'applies to arrival: gamma only' });
+    if (load.concurrency !== undefined)
+      issues.push({
+        path: loadPath('concurrency'),
+        atKey: true,
+        message: 'applies to mode: concurrency; an open loop caps requests in flight with max_concurrency',
+      });
+    if (load.rate === undefined && !hasStages)
+      issues.push({ path: loadPath(), message: 'mode rate needs rate (or stages)' });
+    if (load.burstiness !== undefined && load.arrival !== 'gamma')
+      issues.push({ path: loadPath('burstiness'), atKey: true, message: 'applies to arrival: gamma only' });
   }
   if (hasStages) {
     const stageKey = mode === 'rate' ? 'rate' : 'concurrency';
@@ -120,19 +163,35 @@ function checkScenario(defaults: unknown, scenario: Record<string, unknown>, ind
     (load.stages as unknown[]).forEach((stage, s) => {
       if (!isRecord(stage)) return;
       const stagePath = loadPath('stages');
-      if (stage[stageKey] === undefined) issues.push({ path: [...stagePath, s], message: `a stage of a mode ${String(mode)} load needs ${stageKey}` });
-      if (stage[otherKey] !== undefined) issues.push({ path: [...stagePath, s, otherKey], atKey: true, message: `use ${stageKey} in the stages of a mode ${String(mode)} load` });
+      if (stage[stageKey] === undefined)
+        issues.push({ path: [...stagePath, s], message: `a stage of a mode ${String(mode)} load needs ${stageKey}` });
+      if (stage[otherKey] !== undefined)
+        issues.push({
+          path: [...stagePath, s, otherKey],
+          atKey: true,
+          message: `use ${stageKey} in the stages of a mode ${String(mode)} load`,
+        });
     });
   }
   const prompt = isRecord(f.prompt) ? f.prompt : {};
   for (const key of ['input_tokens', 'output_tokens']) {
     const dist = prompt[key];
     if (isRecord(dist) && typeof dist.min === 'number' && typeof dist.max === 'number' && dist.min > dist.max) {
-      issues.push({ path: merged.pathOf('prompt', key), message: `min (${dist.min}) is greater than max (${dist.max})` });
+      issues.push({
+        path: merged.pathOf('prompt', key),
+        message: `min (${dist.min}) is greater than max (${dist.max})`,
+      });
     }
   }
-  if (isRecord(prompt.dataset) && typeof prompt.dataset.path === 'string' && !existsSync(resolve(baseDir, prompt.dataset.path))) {
-    issues.push({ path: [...merged.pathOf('prompt', 'dataset'), 'path'], message: `file not found: ${resolve(baseDir, prompt.dataset.path)}` });
+  if (
+    isRecord(prompt.dataset) &&
+    typeof prompt.dataset.path === 'string' &&
+    !existsSync(resolve(baseDir, prompt.dataset.path))
+  ) {
+    issues.push({
+      path: [...merged.pathOf('prompt', 'dataset'), 'path'],
+      message: `file not found: ${resolve(baseDir, prompt.dataset.path)}`,
+    });
   }
   if (isRecord(f.request_extra)) {
     for (const key of Object.keys(f.request_extra)) {
@@ -149,7 +208,8 @@ function checkScenario(defaults: unknown, scenario: Record<string, unknown>, ind
     if (Array.isArray(list)) {
       const seen = new Set<unknown>();
       list.forEach((item, i) => {
-        if (seen.has(item)) issues.push({ path: [...merged.pathOf(key), i], message: `"${String(item)}" is listed twice` });
+        if (seen.has(item))
+          issues.push({ path: [...merged.pathOf(key), i], message: `"${String(item)}" is listed twice` });
         seen.add(item);
       });
     }

@@ -25,8 +25,10 @@ export function formatLoad(load: LoadSpec): string {
   const stages = load.stages
     ? `; stages: ${load.stages.map((s) => `${duration(s.durationMs)} ${s.ramp === 'linear' ? 'ramp to' : 'hold'} ${s.target}${load.mode === 'rate' ? '/s' : ''}`).join(', ')}`
     : '';
-  if (load.mode === 'concurrency') return `closed loop, ${load.stages ? `up to ${load.concurrency}` : load.concurrency} concurrent${stages}`;
-  const arrival = load.arrival === 'gamma' ? `gamma arrivals (burstiness ${load.burstiness})` : `${load.arrival} arrivals`;
+  if (load.mode === 'concurrency')
+    return `closed loop, ${load.stages ? `up to ${load.concurrency}` : load.concurrency} concurrent${stages}`;
+  const arrival =
+    load.arrival === 'gamma' ? `gamma arrivals (burstiness ${load.burstiness})` : `${load.arrival} arrivals`;
   return `open loop, ${load.stages ? `up to ${load.rate}` : load.rate} requests/s, ${arrival}, at most ${load.maxConcurrency} in flight (more are dropped)${stages}`;
 }
 
@@ -34,7 +36,11 @@ function formatLimits(s: ResolvedScenario): string {
   const parts = [
     `duration ${s.durationMs === null ? '-' : duration(s.durationMs)}`,
     `requests ${s.requests ?? '-'}`,
-    s.warmupRequests > 0 ? `warmup ${s.warmupRequests} requests` : s.warmupMs > 0 ? `warmup ${duration(s.warmupMs)}` : 'no warmup',
+    s.warmupRequests > 0
+      ? `warmup ${s.warmupRequests} requests`
+      : s.warmupMs > 0
+        ? `warmup ${duration(s.warmupMs)}`
+        : 'no warmup',
     `graceful stop ${duration(s.gracefulStopMs)}`,
   ];
   if (s.durationMs !== null && s.requests !== null) parts.push('whichever comes first');
@@ -43,10 +49,13 @@ function formatLimits(s: ResolvedScenario): string {
 
 function formatPrompt(s: ResolvedScenario): string {
   const p = s.prompt;
-  const parts = p.dataset ? [`dataset ${p.dataset.path} (field "${p.dataset.field}")`] : [`input ${formatLength(p.inputTokens)}`];
+  const parts = p.dataset
+    ? [`dataset ${p.dataset.path} (field "${p.dataset.field}")`]
+    : [`input ${formatLength(p.inputTokens)}`];
   parts.push(p.outputTokens ? `output ${formatLength(p.outputTokens)} (max_completion_tokens)` : 'output: not set');
   if (p.sharedPrefixTokens > 0) parts.push(`shared prefix ${p.sharedPrefixTokens} tokens`);
-  if (p.system !== null) parts.push(`system prompt ${JSON.stringify(p.system.length > 40 ? `${p.system.slice(0, 40)}...` : p.system)}`);
+  if (p.system !== null)
+    parts.push(`system prompt ${JSON.stringify(p.system.length > 40 ? `${p.system.slice(0, 40)}...` : p.system)}`);
   return parts.join('; ');
 }
 
@@ -60,9 +69,19 @@ function formatScenario(s: ResolvedScenario, groupKeys: readonly string[]): stri
     row('limits', formatLimits(s)) +
     row('prompt', formatPrompt(s)) +
     row('request', JSON.stringify(s.request)) +
-    (Object.keys(s.requestExtra).length > 0 ? row('extra', `${JSON.stringify(s.requestExtra)} (not in the API spec: sent as given)`) : '') +
-    row('timeouts', `connect ${duration(t.connectMs)}, headers ${duration(t.headersMs)}, first token ${duration(t.firstTokenMs)}, idle ${duration(t.idleMs)}, total ${duration(t.totalMs)}`) +
-    row('retry', s.retry.maxAttempts <= 1 ? 'none' : `up to ${s.retry.maxAttempts} attempts on ${s.retry.on.join(', ')}, backoff ${duration(s.retry.backoffMs)}`) +
+    (Object.keys(s.requestExtra).length > 0
+      ? row('extra', `${JSON.stringify(s.requestExtra)} (not in the API spec: sent as given)`)
+      : '') +
+    row(
+      'timeouts',
+      `connect ${duration(t.connectMs)}, headers ${duration(t.headersMs)}, first token ${duration(t.firstTokenMs)}, idle ${duration(t.idleMs)}, total ${duration(t.totalMs)}`,
+    ) +
+    row(
+      'retry',
+      s.retry.maxAttempts <= 1
+        ? 'none'
+        : `up to ${s.retry.maxAttempts} attempts on ${s.retry.on.join(', ')}, backoff ${duration(s.retry.backoffMs)}`,
+    ) +
     row('encoding', `${s.encoding.contentType}${s.encoding.gzip ? ' + gzip' : ''}`) +
     row('seed', String(s.seed)) +
     row('groups', groupKeys.join(', '))
@@ -78,11 +97,15 @@ export function formatProfilePlan(profile: ResolvedProfile): string {
   const headers = Object.keys(target.headers);
   out += headers.length > 0 ? `, headers: ${headers.join(', ')}\n` : '\n';
   for (const scenario of profile.scenarios) {
-    out += `\n${formatScenario(scenario, profile.groups.filter((g) => g.scenario === scenario.name).map((g) => g.key))}`;
+    out += `\n${formatScenario(
+      scenario,
+      profile.groups.filter((g) => g.scenario === scenario.name).map((g) => g.key),
+    )}`;
   }
   out += '\n';
   out += `thresholds:${profile.thresholds.length === 0 ? ' none' : ''}\n`;
-  for (const t of profile.thresholds) out += `  ${t.group ? `${t.group}: ` : ''}${t.metric}${t.stat ? `.${t.stat}` : ''} ${t.op} ${t.value}${t.group ? '' : ' (every group)'}\n`;
+  for (const t of profile.thresholds)
+    out += `  ${t.group ? `${t.group}: ` : ''}${t.metric}${t.stat ? `.${t.stat}` : ''} ${t.op} ${t.value}${t.group ? '' : ' (every group)'}\n`;
   const slo = Object.entries(profile.slo);
   out += `slo: ${slo.length === 0 ? 'none (goodput = throughput)' : slo.map(([k, v]) => `${k} <= ${v}`).join(', ')}\n`;
   const tolerances = Object.entries(profile.compare.tolerances);

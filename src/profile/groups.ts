@@ -20,7 +20,13 @@ export function expandGroups(scenarios: readonly ResolvedScenario[]): ResolvedGr
     const tiers: (ServiceTier | null)[] = scenario.tiers.length > 0 ? [...scenario.tiers] : [null];
     for (const model of models) {
       for (const tier of tiers) {
-        groups.push({ index: groups.length, scenario: scenario.name, model, tier, key: groupKey(scenario.name, model, tier) });
+        groups.push({
+          index: groups.length,
+          scenario: scenario.name,
+          model,
+          tier,
+          key: groupKey(scenario.name, model, tier),
+        });
       }
     }
   }
@@ -32,6 +38,8 @@ export function expandGroups(scenarios: readonly ResolvedScenario[]): ResolvedGr
  * GET /v1/models) and group keys are recomputed. The input is not changed.
  */
 export function resolveGroupModels(profile: ResolvedProfile, firstModel: string): ResolvedProfile {
-  const scenarios = profile.scenarios.map((scenario) => (scenario.models.length > 0 ? scenario : { ...scenario, models: [firstModel] }));
+  const scenarios = profile.scenarios.map((scenario) =>
+    scenario.models.length > 0 ? scenario : { ...scenario, models: [firstModel] },
+  );
   return deepFreeze({ ...profile, scenarios, groups: expandGroups(scenarios) });
 }

@@ -24,7 +24,8 @@ export interface LoadProfileOptions {
   readonly overrides?: readonly string[];
 }
 
-const HINT = 'fix the fields listed above (`inferbench validate <profile>` checks a profile without sending anything); the keys are documented in the README, section "Profiles"';
+const HINT =
+  'fix the fields listed above (`inferbench validate <profile>` checks a profile without sending anything); the keys are documented in the README, section "Profiles"';
 
 /** Reads and resolves a profile file. Throws InferbenchError('BAD_PROFILE') listing every problem. */
 export function loadProfile(path: string, options: LoadProfileOptions = {}): ResolvedProfile {
@@ -32,10 +33,14 @@ export function loadProfile(path: string, options: LoadProfileOptions = {}): Res
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new InferbenchError('BAD_PROFILE', `cannot read profile ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, {
-      cause: error,
-      hint: 'give the path of a profile YAML file, e.g. profiles/quickstart.yaml',
-    });
+    throw new InferbenchError(
+      'BAD_PROFILE',
+      `cannot read profile ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      {
+        cause: error,
+        hint: 'give the path of a profile YAML file, e.g. profiles/quickstart.yaml',
+      },
+    );
   }
   return resolveProfileText(text, path, options.overrides ?? [], dirname(resolve(path)));
 }
@@ -44,11 +49,18 @@ export function loadProfile(path: string, options: LoadProfileOptions = {}): Res
  * Resolves profile text. `sourceName` names it in messages (and gives the default profile name);
  * relative paths in the profile resolve against `baseDir` (default: the folder of `sourceName`).
  */
-export function resolveProfileText(text: string, sourceName: string, overrides: readonly string[] = [], baseDir = dirname(resolve(sourceName))): ResolvedProfile {
+export function resolveProfileText(
+  text: string,
+  sourceName: string,
+  overrides: readonly string[] = [],
+  baseDir = dirname(resolve(sourceName)),
+): ResolvedProfile {
   const source = parseYamlSource(text, sourceName);
   if (source.syntaxErrors.length > 0) {
     const lines = source.syntaxErrors.map((e) => `  ${sourceName}:${e.line}:${e.col}: YAML: ${e.message}`);
-    throw new InferbenchError('BAD_PROFILE', `${sourceName} is not valid YAML:\n${lines.join('\n')}`, { hint: 'check the indentation and the brackets near that line' });
+    throw new InferbenchError('BAD_PROFILE', `${sourceName} is not valid YAML:\n${lines.join('\n')}`, {
+      hint: 'check the indentation and the brackets near that line',
+    });
   }
   const issues: ProfileIssue[] = [];
   const parsedOverrides: Override[] = [];
@@ -67,7 +79,11 @@ export function resolveProfileText(text: string, sourceName: string, overrides: 
   return deepFreeze(resolveProfileInput(result.data, sourceName, baseDir));
 }
 
-function profileError(source: YamlSource, overrides: readonly Override[], issues: readonly ProfileIssue[]): InferbenchError {
+function profileError(
+  source: YamlSource,
+  overrides: readonly Override[],
+  issues: readonly ProfileIssue[],
+): InferbenchError {
   const placed = issues.map((issue) => {
     const origin = issue.origin ?? overrideOrigin(overrides, issue, source.data);
     const field = formatIssuePath(issue.path);
@@ -78,7 +94,9 @@ function profileError(source: YamlSource, overrides: readonly Override[], issues
   placed.sort((a, b) => a.order[0]! - b.order[0]! || a.order[1]! - b.order[1]!);
   const unique = [...new Set(placed.map((p) => p.line))];
   const count = unique.length === 1 ? '1 problem' : `${unique.length} problems`;
-  return new InferbenchError('BAD_PROFILE', `${source.name}: ${count}:\n${unique.map((l) => `  ${l}`).join('\n')}`, { hint: HINT });
+  return new InferbenchError('BAD_PROFILE', `${source.name}: ${count}:\n${unique.map((l) => `  ${l}`).join('\n')}`, {
+    hint: HINT,
+  });
 }
 
 /**
@@ -86,7 +104,8 @@ function profileError(source: YamlSource, overrides: readonly Override[], issues
  * leads to the field, or one that created the field (an unknown key the file does not have).
  */
 function overrideOrigin(overrides: readonly Override[], issue: ProfileIssue, fileData: unknown): string | undefined {
-  const isPrefix = (short: IssuePath, long: IssuePath): boolean => short.length <= long.length && short.every((segment, j) => segment === long[j]);
+  const isPrefix = (short: IssuePath, long: IssuePath): boolean =>
+    short.length <= long.length && short.every((segment, j) => segment === long[j]);
   for (let i = overrides.length - 1; i >= 0; i--) {
     const o = overrides[i]!;
     if (isPrefix(o.path, issue.path)) return `--set ${o.text}`;

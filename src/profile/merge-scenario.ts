@@ -29,8 +29,14 @@ export function mergeScenario(defaults: unknown, scenario: unknown, scenarioInde
     fields,
     pathOf(key, ...rest) {
       const ownValue = own[key];
-      const fromScenario = ownValue !== undefined && (rest.length === 0 || !isRecord(ownValue) || (ownValue as Record<string, unknown>)[String(rest[0])] !== undefined);
-      return fromScenario || base[key] === undefined ? ['scenarios', scenarioIndex, key, ...rest] : ['defaults', key, ...rest];
+      const fromScenario =
+        ownValue !== undefined &&
+        (rest.length === 0 ||
+          !isRecord(ownValue) ||
+          (ownValue as Record<string, unknown>)[String(rest[0])] !== undefined);
+      return fromScenario || base[key] === undefined
+        ? ['scenarios', scenarioIndex, key, ...rest]
+        : ['defaults', key, ...rest];
     },
   };
 }

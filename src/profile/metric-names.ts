@@ -10,7 +10,6 @@ export { GROUP_VALUES, METRIC_STATS } from '../metrics/metric-registry.js';
 /** Per-request metrics (each has every stat of METRIC_STATS). */
 export const PER_REQUEST_METRICS: readonly string[] = METRIC_NAMES;
 
-
 const alternatives = (names: readonly string[]): string => names.map((n) => n.replace(/[.]/g, '\\.')).join('|');
 
 /** `ttft_ms.p99`: a per-request metric with a stat (SLO keys). */

@@ -20,7 +20,8 @@ const SEGMENT = /^(?:\.?([A-Za-z_][\w-]*)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\])/;
 /** Parses one `--set` argument; an unparsable one is an issue. */
 export function parseOverride(text: string): Override | ProfileIssue {
   const eq = text.indexOf('=');
-  if (eq <= 0) return { path: [], origin: `--set ${text}`, message: 'expected path=value, e.g. scenarios[0].load.rate=20' };
+  if (eq <= 0)
+    return { path: [], origin: `--set ${text}`, message: 'expected path=value, e.g. scenarios[0].load.rate=20' };
   const pathText = text.slice(0, eq).trim();
   const valueText = text.slice(eq + 1);
   const path: (string | number)[] = [];
@@ -28,7 +29,11 @@ export function parseOverride(text: string): Override | ProfileIssue {
   while (rest.length > 0) {
     const match = SEGMENT.exec(rest);
     if (!match || (path.length === 0 && rest.startsWith('.'))) {
-      return { path: [], origin: `--set ${text}`, message: `cannot read the path at "${rest}"; use dots and [index], e.g. scenarios[0].load.rate` };
+      return {
+        path: [],
+        origin: `--set ${text}`,
+        message: `cannot read the path at "${rest}"; use dots and [index], e.g. scenarios[0].load.rate`,
+      };
     }
     if (match[1] !== undefined) path.push(match[1]);
     else if (match[2] !== undefined) path.push(Number(match[2]));
@@ -39,7 +44,11 @@ export function parseOverride(text: string): Override | ProfileIssue {
   try {
     value = valueText.trim() === '' ? '' : parseYaml(valueText);
   } catch (error) {
-    return { path, origin: `--set ${text}`, message: `the value is not valid YAML: ${(error as Error).message.split('\n')[0]}` };
+    return {
+      path,
+      origin: `--set ${text}`,
+      message: `the value is not valid YAML: ${(error as Error).message.split('\n')[0]}`,
+    };
   }
   return { text, path: joinDottedKeys(path), value };
 }
@@ -51,7 +60,10 @@ function joinDottedKeys(path: (string | number)[]): (string | number)[] {
 }
 
 /** Applies overrides in order to a deep copy of `data`; returns the copy and the overrides that could not apply. */
-export function applyOverrides(data: unknown, overrides: readonly Override[]): { data: unknown; issues: ProfileIssue[] } {
+export function applyOverrides(
+  data: unknown,
+  overrides: readonly Override[],
+): { data: unknown; issues: ProfileIssue[] } {
   let root: unknown = structuredClone(data ?? {});
   const issues: ProfileIssue[] = [];
   for (const override of overrides) {
@@ -76,11 +88,13 @@ function applyOne(root: unknown, { path, value }: Override): string | null {
     const last = i === path.length - 1;
     if (typeof segment === 'number') {
       if (!Array.isArray(node)) return `[${segment}] indexes a list, but this field is not a list`;
-      if (segment >= node.length) return `index ${segment} is out of range (the list has ${node.length} item${node.length === 1 ? '' : 's'})`;
+      if (segment >= node.length)
+        return `index ${segment} is out of range (the list has ${node.length} item${node.length === 1 ? '' : 's'})`;
       if (last) node[segment] = value;
       else {
         if (node[segment] === undefined || node[segment] === null) {
-          if (typeof path[i + 1] === 'number') return `there is no list at [${segment}] to index; set the whole list instead`;
+          if (typeof path[i + 1] === 'number')
+            return `there is no list at [${segment}] to index; set the whole list instead`;
           node[segment] = {};
         }
         node = node[segment];
@@ -91,7 +105,8 @@ function applyOne(root: unknown, { path, value }: Override): string | null {
     if (last) node[segment] = value;
     else {
       if (node[segment] === undefined || node[segment] === null) {
-        if (typeof path[i + 1] === 'number') return `there is no list at "${segment}" to index; set the whole list instead, e.g. ${segment}=[...]`;
+        if (typeof path[i + 1] === 'number')
+          return `there is no list at "${segment}" to index; set the whole list instead, e.g. ${segment}=[...]`;
         node[segment] = {};
       }
       node = node[segment];

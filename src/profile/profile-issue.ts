@@ -30,17 +30,25 @@ export function formatIssuePath(path: IssuePath): string {
 const RECEIVED_UNDEFINED = /^Invalid input: expected (\w+), received undefined$/;
 
 /** zod issues -> profile issues, with messages a user can act on (`schema` and `data` suggest keys for typos). */
-export function fromZodIssues(issues: readonly core.$ZodIssue[], schema: z.ZodType, data: unknown, prefix: IssuePath = []): ProfileIssue[] {
+export function fromZodIssues(
+  issues: readonly core.$ZodIssue[],
+  schema: z.ZodType,
+  data: unknown,
+  prefix: IssuePath = [],
+): ProfileIssue[] {
   const out: ProfileIssue[] = [];
   for (const issue of issues) {
     const path = [...prefix, ...(issue.path as (string | number)[])];
     switch (issue.code) {
       case 'unrecognized_keys':
-        for (const key of issue.keys) out.push({ path: [...path, key], message: unknownKeyMessage(schema, path, key, data), atKey: true });
+        for (const key of issue.keys)
+          out.push({ path: [...path, key], message: unknownKeyMessage(schema, path, key, data), atKey: true });
         break;
       case 'invalid_union': {
         // Prefer the one branch whose type matched (its problems are deeper than a type mismatch).
-        const matched = issue.errors.filter((branch) => !branch.every((inner) => inner.path.length === 0 && inner.code === 'invalid_type'));
+        const matched = issue.errors.filter(
+          (branch) => !branch.every((inner) => inner.path.length === 0 && inner.code === 'invalid_type'),
+        );
         if (matched.length === 1) out.push(...fromZodIssues(matched[0]!, schema, data, path));
         else out.push({ path, message: issue.message });
         break;
@@ -50,7 +58,10 @@ export function fromZodIssues(issues: readonly core.$ZodIssue[], schema: z.ZodTy
         break;
       default: {
         const missing = RECEIVED_UNDEFINED.exec(issue.message);
-        out.push({ path, message: missing ? `required (${missing[1]})` : issue.message.replace(/^Invalid input: /, '') });
+        out.push({
+          path,
+          message: missing ? `required (${missing[1]})` : issue.message.replace(/^Invalid input: /, ''),
+        });
       }
     }
   }

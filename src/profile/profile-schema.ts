@@ -15,7 +15,9 @@ const DURATION_PATTERN = '^\\s*(?:\\d+(?:\\.\\d+)?|(?:\\d+(?:\\.\\d+)?(?:us|ms|s
 const DURATION_MESSAGE = 'expected a duration like "30s", "250ms", "2m" or a number of seconds';
 
 const duration = z
-  .union([z.string().regex(new RegExp(DURATION_PATTERN), { error: DURATION_MESSAGE }), z.number().nonnegative()], { error: DURATION_MESSAGE })
+  .union([z.string().regex(new RegExp(DURATION_PATTERN), { error: DURATION_MESSAGE }), z.number().nonnegative()], {
+    error: DURATION_MESSAGE,
+  })
   .meta({ id: 'duration', description: 'A duration: "250ms", "30s", "2m", "1m30s", or a number of seconds.' });
 
 const positiveInt = z.number().int().min(1);
@@ -40,26 +42,50 @@ const lengthDistribution = z
     ],
     { error: 'expected a number of tokens or { dist: fixed|uniform|normal|lognormal, ... }' },
   )
-  .meta({ id: 'tokenLength', description: 'Tokens: a number (fixed) or { dist: fixed, value } | { dist: uniform, min, max } | { dist: normal|lognormal, mean, stddev, min?, max? }.' });
+  .meta({
+    id: 'tokenLength',
+    description:
+      'Tokens: a number (fixed) or { dist: fixed, value } | { dist: uniform, min, max } | { dist: normal|lognormal, mean, stddev, min?, max? }.',
+  });
 
 const stage = z.strictObject({
   duration,
   rate: z.number().nonnegative().optional().meta({ description: 'Requests/s at the end of the stage (rate mode).' }),
-  concurrency: tokenCount.optional().meta({ description: 'Concurrent requests at the end of the stage (concurrency mode).' }),
-  ramp: z.enum(['linear', 'step']).optional().meta({ description: 'linear (default) ramps from the previous target; step holds this one.' }),
+  concurrency: tokenCount
+    .optional()
+    .meta({ description: 'Concurrent requests at the end of the stage (concurrency mode).' }),
+  ramp: z
+    .enum(['linear', 'step'])
+    .optional()
+    .meta({ description: 'linear (default) ramps from the previous target; step holds this one.' }),
 });
 
 const load = z
   .strictObject({
-    mode: z.enum(['concurrency', 'rate']).optional().meta({ description: 'concurrency: closed loop; rate: open loop. Default: rate when rate/arrival is given.' }),
+    mode: z
+      .enum(['concurrency', 'rate'])
+      .optional()
+      .meta({ description: 'concurrency: closed loop; rate: open loop. Default: rate when rate/arrival is given.' }),
     concurrency: positiveInt.optional(),
     rate: z.number().positive().optional().meta({ description: 'Requests per second (open loop).' }),
-    arrival: z.enum(['constant', 'poisson', 'gamma']).optional().meta({ description: 'Open-loop arrivals (default poisson).' }),
-    burstiness: z.number().positive().optional().meta({ description: 'Gamma shape: < 1 bursty, 1 = Poisson (default), > 1 regular.' }),
-    max_concurrency: positiveInt.optional().meta({ description: 'Open loop: arrivals beyond this many in flight are dropped (default 1000).' }),
+    arrival: z
+      .enum(['constant', 'poisson', 'gamma'])
+      .optional()
+      .meta({ description: 'Open-loop arrivals (default poisson).' }),
+    burstiness: z
+      .number()
+      .positive()
+      .optional()
+      .meta({ description: 'Gamma shape: < 1 bursty, 1 = Poisson (default), > 1 regular.' }),
+    max_concurrency: positiveInt
+      .optional()
+      .meta({ description: 'Open loop: arrivals beyond this many in flight are dropped (default 1000).' }),
     stages: z.array(stage).min(1).optional(),
   })
-  .meta({ id: 'load', description: 'How much load: { mode: concurrency, concurrency: 16 } or { mode: rate, rate: 20, arrival: poisson }.' });
+  .meta({
+    id: 'load',
+    description: 'How much load: { mode: concurrency, concurrency: 16 } or { mode: rate, rate: 20, arrival: poisson }.',
+  });
 
 const forbidden = (message: string) => z.never({ error: message }).optional();
 
@@ -83,58 +109,89 @@ const request = z
     stream_options: z
       .strictObject({ include_usage: z.boolean().optional() })
       .optional()
-      .meta({ description: 'Sent as given; default with stream: { include_usage: true } unless target.stream_usage is false.' }),
+      .meta({
+        description: 'Sent as given; default with stream: { include_usage: true } unless target.stream_usage is false.',
+      }),
     max_completion_tokens: positiveInt.optional(),
     temperature: z.number().min(0).optional(),
     top_p: z.number().min(0).max(1).optional(),
     seed: z.number().int().optional(),
   })
-  .meta({ id: 'request', description: 'Chat completion request fields of the API spec, sent with every request (stream defaults to true).' });
+  .meta({
+    id: 'request',
+    description: 'Chat completion request fields of the API spec, sent with every request (stream defaults to true).',
+  });
 
 /** Fields the spec does not list (vLLM's ignore_eos, min_tokens, top_k, ...), sent as given to servers that take them. */
 const requestExtra = z
   .record(z.string(), z.unknown())
-  .meta({ id: 'requestExtra', description: 'Extra JSON fields sent with every request, for servers that take fields the API spec does not list (e.g. ignore_eos, min_tokens, top_k).' });
+  .meta({
+    id: 'requestExtra',
+    description:
+      'Extra JSON fields sent with every request, for servers that take fields the API spec does not list (e.g. ignore_eos, min_tokens, top_k).',
+  });
 
 const prompt = z
   .strictObject({
-  input_tokens: lengthDistribution.optional(),
-  output_tokens: lengthDistribution.optional().meta({ description: 'Sets max_completion_tokens per request.' }),
-  shared_prefix_tokens: tokenCount.optional().meta({ description: 'Tokens of a prefix identical for every request of the scenario.' }),
-  system: z.string().optional().meta({ description: 'A system message sent with every request.' }),
-  dataset: z
-    .strictObject({
-      path: z.string().min(1).meta({ description: 'JSONL file, relative to the profile.' }),
-      field: z.string().min(1).optional().meta({ description: 'Field holding the prompt text or messages (default "prompt").' }),
-    })
-    .optional(),
+    input_tokens: lengthDistribution.optional(),
+    output_tokens: lengthDistribution.optional().meta({ description: 'Sets max_completion_tokens per request.' }),
+    shared_prefix_tokens: tokenCount
+      .optional()
+      .meta({ description: 'Tokens of a prefix identical for every request of the scenario.' }),
+    system: z.string().optional().meta({ description: 'A system message sent with every request.' }),
+    dataset: z
+      .strictObject({
+        path: z.string().min(1).meta({ description: 'JSONL file, relative to the profile.' }),
+        field: z
+          .string()
+          .min(1)
+          .optional()
+          .meta({ description: 'Field holding the prompt text or messages (default "prompt").' }),
+      })
+      .optional(),
   })
   .meta({ id: 'prompt', description: 'What each request asks: synthetic token-exact text or a JSONL dataset.' });
 
-const timeouts = z.strictObject({
-  connect: duration.optional(),
-  headers: duration.optional(),
-  first_token: duration.optional(),
-  idle: duration.optional(),
-  total: duration.optional(),
-}).meta({ id: 'timeouts', description: 'Per-request time limits (defaults: connect 10s, headers 60s, first_token 60s, idle 30s, total 600s).' });
+const timeouts = z
+  .strictObject({
+    connect: duration.optional(),
+    headers: duration.optional(),
+    first_token: duration.optional(),
+    idle: duration.optional(),
+    total: duration.optional(),
+  })
+  .meta({
+    id: 'timeouts',
+    description: 'Per-request time limits (defaults: connect 10s, headers 60s, first_token 60s, idle 30s, total 600s).',
+  });
 
-const retry = z.strictObject({
-  max_attempts: positiveInt.optional().meta({ description: '1 (default) = no retries.' }),
-  on: z.array(z.enum(ERROR_CLASSES)).optional(),
-  backoff: duration.optional(),
-}).meta({ id: 'retry', description: 'Retries (default none): latencies run from the request start to the final attempt; failed attempts stay counted.' });
+const retry = z
+  .strictObject({
+    max_attempts: positiveInt.optional().meta({ description: '1 (default) = no retries.' }),
+    on: z.array(z.enum(ERROR_CLASSES)).optional(),
+    backoff: duration.optional(),
+  })
+  .meta({
+    id: 'retry',
+    description:
+      'Retries (default none): latencies run from the request start to the final attempt; failed attempts stay counted.',
+  });
 
-const encoding = z.strictObject({
-  content_type: z.enum(['json', 'msgpack']).optional(),
-  gzip: z.boolean().optional(),
-}).meta({ id: 'encoding', description: 'Request body encoding (default json, no gzip).' });
+const encoding = z
+  .strictObject({
+    content_type: z.enum(['json', 'msgpack']).optional(),
+    gzip: z.boolean().optional(),
+  })
+  .meta({ id: 'encoding', description: 'Request body encoding (default json, no gzip).' });
 
 const tiers = z.array(z.enum(SERVICE_TIERS as unknown as [ServiceTier, ...ServiceTier[]]));
 
 /** Every key a scenario may set; `defaults` takes the same keys except name. */
 const scenarioFields = {
-  models: z.array(z.string().min(1)).optional().meta({ description: 'One group per model x tier; omitted: the target\'s first model.' }),
+  models: z
+    .array(z.string().min(1))
+    .optional()
+    .meta({ description: "One group per model x tier; omitted: the target's first model." }),
   tiers: tiers.optional().meta({ description: 'service_tier values; omitted: none sent.' }),
   load: load.optional(),
   duration: duration.optional(),
@@ -160,17 +217,24 @@ const scenario = z.strictObject({
 
 const headerValue = z.union([z.string(), z.number()]);
 
-const pemPath = (what: string) => z.string().min(1).optional().meta({ description: `${what} (PEM file, relative to the profile).` });
+const pemPath = (what: string) =>
+  z
+    .string()
+    .min(1)
+    .optional()
+    .meta({ description: `${what} (PEM file, relative to the profile).` });
 
 const tls = z
   .strictObject({
-    ca: pemPath('CA bundle that verifies the target\'s certificate, instead of the system CAs'),
+    ca: pemPath("CA bundle that verifies the target's certificate, instead of the system CAs"),
     cert: pemPath('Client certificate for mutual TLS (with key)'),
     key: pemPath('Private key of the client certificate (with cert)'),
     insecure_skip_verify: z
       .boolean()
       .optional()
-      .meta({ description: 'Accept any server certificate (default false). Loudly warned about and recorded in summary.json.' }),
+      .meta({
+        description: 'Accept any server certificate (default false). Loudly warned about and recorded in summary.json.',
+      }),
   })
   .meta({ description: 'TLS settings for an https target: CA bundle, client certificate (mTLS), verification.' });
 
@@ -178,27 +242,38 @@ const target = z.strictObject({
   base_url: z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' }).optional(),
   api_key_env: z
     .string()
-    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: 'expected the NAME of an environment variable (the key itself never goes in a profile)' })
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, {
+      error: 'expected the NAME of an environment variable (the key itself never goes in a profile)',
+    })
     .optional(),
   headers: z.record(z.string(), headerValue).optional(),
   tls: tls.optional(),
   stream_usage: z
     .boolean()
     .optional()
-    .meta({ description: 'Streaming requests ask for usage with stream_options.include_usage (default true); false for a server that rejects the field.' }),
+    .meta({
+      description:
+        'Streaming requests ask for usage with stream_options.include_usage (default true); false for a server that rejects the field.',
+    }),
   request_id_header: z
-    .union([z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, { error: 'expected an HTTP header name' }), z.literal(false)])
-    .optional()
-    .meta({ description: 'Header carrying a fresh id per request, recorded in requests.csv (default x-request-id); false sends none.' }),
-  emulator_config: z.string().min(1).optional().meta({ description: 'Emulator YAML for the embedded emulator, relative to the profile.' }),
-  tokenizer: z
-    .string()
-    .min(1)
+    .union([
+      z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, { error: 'expected an HTTP header name' }),
+      z.literal(false),
+    ])
     .optional()
     .meta({
       description:
-        "A Hugging Face tokenizer.json (the model's own), relative to the profile: counts tokens when the server sends no usage and for the usage check, and builds token-exact prompts. Default: o200k_base.",
+        'Header carrying a fresh id per request, recorded in requests.csv (default x-request-id); false sends none.',
     }),
+  emulator_config: z
+    .string()
+    .min(1)
+    .optional()
+    .meta({ description: 'Emulator YAML for the embedded emulator, relative to the profile.' }),
+  tokenizer: z.string().min(1).optional().meta({
+    description:
+      "A Hugging Face tokenizer.json (the model's own), relative to the profile: counts tokens when the server sends no usage and for the usage check, and builds token-exact prompts. Default: o200k_base.",
+  }),
 });
 
 /** The whole profile as written. */
@@ -208,15 +283,25 @@ export const profileSchema = z
     target: target.optional().meta({ description: 'Omitted: the embedded emulator.' }),
     defaults: z.strictObject(scenarioFields).optional().meta({ description: 'Merged into every scenario.' }),
     scenarios: z.array(scenario).min(1, { error: 'a profile needs at least one scenario' }),
-    thresholds: z.array(z.string()).optional().meta({ description: '"[group-key:] metric[.stat] op number"; any failure exits 99.' }),
+    thresholds: z
+      .array(z.string())
+      .optional()
+      .meta({ description: '"[group-key:] metric[.stat] op number"; any failure exits 99.' }),
     slo: z
-      .record(z.string().regex(new RegExp(METRIC_STAT_PATTERN), { error: 'expected metric.stat, e.g. ttft_ms.p99' }), z.number().nonnegative())
+      .record(
+        z.string().regex(new RegExp(METRIC_STAT_PATTERN), { error: 'expected metric.stat, e.g. ttft_ms.p99' }),
+        z.number().nonnegative(),
+      )
       .optional(),
     compare: z
       .strictObject({
         tolerances: z
           .record(
-            z.string().regex(new RegExp(METRIC_OR_GROUP_VALUE_PATTERN), { error: 'expected metric.stat (e.g. ttft_ms.p99) or a group-level value' }),
+            z
+              .string()
+              .regex(new RegExp(METRIC_OR_GROUP_VALUE_PATTERN), {
+                error: 'expected metric.stat (e.g. ttft_ms.p99) or a group-level value',
+              }),
             z.string().regex(/^\d+(?:\.\d+)?(?:%|us|ms|s)?$/, { error: 'expected a tolerance like "10%" or "5ms"' }),
           )
           .optional(),

@@ -6,7 +6,15 @@
 import { basename, extname, resolve } from 'node:path';
 import { parseDurationMs } from '../util/duration.js';
 import type { DurationInput, LengthInput, ProfileInput, ScenarioFieldsInput } from './profile-schema.js';
-import type { LengthDistribution, LoadSpec, LoadStage, ResolvedProfile, ResolvedScenario, ThresholdSpec, TlsSpec } from './resolved-profile.js';
+import type {
+  LengthDistribution,
+  LoadSpec,
+  LoadStage,
+  ResolvedProfile,
+  ResolvedScenario,
+  ThresholdSpec,
+  TlsSpec,
+} from './resolved-profile.js';
 import { mergeScenario } from './merge-scenario.js';
 import { parseThreshold } from './parse-threshold.js';
 import { expandGroups } from './groups.js';
@@ -32,7 +40,8 @@ export const PROFILE_DEFAULTS = {
   lengthMaxStddevs: 5,
 } as const;
 
-const ms = (value: DurationInput | undefined, fallback: number): number => (value === undefined ? fallback : (parseDurationMs(value) as number));
+const ms = (value: DurationInput | undefined, fallback: number): number =>
+  value === undefined ? fallback : (parseDurationMs(value) as number);
 
 export function resolveProfileInput(input: ProfileInput, sourceName: string | null, baseDir: string): ResolvedProfile {
   const scenarios = input.scenarios.map((scenario, i) => {
@@ -55,7 +64,8 @@ export function resolveProfileInput(input: ProfileInput, sourceName: string | nu
       emulatorConfig: target.emulator_config === undefined ? null : resolve(baseDir, target.emulator_config),
       tls: resolveTls(target.tls, baseDir),
       streamUsage: target.stream_usage ?? PROFILE_DEFAULTS.streamUsage,
-      requestIdHeader: target.request_id_header === false ? null : (target.request_id_header ?? PROFILE_DEFAULTS.requestIdHeader),
+      requestIdHeader:
+        target.request_id_header === false ? null : (target.request_id_header ?? PROFILE_DEFAULTS.requestIdHeader),
       tokenizer: target.tokenizer === undefined ? null : resolve(baseDir, target.tokenizer),
     },
     scenarios,
@@ -70,7 +80,12 @@ export function resolveProfileInput(input: ProfileInput, sourceName: string | nu
 function resolveTls(tls: NonNullable<ProfileInput['target']>['tls'], baseDir: string): TlsSpec | null {
   if (tls === undefined) return null;
   const path = (file: string | undefined): string | null => (file === undefined ? null : resolve(baseDir, file));
-  return { caPath: path(tls.ca), certPath: path(tls.cert), keyPath: path(tls.key), insecureSkipVerify: tls.insecure_skip_verify ?? false };
+  return {
+    caPath: path(tls.ca),
+    certPath: path(tls.cert),
+    keyPath: path(tls.key),
+    insecureSkipVerify: tls.insecure_skip_verify ?? false,
+  };
 }
 
 /**
@@ -81,11 +96,17 @@ function resolveTls(tls: NonNullable<ProfileInput['target']>['tls'], baseDir: st
  */
 function resolveRequest(fields: Record<string, unknown>, streamUsage: boolean): Record<string, unknown> {
   const request: Record<string, unknown> = { stream: PROFILE_DEFAULTS.stream, ...fields };
-  if (request.stream === true && streamUsage && request.stream_options === undefined) request.stream_options = { include_usage: true };
+  if (request.stream === true && streamUsage && request.stream_options === undefined)
+    request.stream_options = { include_usage: true };
   return request;
 }
 
-function resolveScenario(name: string, f: ScenarioFieldsInput, baseDir: string, streamUsage: boolean): ResolvedScenario {
+function resolveScenario(
+  name: string,
+  f: ScenarioFieldsInput,
+  baseDir: string,
+  streamUsage: boolean,
+): ResolvedScenario {
   const load = resolveLoad(f.load);
   const stageTotalMs = load.stages?.reduce((sum, stage) => sum + stage.durationMs, 0) ?? null;
   const prompt = f.prompt ?? {};
@@ -109,7 +130,9 @@ function resolveScenario(name: string, f: ScenarioFieldsInput, baseDir: string, 
       outputTokens: prompt.output_tokens === undefined ? null : resolveLength(prompt.output_tokens),
       sharedPrefixTokens: prompt.shared_prefix_tokens ?? 0,
       system: prompt.system ?? null,
-      dataset: prompt.dataset ? { path: resolve(baseDir, prompt.dataset.path), field: prompt.dataset.field ?? PROFILE_DEFAULTS.datasetField } : null,
+      dataset: prompt.dataset
+        ? { path: resolve(baseDir, prompt.dataset.path), field: prompt.dataset.field ?? PROFILE_DEFAULTS.datasetField }
+        : null,
     },
     timeouts: {
       connectMs: ms(timeouts.connect, defaultsT.connectMs),

@@ -8,7 +8,13 @@ import type { ServiceTier } from '../protocol/chat.js';
 export type LengthDistribution =
   | { readonly dist: 'fixed'; readonly value: number }
   | { readonly dist: 'uniform'; readonly min: number; readonly max: number }
-  | { readonly dist: 'normal' | 'lognormal'; readonly mean: number; readonly stddev: number; readonly min: number; readonly max: number };
+  | {
+      readonly dist: 'normal' | 'lognormal';
+      readonly mean: number;
+      readonly stddev: number;
+      readonly min: number;
+      readonly max: number;
+    };
 
 export interface PromptSpec {
   /** Prompt length in tokens (the user message; the system prompt and shared prefix come on top). */

@@ -37,7 +37,9 @@ export function parseYamlSource(text: string, name: string): YamlSource {
       let keyOffset: number | undefined = (doc.contents as Node | null)?.range?.[0];
       for (const segment of path) {
         if (isMap(node)) {
-          const pair = node.items.find((item) => (isScalar(item.key) ? String(item.key.value) : String(item.key)) === String(segment));
+          const pair = node.items.find(
+            (item) => (isScalar(item.key) ? String(item.key.value) : String(item.key)) === String(segment),
+          );
           if (!pair) return at(keyOffset);
           keyOffset = (pair.key as Node | null)?.range?.[0] ?? keyOffset;
           node = pair.value;

@@ -35,7 +35,13 @@ export interface ToolCall {
 export type ChatMessage =
   | { role: 'system' | 'developer'; content: string | TextPart[]; name?: string }
   | { role: 'user'; content: string | ContentPart[]; name?: string }
-  | { role: 'assistant'; content?: string | TextPart[] | null; tool_calls?: ToolCall[] | null; reasoning?: string; name?: string }
+  | {
+      role: 'assistant';
+      content?: string | TextPart[] | null;
+      tool_calls?: ToolCall[] | null;
+      reasoning?: string;
+      name?: string;
+    }
   | { role: 'tool'; content: string | TextPart[]; tool_call_id: string };
 
 export interface ToolDefinition {
@@ -48,7 +54,10 @@ export type ToolChoice = 'none' | 'auto' | 'required' | { type: 'function'; func
 export type ResponseFormat =
   | { type: 'text' }
   | { type: 'json_object' }
-  | { type: 'json_schema'; json_schema: { name: string; description?: string; schema?: Record<string, unknown>; strict?: boolean | null } };
+  | {
+      type: 'json_schema';
+      json_schema: { name: string; description?: string; schema?: Record<string, unknown>; strict?: boolean | null };
+    };
 
 /** The optional parameters of the spec's request table (everything but `model` and `messages`), in its order. */
 export const CHAT_REQUEST_PARAMETERS = [

@@ -61,7 +61,14 @@ export interface RouterModel {
   quantization: string;
   context_length: number;
   max_output_length: number;
-  pricing: { prompt: string; completion: string; request: string; image: string; input_cache_read: string; input_cache_write: string };
+  pricing: {
+    prompt: string;
+    completion: string;
+    request: string;
+    image: string;
+    input_cache_read: string;
+    input_cache_write: string;
+  };
   supported_sampling_parameters: string[];
   supported_features: string[];
 }

@@ -41,7 +41,9 @@ export function formatCompareJunit(result: CompareResult): string {
   ];
   for (const [group, cases] of byGroup) {
     const failures = cases.filter((c) => c.verdict === 'regression').length;
-    lines.push(`  <testsuite name="${x(group)}" tests="${cases.length}" failures="${failures}" errors="0" skipped="${cases.filter((c) => c.verdict === 'no_data').length}">`);
+    lines.push(
+      `  <testsuite name="${x(group)}" tests="${cases.length}" failures="${failures}" errors="0" skipped="${cases.filter((c) => c.verdict === 'no_data').length}">`,
+    );
     lines.push('    <properties>');
     lines.push(`      <property name="baseline_run" value="${x(result.baseline.runId)}"/>`);
     lines.push(`      <property name="candidate_run" value="${x(result.candidate.runId)}"/>`);
@@ -57,7 +59,11 @@ export function formatCompareJunit(result: CompareResult): string {
       const open = `    <testcase classname="${x(`inferbench.compare.${group}`)}" name="${x(c.metricId)}" time="0">`;
       const details = `baseline ${formatValue(c.baseline, c.unit)}, candidate ${formatValue(c.candidate, c.unit)}, change ${formatChange(c)}, p ${formatPValue(c.pValue)} (${c.test}), adjusted p ${formatPValue(c.pAdjusted)}, tolerance ${c.tolerance}`;
       if (c.verdict === 'regression') {
-        lines.push(open, `      <failure type="regression" message="${x(c.reason)}">${x(details)}</failure>`, '    </testcase>');
+        lines.push(
+          open,
+          `      <failure type="regression" message="${x(c.reason)}">${x(details)}</failure>`,
+          '    </testcase>',
+        );
       } else if (c.verdict === 'no_data') {
         lines.push(open, `      <skipped message="${x(c.reason)}"/>`, '    </testcase>');
       } else {

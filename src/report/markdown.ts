@@ -37,13 +37,21 @@ export function formatCompareMarkdown(result: CompareResult): string {
     '',
   ];
   if (result.mismatches.length > 0) {
-    lines.push(`> **Warning:** compared with --force although the workloads differ: ${e(result.mismatches.join('; '))}`, '');
+    lines.push(
+      `> **Warning:** compared with --force although the workloads differ: ${e(result.mismatches.join('; '))}`,
+      '',
+    );
   }
   for (const warning of result.warnings) lines.push(`> **Note:** ${e(warning)}`, '');
-  lines.push(`| group | metric | baseline | candidate | change | ${pHeader(result)} | tolerance | verdict |`, '|---|---|---:|---:|---:|---:|---:|---|');
+  lines.push(
+    `| group | metric | baseline | candidate | change | ${pHeader(result)} | tolerance | verdict |`,
+    '|---|---|---:|---:|---:|---:|---:|---|',
+  );
   for (const c of result.comparisons) {
     const verdict = c.verdict === 'regression' ? '**REGRESSION**' : e(VERDICT_TEXT[c.verdict]);
-    lines.push(`| ${e(groupLabel(c))} | ${e(c.metricId)} | ${e(formatValue(c.baseline, c.unit))} | ${e(formatValue(c.candidate, c.unit))} | ${e(formatChange(c))} | ${e(formatPValue(c.pAdjusted))} | ${e(c.tolerance)} | ${verdict} |`);
+    lines.push(
+      `| ${e(groupLabel(c))} | ${e(c.metricId)} | ${e(formatValue(c.baseline, c.unit))} | ${e(formatValue(c.candidate, c.unit))} | ${e(formatChange(c))} | ${e(formatPValue(c.pAdjusted))} | ${e(c.tolerance)} | ${verdict} |`,
+    );
   }
   lines.push('', e(verdictLine(result)), '');
   return lines.join('\n');

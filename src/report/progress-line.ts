@@ -78,7 +78,8 @@ export function formatProgress(input: ProgressInput): string {
 function timeLeftMs(input: ProgressInput): number | null {
   const s = input.snapshot;
   if (input.plannedMs !== null) return Math.max(0, input.plannedMs - s.elapsedMs);
-  if (input.plannedRequests !== null && s.requestsPerS > 0) return Math.max(0, ((input.plannedRequests - s.completed) / s.requestsPerS) * 1000);
+  if (input.plannedRequests !== null && s.requestsPerS > 0)
+    return Math.max(0, ((input.plannedRequests - s.completed) / s.requestsPerS) * 1000);
   return null;
 }
 

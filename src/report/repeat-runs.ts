@@ -24,7 +24,11 @@ export interface RepeatOutcome {
  * Runs `runOnce(dir, index)` for i = 1..n into `<outDir>/repeat-<i>` and aggregates the runs that wrote
  * a summary. `runOnce` returns the run's exit code.
  */
-export async function runRepeated(n: number, outDir: string, runOnce: (runDir: string, index: number) => Promise<number>): Promise<RepeatOutcome> {
+export async function runRepeated(
+  n: number,
+  outDir: string,
+  runOnce: (runDir: string, index: number) => Promise<number>,
+): Promise<RepeatOutcome> {
   await mkdir(outDir, { recursive: true });
   const codes: number[] = [];
   const runs: { dir: string; summary: Awaited<ReturnType<typeof loadRun>>['summary'] }[] = [];
@@ -41,6 +45,10 @@ export async function runRepeated(n: number, outDir: string, runOnce: (runDir: s
   }
   const summary = aggregateRepeats(runs);
   const path = await writeRepeatSummary(outDir, summary);
-  const exitCode = codes.includes(INTERRUPTED) ? INTERRUPTED : codes.includes(RUN_FAILED) ? RUN_FAILED : Math.max(0, ...codes);
+  const exitCode = codes.includes(INTERRUPTED)
+    ? INTERRUPTED
+    : codes.includes(RUN_FAILED)
+      ? RUN_FAILED
+      : Math.max(0, ...codes);
   return { summary, path, exitCode };
 }

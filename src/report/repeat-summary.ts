@@ -46,7 +46,10 @@ export interface RepeatSummary {
 }
 
 /** Two-sided 95% Student's t critical values for 1..30 degrees of freedom. */
-const T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.16, 2.145, 2.131, 2.12, 2.11, 2.101, 2.093, 2.086, 2.08, 2.074, 2.069, 2.064, 2.06, 2.056, 2.052, 2.048, 2.045, 2.042];
+const T95 = [
+  12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.16, 2.145, 2.131, 2.12, 2.11,
+  2.101, 2.093, 2.086, 2.08, 2.074, 2.069, 2.064, 2.06, 2.056, 2.052, 2.048, 2.045, 2.042,
+];
 
 /** The t critical value for a 95% interval with `df` degrees of freedom. */
 export function tCritical95(df: number): number {
@@ -63,7 +66,14 @@ export function repeatStat(values: readonly number[]): RepeatStat {
   const mean = n ? values.reduce((a, b) => a + b, 0) / n : Number.NaN;
   const stddev = n > 1 ? Math.sqrt(values.reduce((a, v) => a + (v - mean) ** 2, 0) / (n - 1)) : 0;
   const half = n > 1 ? (tCritical95(n - 1) * stddev) / Math.sqrt(n) : null;
-  return { n, values, mean, stddev, cv: mean !== 0 && n > 0 ? stddev / Math.abs(mean) : null, ci95: half === null ? null : [mean - half, mean + half] };
+  return {
+    n,
+    values,
+    mean,
+    stddev,
+    cv: mean !== 0 && n > 0 ? stddev / Math.abs(mean) : null,
+    ci95: half === null ? null : [mean - half, mean + half],
+  };
 }
 
 function valueOf(group: GroupSummary, id: string): number | null {
@@ -75,7 +85,9 @@ function valueOf(group: GroupSummary, id: string): number | null {
 }
 
 /** Aggregates N runs of one profile, group by group (matched by key, in the first run's order). */
-export function aggregateRepeats(runs: readonly { readonly dir: string; readonly summary: RunSummary }[]): RepeatSummary {
+export function aggregateRepeats(
+  runs: readonly { readonly dir: string; readonly summary: RunSummary }[],
+): RepeatSummary {
   const first = runs[0]?.summary;
   const keys = first ? first.groups.map((g) => g.key) : [];
   return {
@@ -105,11 +117,23 @@ export function formatRepeatTable(summary: RepeatSummary): string {
   const rows: string[][] = [];
   for (const group of summary.groups) {
     for (const [id, s] of Object.entries(group.metrics)) {
-      rows.push([group.key, id, String(s.n), num(s.mean), num(s.stddev), s.cv === null ? '–' : `${(s.cv * 100).toFixed(1)}%`, s.ci95 ? `${num(s.ci95[0])} .. ${num(s.ci95[1])}` : '–']);
+      rows.push([
+        group.key,
+        id,
+        String(s.n),
+        num(s.mean),
+        num(s.stddev),
+        s.cv === null ? '–' : `${(s.cv * 100).toFixed(1)}%`,
+        s.ci95 ? `${num(s.ci95[0])} .. ${num(s.ci95[1])}` : '–',
+      ]);
     }
   }
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
-  const line = (cells: string[]): string => cells.map((c, i) => (i >= 2 ? c.padStart(widths[i] as number) : c.padEnd(widths[i] as number))).join('  ').trimEnd();
+  const line = (cells: string[]): string =>
+    cells
+      .map((c, i) => (i >= 2 ? c.padStart(widths[i] as number) : c.padEnd(widths[i] as number)))
+      .join('  ')
+      .trimEnd();
   return `${[`${summary.runs.length} runs of ${summary.profile}`, '', line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n')}\n`;
 }
 
@@ -123,5 +147,7 @@ export async function writeRepeatSummary(dir: string, summary: RepeatSummary): P
 function num(value: number): string {
   if (!Number.isFinite(value)) return '–';
   const abs = Math.abs(value);
-  return String(Math.round(value * (abs >= 100 ? 10 : abs >= 1 ? 100 : 10000)) / (abs >= 100 ? 10 : abs >= 1 ? 100 : 10000));
+  return String(
+    Math.round(value * (abs >= 100 ? 10 : abs >= 1 ? 100 : 10000)) / (abs >= 100 ? 10 : abs >= 1 ? 100 : 10000),
+  );
 }

@@ -46,7 +46,11 @@ export interface WrittenFiles {
 }
 
 /** Writes `kinds` (default: all, in RUN_FILE_ORDER) into `dir`; an essential file's failure throws. */
-export async function writeRunFiles(dir: string, results: RunResults, kinds: readonly RunFileKind[] = RUN_FILE_ORDER): Promise<WrittenFiles> {
+export async function writeRunFiles(
+  dir: string,
+  results: RunResults,
+  kinds: readonly RunFileKind[] = RUN_FILE_ORDER,
+): Promise<WrittenFiles> {
   const paths: Partial<Record<RunFileKind, string>> = {};
   const problems: string[] = [];
   for (const kind of kinds) {
@@ -55,7 +59,9 @@ export async function writeRunFiles(dir: string, results: RunResults, kinds: rea
       paths[kind] = await writer.write(dir, results);
     } catch (error) {
       if (writer.essential) throw error;
-      problems.push(`${kind.replace('_', '.')} could not be written: ${error instanceof Error ? error.message : String(error)}`);
+      problems.push(
+        `${kind.replace('_', '.')} could not be written: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   }
   return { paths, problems };

@@ -27,7 +27,8 @@ export function formatSummaryCsv(groups: readonly GroupSummary[]): string {
     single('requests_throttled', group.requests.errors['http_429'] ?? 0);
     single('requests_dropped', group.requests.dropped);
     single('requests_attempts', group.requests.attempts ?? 0);
-    for (const [errorClass, count] of Object.entries(group.requests.retried ?? {})) single(`retried_${errorClass}`, count);
+    for (const [errorClass, count] of Object.entries(group.requests.retried ?? {}))
+      single(`retried_${errorClass}`, count);
     single('error_rate', group.error_rate);
     single('requests_per_s', group.throughput.requests_per_s);
     single('output_tokens_per_s', group.throughput.output_tokens_per_s);

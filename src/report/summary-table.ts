@@ -31,10 +31,16 @@ const COLUMNS: readonly Column[] = [
 /** The table (ms for latencies), one line per group, ending with a newline. */
 export function formatSummaryTable(groups: readonly GroupSummary[]): string {
   const columns = COLUMNS.filter((column) => !column.optional || groups.some((group) => column.value(group) !== '-'));
-  const rows = [columns.map((column) => column.title), ...groups.map((group) => columns.map((column) => column.value(group)))];
+  const rows = [
+    columns.map((column) => column.title),
+    ...groups.map((group) => columns.map((column) => column.value(group))),
+  ];
   const widths = columns.map((_, i) => Math.max(...rows.map((row) => (row[i] as string).length)));
   const lines = rows.map((row) =>
-    row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i] as number) : cell.padStart(widths[i] as number))).join('  ').trimEnd(),
+    row
+      .map((cell, i) => (i === 0 ? cell.padEnd(widths[i] as number) : cell.padStart(widths[i] as number)))
+      .join('  ')
+      .trimEnd(),
   );
   return `${lines.join('\n')}\n(latencies in ms)\n`;
 }
@@ -42,7 +48,10 @@ export function formatSummaryTable(groups: readonly GroupSummary[]): string {
 /** Threshold verdicts, one per line ("PASS ttft_ms.p99 < 800 [group]: 412.3"). */
 export function formatThresholds(results: readonly ThresholdResult[]): string {
   return results
-    .map((result) => `${result.passed ? 'PASS' : 'FAIL'}  ${result.expression}  [${result.group}]  actual ${result.actual === null ? '-' : fixed(result.actual)}\n`)
+    .map(
+      (result) =>
+        `${result.passed ? 'PASS' : 'FAIL'}  ${result.expression}  [${result.group}]  actual ${result.actual === null ? '-' : fixed(result.actual)}\n`,
+    )
     .join('');
 }
 

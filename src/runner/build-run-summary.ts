@@ -31,7 +31,11 @@ export function buildRunSummary(result: RunResult, identity: RunIdentity, thresh
     ended_at: new Date(result.endedAtWallMs).toISOString(),
     complete: result.complete,
     inferbench_version: identity.version,
-    profile: { name: result.profile.name, source: result.profile.sourcePath, resolved: secretFreeProfile(result.profile) },
+    profile: {
+      name: result.profile.name,
+      source: result.profile.sourcePath,
+      resolved: secretFreeProfile(result.profile),
+    },
     workload_hash: result.workloadHash,
     workload_hash_without_models: workloadHashWithoutModels(result.profile),
     target: {
@@ -66,7 +70,10 @@ const SECRET_HEADER = /authorization|api[-_]?key|token|secret|cookie|password/i;
 
 function secretFreeProfile(profile: ResolvedProfile): ResolvedProfile {
   const headers = Object.fromEntries(
-    Object.entries(profile.target.headers).map(([name, value]) => [name, SECRET_HEADER.test(name) ? '<redacted>' : value]),
+    Object.entries(profile.target.headers).map(([name, value]) => [
+      name,
+      SECRET_HEADER.test(name) ? '<redacted>' : value,
+    ]),
   );
   return { ...profile, target: { ...profile.target, headers } };
 }

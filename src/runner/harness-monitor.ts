@@ -45,7 +45,9 @@ export function startHarnessMonitor(cpuProbe: CpuProbe | null): HarnessMonitor {
       const wallUs = (performance.now() - startedAtMs) * 1000;
       const cpuNow = cpuProbe?.() ?? null;
       const cpuUtilization =
-        cpuAtStart && cpuNow && wallUs > 0 ? round3((cpuNow.user - cpuAtStart.user + cpuNow.system - cpuAtStart.system) / wallUs) : 0;
+        cpuAtStart && cpuNow && wallUs > 0
+          ? round3((cpuNow.user - cpuAtStart.user + cpuNow.system - cpuAtStart.system) / wallUs)
+          : 0;
       const delayMs = (ns: number): number => (loopDelay.count > 0 ? round3(Math.max(0, ns / 1e6 - RESOLUTION_MS)) : 0);
       const lagMs = (us: number): number => (lag.count > 0 ? round3(us / 1000) : 0);
       const health: HarnessHealth = {

@@ -4,7 +4,10 @@
  */
 import { API_VERSION_PATCH } from '../protocol/headers.js';
 
-export function requestHeaders(version: string, profileHeaders: Readonly<Record<string, string>>): Record<string, string> {
+export function requestHeaders(
+  version: string,
+  profileHeaders: Readonly<Record<string, string>>,
+): Record<string, string> {
   const defaults: Record<string, string> = {
     'X-Service-3rd-Party-Integration': `inferbench/${version}`,
     'X-Service-Version-Patch': API_VERSION_PATCH,

@@ -120,7 +120,13 @@ export async function runProfile(options: RunProfileOptions): Promise<RunResult>
     const sink = options.events?.onTick;
     if (!sink) return;
     try {
-      sink({ snapshot: collector.progress(nowUs()), scenario: state.currentScenario, warmup: state.warmingGroups > 0, plannedMs, plannedRequests });
+      sink({
+        snapshot: collector.progress(nowUs()),
+        scenario: state.currentScenario,
+        warmup: state.warmingGroups > 0,
+        plannedMs,
+        plannedRequests,
+      });
     } catch {
       // A progress sink that throws must not end the measurement.
     }
@@ -180,7 +186,11 @@ interface RunState {
  * cannot be reached at all ends the run here (exit 3) rather than after a whole duration of connect
  * errors. A target without GET /v1/models (an HTTP error answer) is fine when the profile names models.
  */
-async function resolveModels(options: RunProfileOptions, deps: RunnerDeps, headers: Record<string, string>): Promise<ResolvedProfile> {
+async function resolveModels(
+  options: RunProfileOptions,
+  deps: RunnerDeps,
+  headers: Record<string, string>,
+): Promise<ResolvedProfile> {
   const { profile } = options;
   const first = profile.scenarios[0];
   if (!first) return profile;
@@ -194,19 +204,27 @@ async function resolveModels(options: RunProfileOptions, deps: RunnerDeps, heade
   } catch (error) {
     if (!needModels && !isConnectionFailure(error)) return profile;
     if (error instanceof InferbenchError) throw error;
-    throw new InferbenchError('TARGET_UNREACHABLE', `could not list the models of ${options.baseUrl} (GET /v1/models): ${describe(error)}`, {
-      cause: error,
-      hint: 'check that the target is running and the base URL is right, or name the models in the profile (scenarios[].models)',
-    });
+    throw new InferbenchError(
+      'TARGET_UNREACHABLE',
+      `could not list the models of ${options.baseUrl} (GET /v1/models): ${describe(error)}`,
+      {
+        cause: error,
+        hint: 'check that the target is running and the base URL is right, or name the models in the profile (scenarios[].models)',
+      },
+    );
   } finally {
     await client.close();
   }
   if (!needModels) return profile;
   const firstModel = ids[0];
   if (firstModel === undefined) {
-    throw new InferbenchError('RUN_FAILED', `${options.baseUrl} lists no models (GET /v1/models returned an empty list)`, {
-      hint: 'name the models in the profile (scenarios[].models)',
-    });
+    throw new InferbenchError(
+      'RUN_FAILED',
+      `${options.baseUrl} lists no models (GET /v1/models returned an empty list)`,
+      {
+        hint: 'name the models in the profile (scenarios[].models)',
+      },
+    );
   }
   return deps.resolveGroupModels(profile, firstModel);
 }
@@ -222,7 +240,11 @@ function isConnectionFailure(error: unknown): boolean {
  * Builds every group's workload and makes its first body once (warming caches), so setup cost never lands
  * in a measured request's schedule lag and a workload that cannot be built stops the run before it starts.
  */
-function buildWorkloads(profile: ResolvedProfile, deps: RunnerDeps, tokenizer: EncodingTokenizer): Map<number, Workload> {
+function buildWorkloads(
+  profile: ResolvedProfile,
+  deps: RunnerDeps,
+  tokenizer: EncodingTokenizer,
+): Map<number, Workload> {
   const workloads = new Map<number, Workload>();
   for (const group of profile.groups) {
     const scenario = profile.scenarios.find((s) => s.name === group.scenario) as ResolvedScenario;
@@ -233,12 +255,18 @@ function buildWorkloads(profile: ResolvedProfile, deps: RunnerDeps, tokenizer: E
   return workloads;
 }
 
-async function runScenario(state: RunState, scenario: ResolvedScenario, groups: readonly ResolvedGroup[]): Promise<void> {
+async function runScenario(
+  state: RunState,
+  scenario: ResolvedScenario,
+  groups: readonly ResolvedGroup[],
+): Promise<void> {
   const client = state.deps.createClient(
     clientOptions(state.options, scenario, state.headers, Math.max(1, maxConcurrency(scenario.load) * groups.length)),
   );
   try {
-    await Promise.all(groups.map((group) => runGroup(state, client, scenario, group, state.workloads.get(group.index) as Workload)));
+    await Promise.all(
+      groups.map((group) => runGroup(state, client, scenario, group, state.workloads.get(group.index) as Workload)),
+    );
   } finally {
     await client.close();
   }
@@ -264,7 +292,13 @@ async function runGroup(
     const startsAtSend = load.mode === 'concurrency';
     const launch = (intendedStartMs: number): Promise<void> => {
       const plan = workload.next(workloadIndex++);
-      const record = createRequestRecord(state.nextRecordId++, group.index, Math.round(intendedStartMs * 1000), warmup, startsAtSend);
+      const record = createRequestRecord(
+        state.nextRecordId++,
+        group.index,
+        Math.round(intendedStartMs * 1000),
+        warmup,
+        startsAtSend,
+      );
       record.expectedInputTokens = plan.expectedInputTokens;
       if (!warmup) state.collector.started(group.index, nowUs());
       inFlight.add();
@@ -366,7 +400,12 @@ class InFlight {
   }
 }
 
-function clientOptions(options: RunProfileOptions, scenario: ResolvedScenario, headers: Record<string, string>, maxConnections: number) {
+function clientOptions(
+  options: RunProfileOptions,
+  scenario: ResolvedScenario,
+  headers: Record<string, string>,
+  maxConnections: number,
+) {
   return {
     baseUrl: options.baseUrl,
     apiKey: options.apiKey,

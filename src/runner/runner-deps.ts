@@ -5,7 +5,13 @@
  */
 import type { ClientOptions, InferenceClient } from '../client/types.js';
 import type { CollectorOptions, RunCollector } from '../aggregate/types.js';
-import type { ResolvedGroup, ResolvedProfile, ResolvedScenario, ThresholdSpec, LoadSpec } from '../profile/resolved-profile.js';
+import type {
+  ResolvedGroup,
+  ResolvedProfile,
+  ResolvedScenario,
+  ThresholdSpec,
+  LoadSpec,
+} from '../profile/resolved-profile.js';
 import type { GroupSummary, ThresholdResult } from '../metrics/run-summary.js';
 import type { ScheduleCallbacks, ScheduleDeps, ScheduleLimits, ScheduleRun } from '../schedule/types.js';
 import type { EncodingTokenizer } from '../util/tokenizer.js';

@@ -22,7 +22,8 @@ export const ARRIVAL_GAPS = {
   constant: () => () => 1,
   poisson: (rng) => () => exponential(rng, 1),
   // A non-positive shape has no gamma distribution (the profile rejects it); fall back to Poisson.
-  gamma: (rng, burstiness) => (burstiness > 0 ? () => gamma(rng, burstiness, 1 / burstiness) : () => exponential(rng, 1)),
+  gamma: (rng, burstiness) =>
+    burstiness > 0 ? () => gamma(rng, burstiness, 1 / burstiness) : () => exponential(rng, 1),
 } as const satisfies Record<ArrivalKind, GapSamplerFactory>;
 
 /** Successive arrival offsets; `next()` returns Infinity once the stages are over. */
@@ -51,7 +52,12 @@ export function createArrivalProcess(load: RateLoad, rng: Rng): ArrivalProcess {
 }
 
 /** The first arrival offsets (ms) below `horizonMs` and at most `maxCount` of them: for tests and `validate`. */
-export function arrivalOffsetsMs(load: RateLoad, rng: Rng, horizonMs: number, maxCount = Number.POSITIVE_INFINITY): number[] {
+export function arrivalOffsetsMs(
+  load: RateLoad,
+  rng: Rng,
+  horizonMs: number,
+  maxCount = Number.POSITIVE_INFINITY,
+): number[] {
   const arrivals = createArrivalProcess(load, rng);
   const offsets: number[] = [];
   while (offsets.length < maxCount) {

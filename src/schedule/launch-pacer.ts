@@ -48,7 +48,8 @@ export class LaunchPacer {
     // Reads come first: after a long batch of reads this turn (streams ending together), one launch and
     // the rest after the next poll, so data arriving meanwhile is read and stamped sooner.
     const reads = readBatchStats();
-    if (reads.batchesClosed !== this.#batchesSeen && reads.lastBatchMs > BUSY_READING_MS) this.#sliceStartMs -= this.#sliceMs;
+    if (reads.batchesClosed !== this.#batchesSeen && reads.lastBatchMs > BUSY_READING_MS)
+      this.#sliceStartMs -= this.#sliceMs;
     this.#batchesSeen = reads.batchesClosed;
     this.#releaseNext();
   };

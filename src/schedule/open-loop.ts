@@ -15,7 +15,12 @@ import type { ScheduleCallbacks, ScheduleDeps, ScheduleLimits, ScheduleRun } fro
 
 type RateLoad = Extract<LoadSpec, { mode: 'rate' }>;
 
-export function startOpenLoop(load: RateLoad, limits: ScheduleLimits, callbacks: ScheduleCallbacks, deps: ScheduleDeps): ScheduleRun {
+export function startOpenLoop(
+  load: RateLoad,
+  limits: ScheduleLimits,
+  callbacks: ScheduleCallbacks,
+  deps: ScheduleDeps,
+): ScheduleRun {
   const { clock } = deps;
   const startMs = deps.startMs ?? clock.nowMs();
   const endMs = limits.durationMs === null ? Number.POSITIVE_INFINITY : startMs + limits.durationMs;

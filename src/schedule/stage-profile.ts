@@ -67,7 +67,11 @@ export function createStageProfile(stages: readonly LoadStage[]): StageProfile {
       // area(tau) = from*tau + k*tau^2 with k = (to-from)/(2D); the stable root of k*tau^2 + from*tau - s = 0.
       const k = (segment.to - segment.from) / (2 * segment.durationMs);
       const tau =
-        s <= 0 ? 0 : k === 0 ? s / segment.from : (2 * s) / (segment.from + Math.sqrt(Math.max(0, segment.from * segment.from + 4 * k * s)));
+        s <= 0
+          ? 0
+          : k === 0
+            ? s / segment.from
+            : (2 * s) / (segment.from + Math.sqrt(Math.max(0, segment.from * segment.from + 4 * k * s)));
       const tMs = segment.startMs + Math.min(Math.max(tau, 0), segment.durationMs);
       // Stages are half-open: an arrival exactly at the end belongs to what comes after them.
       return tMs < totalMs ? tMs : Number.POSITIVE_INFINITY;

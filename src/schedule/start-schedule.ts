@@ -27,7 +27,12 @@ export const SCHEDULES = {
  * Starts launching requests for `load` until a limit is reached or `stop()` is called. Stages end the
  * schedule when they are over, whatever `limits.durationMs` says.
  */
-export function startSchedule(load: LoadSpec, limits: ScheduleLimits, callbacks: ScheduleCallbacks, deps: ScheduleDeps): ScheduleRun {
+export function startSchedule(
+  load: LoadSpec,
+  limits: ScheduleLimits,
+  callbacks: ScheduleCallbacks,
+  deps: ScheduleDeps,
+): ScheduleRun {
   switch (load.mode) {
     case 'concurrency':
       return SCHEDULES.concurrency(load, limits, callbacks, deps);

@@ -28,7 +28,13 @@ const CACHE_ENTRIES = 4096;
 const SPACE = 0x20;
 
 function isWhitespace(code: number): boolean {
-  return code === SPACE || (code >= 0x09 && code <= 0x0d) || code === 0xa0 || code === 0x85 || (code > 0xff && /\s/.test(String.fromCharCode(code)));
+  return (
+    code === SPACE ||
+    (code >= 0x09 && code <= 0x0d) ||
+    code === 0xa0 ||
+    code === 0x85 ||
+    (code > 0xff && /\s/.test(String.fromCharCode(code)))
+  );
 }
 
 /** A fixed cut at `at` moved off the middle of a surrogate pair. */
@@ -60,14 +66,19 @@ export class SpaceFinder {
  * End of the piece that starts at `from` (exclusive), and whether it was cut at a fixed interval (a piece
  * of a long run) rather than at a natural point. `spaces` must be a SpaceFinder of the same text.
  */
-export function nextPieceEnd(text: string, from: number, spaces = new SpaceFinder(text)): { end: number; fixed: boolean } {
+export function nextPieceEnd(
+  text: string,
+  from: number,
+  spaces = new SpaceFinder(text),
+): { end: number; fixed: boolean } {
   const n = text.length;
   if (n - from <= MAX_RUN_CHARS) return { end: n, fixed: false };
   let last = from;
   for (;;) {
     let space = spaces.at(last + 1);
     // A space after whitespace is inside a whitespace run: not a cut point.
-    while (space !== -1 && space - last <= MAX_RUN_CHARS && isWhitespace(text.charCodeAt(space - 1))) space = spaces.at(space + 1);
+    while (space !== -1 && space - last <= MAX_RUN_CHARS && isWhitespace(text.charCodeAt(space - 1)))
+      space = spaces.at(space + 1);
     const next = space === -1 ? n : space;
     if (next - last > MAX_RUN_CHARS) {
       if (last > from) return { end: last, fixed: false };

@@ -18,7 +18,8 @@ export interface LoadedTokenizer extends Tokenizer {
 /** Builds a tokenizer from the parsed JSON of a tokenizer.json (and, optionally, a tokenizer_config.json). */
 export function hfTokenizerFromJson(name: string, tokenizerJson: unknown, config: unknown = {}): LoadedTokenizer {
   const hf = new HfTokenizer(tokenizerJson as object, config as object);
-  const encode = (text: string): number[] => (text.length === 0 ? [] : hf.encode(text, { add_special_tokens: false }).ids);
+  const encode = (text: string): number[] =>
+    text.length === 0 ? [] : hf.encode(text, { add_special_tokens: false }).ids;
   // A model that cannot encode a plain word is not a tokenizer (this also catches most malformed files).
   encode('inferbench check');
   return {
@@ -31,16 +32,24 @@ export function hfTokenizerFromJson(name: string, tokenizerJson: unknown, config
 
 /** Reads and builds the tokenizer at `path` (absolute). */
 export async function loadHfTokenizer(path: string): Promise<LoadedTokenizer> {
-  const hint = 'target.tokenizer names a Hugging Face tokenizer.json (the file next to a model\'s weights), relative to the profile';
+  const hint =
+    "target.tokenizer names a Hugging Face tokenizer.json (the file next to a model's weights), relative to the profile";
   let text: string;
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw new InferbenchError('BAD_PROFILE', `target.tokenizer: cannot read ${path}: ${(error as Error).message}`, { cause: error, hint });
+    throw new InferbenchError('BAD_PROFILE', `target.tokenizer: cannot read ${path}: ${(error as Error).message}`, {
+      cause: error,
+      hint,
+    });
   }
   try {
     return hfTokenizerFromJson(path, JSON.parse(text));
   } catch (error) {
-    throw new InferbenchError('BAD_PROFILE', `target.tokenizer: ${path} is not a valid tokenizer.json: ${(error as Error).message}`, { cause: error, hint });
+    throw new InferbenchError(
+      'BAD_PROFILE',
+      `target.tokenizer: ${path} is not a valid tokenizer.json: ${(error as Error).message}`,
+      { cause: error, hint },
+    );
   }
 }

@@ -90,22 +90,34 @@ function selectVocabulary(named: EncodingTokenizer): TokenVocabulary {
     const last = ids[ids.length - 1];
     return Number.isInteger(last) && sameText(decodeOne(named, last!), piece);
   };
-  const words = CANDIDATE_WORDS.map((w) => ` ${w}`).filter((piece) => CONTEXTS.every((before) => addsOneToken(before, piece)));
+  const words = CANDIDATE_WORDS.map((w) => ` ${w}`).filter((piece) =>
+    CONTEXTS.every((before) => addsOneToken(before, piece)),
+  );
   if (words.length < MIN_WORDS) {
-    throw new InferbenchError('BAD_PROFILE', `target.tokenizer ${named.name}: only ${words.length} of ${CANDIDATE_WORDS.length} common English words are one token of it, too few for synthetic prompts`, {
-      hint: `synthetic prompts need at least ${MIN_WORDS}; use prompt.dataset with this tokenizer, or leave target.tokenizer out (o200k_base)`,
-    });
+    throw new InferbenchError(
+      'BAD_PROFILE',
+      `target.tokenizer ${named.name}: only ${words.length} of ${CANDIDATE_WORDS.length} common English words are one token of it, too few for synthetic prompts`,
+      {
+        hint: `synthetic prompts need at least ${MIN_WORDS}; use prompt.dataset with this tokenizer, or leave target.tokenizer out (o200k_base)`,
+      },
+    );
   }
   const next = words[0]!;
   // An opener starts a text: one token alone, and followed by a word it still adds just that word's token.
-  let openers = CANDIDATE_WORDS.map((w) => w[0]!.toUpperCase() + w.slice(1)).filter((piece) => addsOneToken('', piece) && count(piece + next) === 2);
+  let openers = CANDIDATE_WORDS.map((w) => w[0]!.toUpperCase() + w.slice(1)).filter(
+    (piece) => addsOneToken('', piece) && count(piece + next) === 2,
+  );
   // A tokenizer without capitalised words (or one that lowercases) may still start a text with " word".
   if (openers.length === 0) openers = words.filter((piece) => addsOneToken('', piece) && count(piece + next) === 2);
   const punctuation = ['.', ','].filter((piece) => CONTEXTS.every((before) => addsOneToken(before, piece, next)));
   if (openers.length === 0) {
-    throw new InferbenchError('BAD_PROFILE', `target.tokenizer ${named.name}: no candidate word is one token at the start of a text`, {
-      hint: 'use prompt.dataset with this tokenizer, or leave target.tokenizer out (o200k_base)',
-    });
+    throw new InferbenchError(
+      'BAD_PROFILE',
+      `target.tokenizer ${named.name}: no candidate word is one token at the start of a text`,
+      {
+        hint: 'use prompt.dataset with this tokenizer, or leave target.tokenizer out (o200k_base)',
+      },
+    );
   }
   return { words, openers, punctuation };
 }
@@ -126,7 +138,13 @@ function sameText(decoded: string, piece: string): boolean {
  * Appends `count` pieces to `out` and returns it. With `start` true the first piece is an opener (no
  * leading space). Sentences end with "." every 8-16 words; a "," now and then.
  */
-export function generateTokenPieces(rng: Rng, count: number, start = true, out: string[] = [], vocab = tokenVocabulary()): string[] {
+export function generateTokenPieces(
+  rng: Rng,
+  count: number,
+  start = true,
+  out: string[] = [],
+  vocab = tokenVocabulary(),
+): string[] {
   const { words, openers } = vocab;
   // o200k has both (its text is unchanged); a named tokenizer's vocabulary without one never emits it.
   const period = vocab.punctuation.includes('.');

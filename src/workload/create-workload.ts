@@ -33,7 +33,11 @@ export interface Workload {
  * unreadable dataset or a tokenizer that synthetic prompts cannot be made exact in, INTERNAL for an
  * unresolved model.
  */
-export function createWorkload(scenario: ResolvedScenario, group: ResolvedGroup, tokenizer: EncodingTokenizer = o200kTokenizer()): Workload {
+export function createWorkload(
+  scenario: ResolvedScenario,
+  group: ResolvedGroup,
+  tokenizer: EncodingTokenizer = o200kTokenizer(),
+): Workload {
   if (group.model === null) {
     throw new InferbenchError('INTERNAL', `group ${group.key} has no model yet`, {
       hint: 'resolve models first with resolveGroupModels(profile, firstModel)',

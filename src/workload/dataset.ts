@@ -24,10 +24,14 @@ export function loadDataset(path: string, field: string, tokenizer: Tokenizer = 
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new InferbenchError('BAD_PROFILE', `cannot read dataset ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, {
-      cause: error,
-      hint: 'prompt.dataset.path is relative to the profile file',
-    });
+    throw new InferbenchError(
+      'BAD_PROFILE',
+      `cannot read dataset ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+      {
+        cause: error,
+        hint: 'prompt.dataset.path is relative to the profile file',
+      },
+    );
   }
   const entries: DatasetEntry[] = [];
   const lines = text.split(/\r?\n/);
@@ -55,12 +59,14 @@ export function loadDataset(path: string, field: string, tokenizer: Tokenizer = 
     if (list.length === 0) fail('empty messages');
     let tokens = 0;
     for (const message of list) {
-      if (typeof message !== 'object' || message === null || !ROLES.has(String((message as { role?: unknown }).role))) fail('a message needs a role (system, user, assistant, ...)');
+      if (typeof message !== 'object' || message === null || !ROLES.has(String((message as { role?: unknown }).role)))
+        fail('a message needs a role (system, user, assistant, ...)');
       tokens += messageTokens(message as ChatMessage, tokenizer);
     }
     entries.push({ messages: list as ChatMessage[], tokens });
   });
-  if (entries.length === 0) throw new InferbenchError('BAD_PROFILE', `dataset ${path} has no prompts`, { hint: 'one JSON value per line' });
+  if (entries.length === 0)
+    throw new InferbenchError('BAD_PROFILE', `dataset ${path} has no prompts`, { hint: 'one JSON value per line' });
   return entries;
 }
 
@@ -70,7 +76,8 @@ export function messageTokens(message: ChatMessage, tokenizer: Tokenizer = o200k
   if (typeof content === 'string') return tokenizer.count(content);
   if (Array.isArray(content)) {
     let tokens = 0;
-    for (const part of content) if (part && typeof part === 'object' && typeof part.text === 'string') tokens += tokenizer.count(part.text);
+    for (const part of content)
+      if (part && typeof part === 'object' && typeof part.text === 'string') tokens += tokenizer.count(part.text);
     return tokens;
   }
   return 0;

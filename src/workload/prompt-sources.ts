@@ -29,17 +29,33 @@ export interface PromptSource {
 }
 
 export type PromptSourceKind = 'synthetic' | 'dataset';
-type PromptSourceFactory = (scenario: ResolvedScenario, group: ResolvedGroup, tokenizer: EncodingTokenizer) => PromptSource;
+type PromptSourceFactory = (
+  scenario: ResolvedScenario,
+  group: ResolvedGroup,
+  tokenizer: EncodingTokenizer,
+) => PromptSource;
 
 /** The scenario's shared prefix: identical for every request and group of the scenario. */
 function sharedPrefix(scenario: ResolvedScenario, named: EncodingTokenizer | null): string {
   const tokens = scenario.prompt.sharedPrefixTokens;
-  return tokens > 0 ? generateTokenText(createRng(streamSeed(scenario.seed, scenario.name, 'prefix')), tokens, true, tokenVocabulary(named ?? undefined)) : '';
+  return tokens > 0
+    ? generateTokenText(
+        createRng(streamSeed(scenario.seed, scenario.name, 'prefix')),
+        tokens,
+        true,
+        tokenVocabulary(named ?? undefined),
+      )
+    : '';
 }
 
-function systemMessage(scenario: ResolvedScenario, tokenizer: EncodingTokenizer): { message: ChatMessage | null; tokens: number } {
+function systemMessage(
+  scenario: ResolvedScenario,
+  tokenizer: EncodingTokenizer,
+): { message: ChatMessage | null; tokens: number } {
   const system = scenario.prompt.system;
-  return system === null ? { message: null, tokens: 0 } : { message: { role: 'system', content: system }, tokens: tokenizer.count(system) };
+  return system === null
+    ? { message: null, tokens: 0 }
+    : { message: { role: 'system', content: system }, tokens: tokenizer.count(system) };
 }
 
 /** The profile's own tokenizer, or null for the default o200k (whose pieces need no check). */
@@ -56,8 +72,16 @@ const MAX_CHECKED_LENGTH = 4096;
  * Encodes a few whole user messages (prefix, opener or seeded words, window of the pool) of lengths up to
  * the longest the scenario asks for: the sum of pieces must be the tokenizer's count where it is used.
  */
-function checkExact(named: EncodingTokenizer, prefix: string, prefixTokens: number, text: SyntheticText, seed: number, longest: number): void {
-  if (prefixTokens > 0 && named.count(prefix) !== prefixTokens) throw notExact(named, `a shared prefix of ${prefixTokens} pieces encodes to ${named.count(prefix)} tokens`);
+function checkExact(
+  named: EncodingTokenizer,
+  prefix: string,
+  prefixTokens: number,
+  text: SyntheticText,
+  seed: number,
+  longest: number,
+): void {
+  if (prefixTokens > 0 && named.count(prefix) !== prefixTokens)
+    throw notExact(named, `a shared prefix of ${prefixTokens} pieces encodes to ${named.count(prefix)} tokens`);
   const lengths = [...CHECKED_LENGTHS.filter((n) => n < longest), Math.min(longest, MAX_CHECKED_LENGTH)];
   lengths.forEach((count, i) => {
     const tokens = named.count(prefix + text.text(createRng(seed + i), count, prefix.length > 0)) - prefixTokens;
@@ -78,12 +102,16 @@ const synthetic: PromptSourceFactory = (scenario, group, tokenizer) => {
   const textBase = streamSeed(scenario.seed, scenario.name, group.model ?? '*', group.tier ?? '-', 'text');
   const inputTokens = scenario.prompt.inputTokens;
   const text = createSyntheticText(textBase, maxLength(inputTokens), named);
-  if (named !== null) checkExact(named, prefix, scenario.prompt.sharedPrefixTokens, text, textBase, maxLength(inputTokens));
+  if (named !== null)
+    checkExact(named, prefix, scenario.prompt.sharedPrefixTokens, text, textBase, maxLength(inputTokens));
   const afterPrefix = prefix.length > 0;
   return {
     build(index, lengths) {
       const count = sampleLength(inputTokens, lengths);
-      const user: ChatMessage = { role: 'user', content: prefix + text.text(requestRng(textBase, index), count, afterPrefix) };
+      const user: ChatMessage = {
+        role: 'user',
+        content: prefix + text.text(requestRng(textBase, index), count, afterPrefix),
+      };
       return { messages: system.message ? [system.message, user] : [user], expectedInputTokens: fixedTokens + count };
     },
   };

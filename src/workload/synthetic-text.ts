@@ -40,7 +40,11 @@ export function maxLength(length: LengthDistribution): number {
  * `named`: a profile's tokenizer, whose one-token pieces the text is made of; null: o200k (the default,
  * nothing checked: its vocabulary is fixed and tested).
  */
-export function createSyntheticText(seed: number, longestCount: number, named: EncodingTokenizer | null = null): SyntheticText {
+export function createSyntheticText(
+  seed: number,
+  longestCount: number,
+  named: EncodingTokenizer | null = null,
+): SyntheticText {
   const vocab = tokenVocabulary(named ?? undefined);
   const { words, openers } = vocab;
   const poolPieces = Math.min(MAX_POOL_PIECES, Math.max(MIN_POOL_PIECES, 2 * longestCount));
@@ -70,7 +74,11 @@ export function createSyntheticText(seed: number, longestCount: number, named: E
 
 /** The profile error of a tokenizer whose text is not the sum of its pieces. */
 export function notExact(named: EncodingTokenizer, what: string): InferbenchError {
-  return new InferbenchError('BAD_PROFILE', `target.tokenizer ${named.name}: cannot build token-exact prompts (${what})`, {
-    hint: 'its merges cross word boundaries; use prompt.dataset with this tokenizer, or leave target.tokenizer out (o200k_base)',
-  });
+  return new InferbenchError(
+    'BAD_PROFILE',
+    `target.tokenizer ${named.name}: cannot build token-exact prompts (${what})`,
+    {
+      hint: 'its merges cross word boundaries; use prompt.dataset with this tokenizer, or leave target.tokenizer out (o200k_base)',
+    },
+  );
 }

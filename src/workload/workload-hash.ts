@@ -14,7 +14,9 @@ import type { ResolvedProfile, ResolvedScenario } from '../profile/resolved-prof
 /** The hash of everything a profile sends, model names included (summary.json `workload_hash`). */
 export function workloadHash(profile: ResolvedProfile): string {
   const scenarios = profile.scenarios.map((scenario) => ({ ...hashedScenario(scenario), models: scenario.models }));
-  return createHash('sha256').update(canonicalJson({ version: 1, scenarios, tokenizer: tokenizerHash(profile) })).digest('hex');
+  return createHash('sha256')
+    .update(canonicalJson({ version: 1, scenarios, tokenizer: tokenizerHash(profile) }))
+    .digest('hex');
 }
 
 /**
@@ -25,7 +27,9 @@ export function workloadHash(profile: ResolvedProfile): string {
  */
 export function workloadHashWithoutModels(profile: ResolvedProfile): string {
   const scenarios = profile.scenarios.map(hashedScenario);
-  return createHash('sha256').update(canonicalJson({ version: 1, without: 'models', scenarios, tokenizer: tokenizerHash(profile) })).digest('hex');
+  return createHash('sha256')
+    .update(canonicalJson({ version: 1, without: 'models', scenarios, tokenizer: tokenizerHash(profile) }))
+    .digest('hex');
 }
 
 function tokenizerHash(profile: ResolvedProfile): string | undefined {
@@ -39,7 +43,12 @@ function hashedScenario(scenario: ResolvedScenario): Record<string, unknown> {
     request: scenario.request,
     // Only when set, so the hashes of profiles without request_extra stay what they were.
     request_extra: Object.keys(scenario.requestExtra ?? {}).length > 0 ? scenario.requestExtra : undefined,
-    prompt: { ...scenario.prompt, dataset: scenario.prompt.dataset ? { field: scenario.prompt.dataset.field, sha256: fileHash(scenario.prompt.dataset.path) } : null },
+    prompt: {
+      ...scenario.prompt,
+      dataset: scenario.prompt.dataset
+        ? { field: scenario.prompt.dataset.field, sha256: fileHash(scenario.prompt.dataset.path) }
+        : null,
+    },
     seed: scenario.seed,
   };
 }

@@ -35,7 +35,10 @@ compare:
 `;
 
 /** Tails and ITL of 30 requests on a shared machine are noise: these tests are about targets and pairing, not speed. */
-const TAILS_OFF = ['ttft_ms.p99', 'itl_ms.p50', 'itl_ms.p99', 'tpot_ms.p99', 'e2e_ms.p99'].flatMap((m) => ['--tolerance', `${m}=off`]);
+const TAILS_OFF = ['ttft_ms.p99', 'itl_ms.p50', 'itl_ms.p99', 'tpot_ms.p99', 'e2e_ms.p99'].flatMap((m) => [
+  '--tolerance',
+  `${m}=off`,
+]);
 
 /** Each server also serves the built-in models; `llama` and `llama-3` are one model under two names. */
 const configNaming = (name: string): string => `models:\n  - id: ${name}\n    based_on: small-fast-8b\n`;
@@ -57,7 +60,10 @@ afterAll(async () => {
 async function run(out: string, baseUrl: string, ...extra: string[]): Promise<string> {
   const profile = folder.writeProfile('profile', PROFILE);
   const dir = join(folder.dir, out);
-  const result = await runCliInProcess(['run', profile, '--base-url', baseUrl, '--out', dir, '--quiet', ...extra], { cwd: folder.dir, env });
+  const result = await runCliInProcess(['run', profile, '--base-url', baseUrl, '--out', dir, '--quiet', ...extra], {
+    cwd: folder.dir,
+    env,
+  });
   expect(result.code, result.stderr).toBe(0);
   return dir;
 }
@@ -73,7 +79,10 @@ describe('compare across deployments', () => {
     const junit = join(folder.dir, 'targets.xml');
     const markdown = join(folder.dir, 'targets.md');
     const html = join(folder.dir, 'targets-html');
-    const result = await runCliInProcess(['compare', a, b, '--junit', junit, '--markdown', markdown, '--out', html, ...TAILS_OFF], { env });
+    const result = await runCliInProcess(
+      ['compare', a, b, '--junit', junit, '--markdown', markdown, '--out', html, ...TAILS_OFF],
+      { env },
+    );
     expect([0, 99], result.stdout + result.stderr).toContain(result.code);
     expect(result.stderr).not.toMatch(/target differs|WARNING: --force/);
     expect(result.stdout).toMatch(/^(PASS|FAIL): /m);
@@ -86,14 +95,27 @@ describe('compare across deployments', () => {
     expect(result.stdout).toMatch(new RegExp(`candidate\\s+\\S+\\s+${sglang.url}`));
     expect(result.stdout).toContain('targets differ: this compares two deployments');
 
-    const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@', isArray: (name) => ['testsuite', 'property'].includes(name) }).parse(readFileSync(junit, 'utf8'));
+    const doc = new XMLParser({
+      ignoreAttributes: false,
+      attributeNamePrefix: '@',
+      isArray: (name) => ['testsuite', 'property'].includes(name),
+    }).parse(readFileSync(junit, 'utf8'));
     expect(doc.testsuites['@name']).toBe(`inferbench compare: ${vllm.url} vs ${sglang.url}`);
-    const properties = Object.fromEntries((doc.testsuites.testsuite[0].properties.property as { '@name': string; '@value': string }[]).map((p) => [p['@name'], p['@value']]));
+    const properties = Object.fromEntries(
+      (doc.testsuites.testsuite[0].properties.property as { '@name': string; '@value': string }[]).map((p) => [
+        p['@name'],
+        p['@value'],
+      ]),
+    );
     expect(properties['baseline_target']).toBe(vllm.url);
     expect(properties['candidate_target']).toBe(sglang.url);
 
     const json = await runCliInProcess(['compare', a, b, '--json', ...TAILS_OFF], { env });
-    const parsed = JSON.parse(json.stdout) as { baseline: { target: unknown }; candidate: { target: unknown }; sameTarget: boolean };
+    const parsed = JSON.parse(json.stdout) as {
+      baseline: { target: unknown };
+      candidate: { target: unknown };
+      sameTarget: boolean;
+    };
     expect(parsed.baseline.target).toEqual({ baseUrl: vllm.url, embeddedEmulator: false });
     expect(parsed.candidate.target).toEqual({ baseUrl: sglang.url, embeddedEmulator: false });
     expect(parsed.sameTarget).toBe(false);
@@ -108,11 +130,27 @@ describe('compare across deployments', () => {
     const refused = await runCliInProcess(['compare', llama, llama3, ...TAILS_OFF], { env });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/models differ: \[llama\] vs \[llama-3\]/);
-    expect(refused.stderr).toMatch(/hint: .*--pair <baseline group>=<candidate group>.*baseline groups: steady\/llama\/-; candidate groups: steady\/llama-3\/-/);
+    expect(refused.stderr).toMatch(
+      /hint: .*--pair <baseline group>=<candidate group>.*baseline groups: steady\/llama\/-; candidate groups: steady\/llama-3\/-/,
+    );
 
     const markdown = join(folder.dir, 'paired.md');
     // --pair before the runs: one value per flag, the runs stay positional.
-    const paired = await runCliInProcess(['compare', '--pair', 'steady/llama/-=steady/llama-3/-', '--tolerance', 'ttft_ms.p99=off', llama, llama3, '--markdown', markdown, ...TAILS_OFF], { env });
+    const paired = await runCliInProcess(
+      [
+        'compare',
+        '--pair',
+        'steady/llama/-=steady/llama-3/-',
+        '--tolerance',
+        'ttft_ms.p99=off',
+        llama,
+        llama3,
+        '--markdown',
+        markdown,
+        ...TAILS_OFF,
+      ],
+      { env },
+    );
     expect([0, 99], paired.stdout + paired.stderr).toContain(paired.code);
     expect(paired.stderr).not.toMatch(/WARNING/);
     expect(paired.stdout).toContain('paired: steady/llama/- (baseline) with steady/llama-3/- (candidate)');
@@ -122,7 +160,14 @@ describe('compare across deployments', () => {
 
   it('still refuses a different workload (another prompt length) with --pair, and --force compares it loudly', async () => {
     const llama = join(folder.dir, 'llama');
-    const longer = await run('llama-3-longer', sglang.url, '--set', 'scenarios[0].models=[llama-3]', '--set', 'scenarios[0].prompt.input_tokens=96');
+    const longer = await run(
+      'llama-3-longer',
+      sglang.url,
+      '--set',
+      'scenarios[0].models=[llama-3]',
+      '--set',
+      'scenarios[0].prompt.input_tokens=96',
+    );
     const pair = ['--pair', 'steady/llama/-=steady/llama-3/-'];
     const refused = await runCliInProcess(['compare', llama, longer, ...pair, ...TAILS_OFF], { env });
     expect(refused.code).toBe(2);
@@ -138,9 +183,14 @@ describe('compare across deployments', () => {
   });
 
   it('a --pair naming no group of its run is exit 2 listing the available group keys', async () => {
-    const r = await runCliInProcess(['compare', join(folder.dir, 'llama'), join(folder.dir, 'llama-3'), '--pair', 'steady/llama/-=steady/llama3/-'], { env });
+    const r = await runCliInProcess(
+      ['compare', join(folder.dir, 'llama'), join(folder.dir, 'llama-3'), '--pair', 'steady/llama/-=steady/llama3/-'],
+      { env },
+    );
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('--pair steady/llama/-=steady/llama3/-: the candidate run has no group "steady/llama3/-"');
+    expect(r.stderr).toContain(
+      '--pair steady/llama/-=steady/llama3/-: the candidate run has no group "steady/llama3/-"',
+    );
     expect(r.stderr).toContain('baseline groups: steady/llama/-; candidate groups: steady/llama-3/-');
     expect(r.stdout).toBe('');
   });

@@ -43,10 +43,16 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Tails and ITL of 40 requests on a shared machine are noise; the profile cannot say "off", the flags can. */
-const TAILS_OFF = ['ttft_ms.p99', 'itl_ms.p50', 'itl_ms.p99', 'tpot_ms.p99', 'e2e_ms.p99'].flatMap((m) => ['--tolerance', `${m}=off`]);
+const TAILS_OFF = ['ttft_ms.p99', 'itl_ms.p50', 'itl_ms.p99', 'tpot_ms.p99', 'e2e_ms.p99'].flatMap((m) => [
+  '--tolerance',
+  `${m}=off`,
+]);
 
 async function run(out: string, ...extra: string[]): Promise<string> {
-  const result = await runCliInProcess(['run', join(dir, 'profile.yaml'), '--out', join(dir, out), '--quiet', ...extra], { cwd: dir });
+  const result = await runCliInProcess(
+    ['run', join(dir, 'profile.yaml'), '--out', join(dir, out), '--quiet', ...extra],
+    { cwd: dir },
+  );
   expect(result.code, result.stderr).toBe(0);
   return join(dir, out);
 }

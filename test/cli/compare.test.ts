@@ -42,11 +42,26 @@ describe('inferbench compare', () => {
     writeFileSync(summaryFile, '# earlier step\n');
     const junit = join(root, 'out', 'junit.xml');
     const markdown = join(root, 'out', 'compare.md');
-    const r = await runCliInProcess(['compare', join(base, 'summary.json'), slow, '--junit', junit, '--markdown', markdown, '--out', join(root, 'html')], {
-      env: { GITHUB_STEP_SUMMARY: summaryFile },
-    });
+    const r = await runCliInProcess(
+      [
+        'compare',
+        join(base, 'summary.json'),
+        slow,
+        '--junit',
+        junit,
+        '--markdown',
+        markdown,
+        '--out',
+        join(root, 'html'),
+      ],
+      {
+        env: { GITHUB_STEP_SUMMARY: summaryFile },
+      },
+    );
     expect(r.code).toBe(99);
-    expect(r.stdout).toMatch(/FAIL: \d+ regression\(s\) beyond tolerance at alpha 0\.05 \(Holm\): .*steady\/model-a\/priority ttft_ms\.p50/);
+    expect(r.stdout).toMatch(
+      /FAIL: \d+ regression\(s\) beyond tolerance at alpha 0\.05 \(Holm\): .*steady\/model-a\/priority ttft_ms\.p50/,
+    );
     expect(r.stdout).toMatch(/ttft_ms\.p50 .* REGRESSION/);
     const step = readFileSync(summaryFile, 'utf8');
     expect(step.startsWith('# earlier step\n### inferbench compare: ❌')).toBe(true);
@@ -58,7 +73,12 @@ describe('inferbench compare', () => {
   });
 
   it('--tolerance loosens a metric and --quiet prints only the verdict', async () => {
-    const loose = ['ttft_ms', 'itl_ms', 'tpot_ms', 'e2e_ms'].flatMap((m) => ['--tolerance', `${m}.p50=off`, '--tolerance', `${m}.p99=off`]);
+    const loose = ['ttft_ms', 'itl_ms', 'tpot_ms', 'e2e_ms'].flatMap((m) => [
+      '--tolerance',
+      `${m}.p50=off`,
+      '--tolerance',
+      `${m}.p99=off`,
+    ]);
     const r = await runCliInProcess(['compare', base, slow, '--quiet', ...loose]);
     expect(r.code).toBe(0);
     expect(r.stdout.trim()).toBe('PASS: no significant regression beyond tolerance (4 checks, alpha 0.05 (Holm))');

@@ -50,7 +50,8 @@ describe('inferbench run against the embedded emulator', () => {
     const result = await runCliInProcess(['run', writeProfile('short', SHORT), '--out', out], { cwd: folder.dir });
     expect(result.stderr).not.toMatch(/internal error/);
     expect(result.code).toBe(0);
-    for (const file of ['summary.json', 'requests.csv', 'summary.csv', 'timeseries.csv']) expect(existsSync(join(out, file))).toBe(true);
+    for (const file of ['summary.json', 'requests.csv', 'summary.csv', 'timeseries.csv'])
+      expect(existsSync(join(out, file))).toBe(true);
     expect(result.stdout).toContain(`report: ${out}`);
     expect(result.stdout).toMatch(/ttft p50/);
 
@@ -87,7 +88,10 @@ describe('inferbench run against the embedded emulator', () => {
   });
 
   it('--json prints summary.json and nothing else on stdout; default out folder is reports/<run-id>', async () => {
-    const result = await runCliInProcess(['run', writeProfile('json', SHORT.replace('name: short', 'name: json-run')), '--json'], { cwd: folder.dir });
+    const result = await runCliInProcess(
+      ['run', writeProfile('json', SHORT.replace('name: short', 'name: json-run')), '--json'],
+      { cwd: folder.dir },
+    );
     expect(result.code).toBe(0);
     const summary = JSON.parse(result.stdout) as RunSummary;
     expect(summary.run_id).toMatch(/^\d{8}T\d{6}Z-json-run$/);
@@ -97,7 +101,17 @@ describe('inferbench run against the embedded emulator', () => {
   it('--quiet prints only the report path; --set before or after the profile overrides fields', async () => {
     const out = join(folder.dir, 'quiet');
     const result = await runCliInProcess(
-      ['run', '--set', 'scenarios[0].requests=6', writeProfile('quiet', SHORT), '--set', 'scenarios[0].warmup_requests=0', '--out', out, '--quiet'],
+      [
+        'run',
+        '--set',
+        'scenarios[0].requests=6',
+        writeProfile('quiet', SHORT),
+        '--set',
+        'scenarios[0].warmup_requests=0',
+        '--out',
+        out,
+        '--quiet',
+      ],
       { cwd: folder.dir },
     );
     expect(result.code, result.stderr).toBe(0);
@@ -132,7 +146,10 @@ describe('inferbench run against the embedded emulator', () => {
       }
     }, 50);
     const started = performance.now();
-    const result = await runCliInProcess(['run', profile, '--out', out], { cwd: folder.dir, interrupt: interrupt.signal });
+    const result = await runCliInProcess(['run', profile, '--out', out], {
+      cwd: folder.dir,
+      interrupt: interrupt.signal,
+    });
     clearInterval(poll);
     expect(result.code, result.stderr).toBe(130);
     expect(interrupt.signal.aborted).toBe(true);
@@ -141,16 +158,22 @@ describe('inferbench run against the embedded emulator', () => {
     const summary = readSummary(out);
     expect(summary.complete).toBe(false);
     expect(summary.groups[0]!.requests.ok).toBeGreaterThan(0);
-    for (const file of ['requests.csv', 'summary.csv', 'timeseries.csv']) expect(existsSync(join(out, file))).toBe(true);
+    for (const file of ['requests.csv', 'summary.csv', 'timeseries.csv'])
+      expect(existsSync(join(out, file))).toBe(true);
     expect(readRequests(out).filter((row) => row['warmup'] === '0').length).toBe(
-      summary.groups[0]!.requests.ok + summary.groups[0]!.requests.failed + (summary.groups[0]!.requests.errors['http_429'] ?? 0),
+      summary.groups[0]!.requests.ok +
+        summary.groups[0]!.requests.failed +
+        (summary.groups[0]!.requests.errors['http_429'] ?? 0),
     );
   });
 });
 
 describe('inferbench run exit codes without a run', () => {
   it('exits 2 on a bad profile, naming the file, line and field', async () => {
-    const profile = writeProfile('bad', 'name: bad\nscenarios:\n  - name: s\n    load: { mode: concurrency, concurrency: 2 }\n    requests: 3\n    colour: blue\n');
+    const profile = writeProfile(
+      'bad',
+      'name: bad\nscenarios:\n  - name: s\n    load: { mode: concurrency, concurrency: 2 }\n    requests: 3\n    colour: blue\n',
+    );
     const result = await runCliInProcess(['run', profile], { cwd: folder.dir });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`${profile}:6`);
@@ -158,16 +181,28 @@ describe('inferbench run exit codes without a run', () => {
   });
 
   it('exits 2 on a --base-url that is not a URL', async () => {
-    const result = await runCliInProcess(['run', writeProfile('badurl', SHORT), '--base-url', 'localhost:8080'], { cwd: folder.dir });
+    const result = await runCliInProcess(['run', writeProfile('badurl', SHORT), '--base-url', 'localhost:8080'], {
+      cwd: folder.dir,
+    });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('--base-url "localhost:8080" is not an http(s) URL');
   });
 
   it('exits 3 when the target is unreachable', async () => {
     const port = await closedPort();
-    const result = await runCliInProcess(['run', writeProfile('unreachable', SHORT), '--base-url', `http://127.0.0.1:${port}`, '--out', join(folder.dir, 'unreachable')], {
-      cwd: folder.dir,
-    });
+    const result = await runCliInProcess(
+      [
+        'run',
+        writeProfile('unreachable', SHORT),
+        '--base-url',
+        `http://127.0.0.1:${port}`,
+        '--out',
+        join(folder.dir, 'unreachable'),
+      ],
+      {
+        cwd: folder.dir,
+      },
+    );
     expect(result.code).toBe(3);
     expect(result.stderr).toMatch(/GET \/v1\/models|every request failed/);
   });

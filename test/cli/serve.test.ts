@@ -18,7 +18,12 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function context(interrupt = new AbortController().signal): { ctx: CliContext; out: () => string; err: () => string; stdout: PassThrough } {
+function context(interrupt = new AbortController().signal): {
+  ctx: CliContext;
+  out: () => string;
+  err: () => string;
+  stdout: PassThrough;
+} {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   let out = '';
@@ -40,7 +45,12 @@ describe('serve (the binary)', () => {
       const stream = await fetch(`${emulator.url}/v1/chat/completions`, {
         method: 'POST',
         headers: { authorization: 'Bearer serve-test-key', 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'small-fast-8b', messages: [{ role: 'user', content: 'hi' }], stream: true, max_completion_tokens: 5 }),
+        body: JSON.stringify({
+          model: 'small-fast-8b',
+          messages: [{ role: 'user', content: 'hi' }],
+          stream: true,
+          max_completion_tokens: 5,
+        }),
       });
       expect(await stream.text()).toContain('"finish_reason"');
       expect(await emulator.waitForStderr(/Ctrl-C/)).toContain('1 API key(s) configured');
@@ -62,7 +72,9 @@ describe('serve (the binary)', () => {
   it('a bad --config exits 2 and names the file, line and field', async () => {
     const bad = join(dir, 'bad.yaml');
     writeFileSync(bad, 'models:\n  - id: x\n    capacity:\n      slots: -1\n');
-    await expect(startEmulatorProcess(['--config', bad])).rejects.toThrow(/exited with 2[\s\S]*bad\.yaml:4: models\.0\.capacity\.slots/);
+    await expect(startEmulatorProcess(['--config', bad])).rejects.toThrow(
+      /exited with 2[\s\S]*bad\.yaml:4: models\.0\.capacity\.slots/,
+    );
   });
 });
 

@@ -31,7 +31,9 @@ describe('inferbench validate', () => {
     expect(out).toMatch(/ {2}load {7}closed loop, 24 concurrent\n/);
     expect(out).toMatch(/ {2}limits {5}duration 8\.0s, requests -, warmup 1\.0s, graceful stop 30\.0s\n/);
     expect(out).toMatch(/ {2}prompt {5}input 256 tokens; output 256 tokens \(max_completion_tokens\)\n/);
-    expect(out).toContain('groups     tiers/ep-large-70b-dedicated/priority, tiers/ep-large-70b-dedicated/default, tiers/ep-large-70b-dedicated/flex');
+    expect(out).toContain(
+      'groups     tiers/ep-large-70b-dedicated/priority, tiers/ep-large-70b-dedicated/default, tiers/ep-large-70b-dedicated/flex',
+    );
     expect(out).toContain('error_rate < 0.05 (every group)');
     expect(out).toContain('slo: ttft_ms.p99 <= 2000');
     expect(out).toMatch(/workload hash: [0-9a-f]{64}\n/);
@@ -40,11 +42,22 @@ describe('inferbench validate', () => {
 
   it('applies --set overrides to the plan', async () => {
     const result = await runCliInProcess(
-      ['validate', 'profiles/open-loop-poisson.yaml', '--set', 'scenarios[0].load.arrival=gamma', '--set', 'scenarios[0].load.burstiness=0.5', '--set', 'scenarios[0].tiers=[flex]'],
+      [
+        'validate',
+        'profiles/open-loop-poisson.yaml',
+        '--set',
+        'scenarios[0].load.arrival=gamma',
+        '--set',
+        'scenarios[0].load.burstiness=0.5',
+        '--set',
+        'scenarios[0].tiers=[flex]',
+      ],
       { cwd: ROOT },
     );
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('open loop, 20 requests/s, gamma arrivals (burstiness 0.5), at most 64 in flight (more are dropped)');
+    expect(result.stdout).toContain(
+      'open loop, 20 requests/s, gamma arrivals (burstiness 0.5), at most 64 in flight (more are dropped)',
+    );
     expect(result.stdout).toContain('groups     poisson/*/flex');
   });
 
@@ -54,7 +67,12 @@ describe('inferbench validate', () => {
     const parsed = JSON.parse(result.stdout) as {
       valid: boolean;
       workload_hash: string;
-      profile: { name: string; scenarios: { requests: number; seed: number }[]; groups: { key: string }[]; thresholds: { metric: string }[] };
+      profile: {
+        name: string;
+        scenarios: { requests: number; seed: number }[];
+        groups: { key: string }[];
+        thresholds: { metric: string }[];
+      };
       first_requests: { group: string; input_tokens: number; max_completion_tokens: number }[];
     };
     expect(parsed.valid).toBe(true);
@@ -62,12 +80,26 @@ describe('inferbench validate', () => {
     expect(parsed.profile.name).toBe('ci-regression');
     expect(parsed.profile.scenarios[0]).toMatchObject({ requests: 120, seed: 42 });
     expect(parsed.profile.groups.map((g) => g.key)).toEqual(['regression/small-fast-8b/-']);
-    expect(parsed.profile.thresholds.map((t) => t.metric)).toEqual(['error_rate', 'ttft_ms', 'e2e_ms', 'output_tokens_per_s']);
-    expect(parsed.first_requests).toEqual([{ group: 'regression/small-fast-8b/-', input_tokens: 128, max_completion_tokens: 64 }]);
+    expect(parsed.profile.thresholds.map((t) => t.metric)).toEqual([
+      'error_rate',
+      'ttft_ms',
+      'e2e_ms',
+      'output_tokens_per_s',
+    ]);
+    expect(parsed.first_requests).toEqual([
+      { group: 'regression/small-fast-8b/-', input_tokens: 128, max_completion_tokens: 64 },
+    ]);
   });
 
   it('validates every shipped profile', async () => {
-    for (const name of ['quickstart', 'tier-comparison', 'model-comparison', 'open-loop-poisson', 'ramp', 'ci-regression']) {
+    for (const name of [
+      'quickstart',
+      'tier-comparison',
+      'model-comparison',
+      'open-loop-poisson',
+      'ramp',
+      'ci-regression',
+    ]) {
       const result = await runCliInProcess(['validate', `profiles/${name}.yaml`], { cwd: ROOT });
       expect(result.code, `${name}: ${result.stderr}`).toBe(0);
     }
@@ -76,7 +108,15 @@ describe('inferbench validate', () => {
   it('exits 2 listing every problem with file, line, column and field, and a hint', async () => {
     const path = writeProfile(
       'bad.yaml',
-      ['name: bad', 'scenarios:', '  - name: s', '    duraton: 10s', '    load: { mode: rate, rate: -1 }', 'thresholds: ["ttft_ms.p99 << 5"]', ''].join('\n'),
+      [
+        'name: bad',
+        'scenarios:',
+        '  - name: s',
+        '    duraton: 10s',
+        '    load: { mode: rate, rate: -1 }',
+        'thresholds: ["ttft_ms.p99 << 5"]',
+        '',
+      ].join('\n'),
     );
     const result = await runCliInProcess(['validate', path, '--set', 'scenarios[0].seed=x'], { cwd: dir });
     expect(result.code).toBe(2);
@@ -98,13 +138,21 @@ describe('inferbench validate', () => {
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain(`cannot read profile ${join(dir, 'nope.yaml')}: ENOENT`);
 
-    const syntax = await runCliInProcess(['validate', writeProfile('syntax.yaml', 'scenarios:\n  - name: [s\n')], { cwd: dir });
+    const syntax = await runCliInProcess(['validate', writeProfile('syntax.yaml', 'scenarios:\n  - name: [s\n')], {
+      cwd: dir,
+    });
     expect(syntax.code).toBe(2);
     expect(syntax.stderr).toMatch(/syntax\.yaml:\d+:\d+: YAML: /);
 
     writeFileSync(join(dir, 'prompts.jsonl'), '{"prompt": "fine"}\n{"prompt": 3}\n');
     const dataset = await runCliInProcess(
-      ['validate', writeProfile('dataset.yaml', 'scenarios:\n  - name: s\n    requests: 2\n    prompt: { dataset: { path: prompts.jsonl } }\n')],
+      [
+        'validate',
+        writeProfile(
+          'dataset.yaml',
+          'scenarios:\n  - name: s\n    requests: 2\n    prompt: { dataset: { path: prompts.jsonl } }\n',
+        ),
+      ],
       { cwd: dir },
     );
     expect(dataset.code).toBe(2);
@@ -120,7 +168,11 @@ describe('inferbench validate', () => {
 
 describe('validate into a pipe that closes early', () => {
   it('exits 0 without an EPIPE stack trace (`inferbench validate x.yaml | head -1`)', () => {
-    const result = spawnSync('bash', ['-c', 'set -o pipefail; node dist/cli/main.js validate profiles/quickstart.yaml | head -c 10'], { cwd: ROOT, encoding: 'utf8' });
+    const result = spawnSync(
+      'bash',
+      ['-c', 'set -o pipefail; node dist/cli/main.js validate profiles/quickstart.yaml | head -c 10'],
+      { cwd: ROOT, encoding: 'utf8' },
+    );
     expect(result.stdout).toBe('profile qu');
     expect(result.stderr).not.toMatch(/EPIPE|Error/);
     expect(result.status).toBe(0);

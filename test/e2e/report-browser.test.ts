@@ -24,7 +24,10 @@ const hasChromium = existsSync(CHROMIUM) || process.env['CI'] === 'true';
 if (!hasChromium) console.warn(`SKIPPED browser tests: ${CHROMIUM} is absent (.ci/run installs Debian's chromium)`);
 
 /** Opens a page with every network request routed: file:// passes, anything else is recorded and aborted. */
-export async function openOffline(browser: Browser, url: string): Promise<{ page: Page; consoleErrors: string[]; network: string[]; dialogs: string[] }> {
+export async function openOffline(
+  browser: Browser,
+  url: string,
+): Promise<{ page: Page; consoleErrors: string[]; network: string[]; dialogs: string[] }> {
   const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
   const consoleErrors: string[] = [];
   const network: string[] = [];
@@ -53,7 +56,15 @@ export async function openOffline(browser: Browser, url: string): Promise<{ page
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
   });
 }
 
@@ -61,8 +72,14 @@ export function launchChromium(): Promise<Browser> {
 export async function chartPixels(page: Page): Promise<{ id: string; series: number; painted: number }[]> {
   return page.evaluate(() => {
     // Browser globals, typed here because the project's tsconfig has no DOM library.
-    interface Canvas { width: number; height: number; getContext(kind: '2d'): { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } } }
-    const w = globalThis as unknown as { inferbenchCharts: { id: string; series: number; chart: { root: { querySelector(s: string): Canvas } } }[] };
+    interface Canvas {
+      width: number;
+      height: number;
+      getContext(kind: '2d'): { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } };
+    }
+    const w = globalThis as unknown as {
+      inferbenchCharts: { id: string; series: number; chart: { root: { querySelector(s: string): Canvas } } }[];
+    };
     return w.inferbenchCharts.map((c) => {
       const canvas = c.chart.root.querySelector('canvas');
       const data = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
@@ -75,12 +92,16 @@ export async function chartPixels(page: Page): Promise<{ id: string; series: num
 
 /** Waits until the page script has drawn its charts. */
 function chartsReady(page: Page): Promise<unknown> {
-  return page.waitForFunction(() => Array.isArray((globalThis as unknown as { inferbenchCharts?: unknown[] }).inferbenchCharts));
+  return page.waitForFunction(() =>
+    Array.isArray((globalThis as unknown as { inferbenchCharts?: unknown[] }).inferbenchCharts),
+  );
 }
 
 /** The page's visible text. */
 function bodyText(page: Page): Promise<string> {
-  return page.evaluate(() => (globalThis as unknown as { document: { body: { innerText: string } } }).document.body.innerText);
+  return page.evaluate(
+    () => (globalThis as unknown as { document: { body: { innerText: string } } }).document.body.innerText,
+  );
 }
 
 describe.skipIf(!hasChromium)('report.html in headless Chromium', () => {
@@ -108,7 +129,10 @@ describe.skipIf(!hasChromium)('report.html in headless Chromium', () => {
     expect(html).not.toMatch(/<img src=x/);
     expect(html).not.toMatch(/<(?:script|link|img)[^>]+(?:src|href)=/i);
 
-    const { page, consoleErrors, network, dialogs } = await openOffline(browser, pathToFileURL(join(run.dir, 'report.html')).href);
+    const { page, consoleErrors, network, dialogs } = await openOffline(
+      browser,
+      pathToFileURL(join(run.dir, 'report.html')).href,
+    );
     await chartsReady(page);
     await page.screenshot({ path: join(ARTIFACTS, 'report-full.png'), fullPage: true });
 
@@ -120,9 +144,21 @@ describe.skipIf(!hasChromium)('report.html in headless Chromium', () => {
     // 4 percentile distributions + 4 CDFs + 5 time series + 2 rate-limit charts.
     expect(charts.map((c) => c.id).sort()).toEqual(
       [
-        'cdf-e2e_ms', 'cdf-itl_ms', 'cdf-tpot_ms', 'cdf-ttft_ms',
-        'dist-e2e_ms', 'dist-itl_ms', 'dist-tpot_ms', 'dist-ttft_ms',
-        'ts-errors', 'ts-inflight', 'ts-ratelimit-requests', 'ts-ratelimit-tokens', 'ts-throughput', 'ts-tokens', 'ts-ttft',
+        'cdf-e2e_ms',
+        'cdf-itl_ms',
+        'cdf-tpot_ms',
+        'cdf-ttft_ms',
+        'dist-e2e_ms',
+        'dist-itl_ms',
+        'dist-tpot_ms',
+        'dist-ttft_ms',
+        'ts-errors',
+        'ts-inflight',
+        'ts-ratelimit-requests',
+        'ts-ratelimit-tokens',
+        'ts-throughput',
+        'ts-tokens',
+        'ts-ttft',
       ].sort(),
     );
     for (const chart of charts) {
@@ -188,7 +224,10 @@ scenarios:
     const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as RunSummary;
     expect(summary.groups).toHaveLength(4);
 
-    const { page, consoleErrors, network, dialogs } = await openOffline(browser, pathToFileURL(join(out, 'report.html')).href);
+    const { page, consoleErrors, network, dialogs } = await openOffline(
+      browser,
+      pathToFileURL(join(out, 'report.html')).href,
+    );
     await chartsReady(page);
     await page.screenshot({ path: join(ARTIFACTS, 'report-real-run.png'), fullPage: true });
     expect(consoleErrors).toEqual([]);
@@ -215,7 +254,10 @@ scenarios:
     const slow = makeRunDir(join(dir, 'slow'), { seed: 2, slowdown: 1.5 }).dir;
     const result = await runCliInProcess(['compare', base, slow]);
     expect(result.code).toBe(99);
-    const { page, consoleErrors, network, dialogs } = await openOffline(browser, pathToFileURL(join(slow, 'compare.html')).href);
+    const { page, consoleErrors, network, dialogs } = await openOffline(
+      browser,
+      pathToFileURL(join(slow, 'compare.html')).href,
+    );
     await chartsReady(page);
     await page.screenshot({ path: join(ARTIFACTS, 'compare.png'), fullPage: true });
     expect(consoleErrors).toEqual([]);

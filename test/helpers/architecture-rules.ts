@@ -58,7 +58,18 @@ export const VALUE_EDGES: Readonly<Record<Layer, readonly Layer[]>> = {
 };
 
 /** The harness: the layers that measure. The emulator never imports them, nor they the emulator. */
-const HARNESS: readonly Layer[] = ['metrics', 'protocol', 'profile', 'workload', 'schedule', 'client', 'measure', 'aggregate', 'runner', 'report'];
+const HARNESS: readonly Layer[] = [
+  'metrics',
+  'protocol',
+  'profile',
+  'workload',
+  'schedule',
+  'client',
+  'measure',
+  'aggregate',
+  'runner',
+  'report',
+];
 
 /**
  * `import type` may also name a layer further down the harness (a type is vocabulary, not a dependency
@@ -128,7 +139,11 @@ function packageName(spec: string): string {
 
 /** Reads a file's imports (static, re-exports, dynamic, `import('x').T` types) and its uses of `process`. */
 export function readFileFacts(file: string): FileFacts {
-  const ast = parse(readFileSync(file, 'utf8'), { sourceType: 'module', plugins: ['typescript'], errorRecovery: false });
+  const ast = parse(readFileSync(file, 'utf8'), {
+    sourceType: 'module',
+    plugins: ['typescript'],
+    errorRecovery: false,
+  });
   const imports: ImportRecord[] = [];
   const processLines: number[] = [];
   const add = (spec: string, typeOnly: boolean, node: Node): void => {
@@ -140,7 +155,9 @@ export function readFileFacts(file: string): FileFacts {
     switch (node.type) {
       case 'ImportDeclaration': {
         const specifiers = (node['specifiers'] as Node[]) ?? [];
-        const typeOnly = node['importKind'] === 'type' || (specifiers.length > 0 && specifiers.every((s) => s['importKind'] === 'type'));
+        const typeOnly =
+          node['importKind'] === 'type' ||
+          (specifiers.length > 0 && specifiers.every((s) => s['importKind'] === 'type'));
         add((node['source'] as { value: string }).value, typeOnly, node);
         return;
       }
@@ -149,7 +166,9 @@ export function readFileFacts(file: string): FileFacts {
         const source = node['source'] as { value: string } | null;
         if (source) {
           const specifiers = (node['specifiers'] as Node[] | undefined) ?? [];
-          const typeOnly = node['exportKind'] === 'type' || (specifiers.length > 0 && specifiers.every((s) => s['exportKind'] === 'type'));
+          const typeOnly =
+            node['exportKind'] === 'type' ||
+            (specifiers.length > 0 && specifiers.every((s) => s['exportKind'] === 'type'));
           add(source.value, typeOnly, node);
         }
         break;
@@ -173,7 +192,13 @@ export function readFileFacts(file: string): FileFacts {
         break;
     }
     for (const [childKey, child] of Object.entries(node)) {
-      if (childKey === 'loc' || childKey === 'leadingComments' || childKey === 'trailingComments' || childKey === 'innerComments') continue;
+      if (
+        childKey === 'loc' ||
+        childKey === 'leadingComments' ||
+        childKey === 'trailingComments' ||
+        childKey === 'innerComments'
+      )
+        continue;
       if (Array.isArray(child)) for (const item of child) isNode(item) && visit(item, node, childKey);
       else if (isNode(child)) visit(child, node, childKey);
     }
@@ -185,9 +210,28 @@ export function readFileFacts(file: string): FileFacts {
 /** An identifier `process` that refers to the variable: not a property name, an object key or a type. */
 function isProcessUse(parent: Node | null, key: string): boolean {
   if (parent === null) return true;
-  if ((parent.type === 'MemberExpression' || parent.type === 'OptionalMemberExpression') && key === 'property' && parent['computed'] !== true) return false;
-  if ((parent.type === 'ObjectProperty' || parent.type === 'ObjectMethod' || parent.type === 'ClassMethod' || parent.type === 'ClassProperty') && key === 'key' && parent['computed'] !== true) return false;
-  if (parent.type.startsWith('TS') && parent.type !== 'TSNonNullExpression' && parent.type !== 'TSAsExpression' && parent.type !== 'TSSatisfiesExpression') return false;
+  if (
+    (parent.type === 'MemberExpression' || parent.type === 'OptionalMemberExpression') &&
+    key === 'property' &&
+    parent['computed'] !== true
+  )
+    return false;
+  if (
+    (parent.type === 'ObjectProperty' ||
+      parent.type === 'ObjectMethod' ||
+      parent.type === 'ClassMethod' ||
+      parent.type === 'ClassProperty') &&
+    key === 'key' &&
+    parent['computed'] !== true
+  )
+    return false;
+  if (
+    parent.type.startsWith('TS') &&
+    parent.type !== 'TSNonNullExpression' &&
+    parent.type !== 'TSAsExpression' &&
+    parent.type !== 'TSSatisfiesExpression'
+  )
+    return false;
   return true;
 }
 
@@ -224,25 +268,43 @@ export function checkArchitecture(root: string): Violation[] {
       if (entry.relative) {
         const to = layerOf(root, entry.target);
         if (to === from) continue;
-        if (!isLayer(to)) violations.push({ kind: 'unknown-layer', message: `${where} imports ${rel(entry.target)}: "${to}" is no layer` });
-        else if (to === 'bench') violations.push({ kind: 'layer', message: `${where} imports ${rel(entry.target)} (bench/ is imported by none)` });
+        if (!isLayer(to))
+          violations.push({
+            kind: 'unknown-layer',
+            message: `${where} imports ${rel(entry.target)}: "${to}" is no layer`,
+          });
+        else if (to === 'bench')
+          violations.push({
+            kind: 'layer',
+            message: `${where} imports ${rel(entry.target)} (bench/ is imported by none)`,
+          });
         else if (!entry.typeOnly && !VALUE_EDGES[from].includes(to)) {
           violations.push({ kind: 'layer', message: `${where} imports ${rel(entry.target)} (${from} -> ${to})` });
         } else if (entry.typeOnly && !typeImportAllowed(from, to)) {
-          violations.push({ kind: 'type-layer', message: `${where} imports types from ${rel(entry.target)} (${from} -> ${to}, upward or across)` });
+          violations.push({
+            kind: 'type-layer',
+            message: `${where} imports types from ${rel(entry.target)} (${from} -> ${to}, upward or across)`,
+          });
         }
         continue;
       }
       const owners = PACKAGE_LAYERS[entry.target];
       if (owners && !entry.typeOnly && !owners.includes(from)) {
-        violations.push({ kind: 'package', message: `${where} imports ${entry.target}, which belongs to ${owners.join(', ')}` });
+        violations.push({
+          kind: 'package',
+          message: `${where} imports ${entry.target}, which belongs to ${owners.join(', ')}`,
+        });
       }
     }
     if (!PROCESS_LAYERS.includes(from) && processLines.length > 0) {
-      violations.push({ kind: 'process', message: `${rel(file)}:${processLines.join(',')} uses process (only ${PROCESS_LAYERS.join(' and ')} may)` });
+      violations.push({
+        kind: 'process',
+        message: `${rel(file)}:${processLines.join(',')} uses process (only ${PROCESS_LAYERS.join(' and ')} may)`,
+      });
     }
   }
-  for (const cycle of valueCycles(facts)) violations.push({ kind: 'cycle', message: `import cycle: ${cycle.map(rel).join(' -> ')}` });
+  for (const cycle of valueCycles(facts))
+    violations.push({ kind: 'cycle', message: `import cycle: ${cycle.map(rel).join(' -> ')}` });
   return violations;
 }
 
@@ -250,7 +312,10 @@ export function checkArchitecture(root: string): Violation[] {
 function valueCycles(facts: ReadonlyMap<string, FileFacts>): string[][] {
   const edges = new Map<string, string[]>();
   for (const [file, { imports }] of facts) {
-    edges.set(file, imports.filter((i) => i.relative && !i.typeOnly && facts.has(i.target)).map((i) => i.target));
+    edges.set(
+      file,
+      imports.filter((i) => i.relative && !i.typeOnly && facts.has(i.target)).map((i) => i.target),
+    );
   }
   const index = new Map<string, number>();
   const low = new Map<string, number>();

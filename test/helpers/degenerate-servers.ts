@@ -27,7 +27,11 @@ export function degenerateAnswer(kind: DegenerateKind): DegenerateAnswer {
     case 'one-8mib-event':
       return { contents: ['x'.repeat(8 << 20)], eventsPerWrite: 1, tokens: (8 << 20) / 8 };
     case 'run-over-events':
-      return { contents: Array.from({ length: 1024 }, () => 'x'.repeat(1024)), eventsPerWrite: 64, tokens: (1 << 20) / 8 };
+      return {
+        contents: Array.from({ length: 1024 }, () => 'x'.repeat(1024)),
+        eventsPerWrite: 64,
+        tokens: (1 << 20) / 8,
+      };
     case 'tiny-chunks':
       return { contents: Array.from({ length: 100_000 }, () => ' x'), eventsPerWrite: 2000, tokens: 100_000 };
   }
@@ -42,7 +46,12 @@ const event = (payload: unknown): string => `data: ${JSON.stringify(payload)}\n\
 
 function chunk(content: string | null, finish: string | null, usage: unknown): Record<string, unknown> {
   const delta = content === null ? {} : { content };
-  const body: Record<string, unknown> = { id: 'chatcmpl-degenerate', object: 'chat.completion.chunk', model: DEGENERATE_MODEL, choices: [{ index: 0, delta, finish_reason: finish }] };
+  const body: Record<string, unknown> = {
+    id: 'chatcmpl-degenerate',
+    object: 'chat.completion.chunk',
+    model: DEGENERATE_MODEL,
+    choices: [{ index: 0, delta, finish_reason: finish }],
+  };
   if (usage) body['usage'] = usage;
   return body;
 }
@@ -55,7 +64,9 @@ function stream(res: ServerResponse, answer: DegenerateAnswer, usage: boolean, d
   const writeBatch = (): void => {
     if (res.destroyed) return;
     if (next >= answer.contents.length) {
-      const finalUsage = usage ? { prompt_tokens: 10, completion_tokens: answer.tokens, total_tokens: 10 + answer.tokens } : null;
+      const finalUsage = usage
+        ? { prompt_tokens: 10, completion_tokens: answer.tokens, total_tokens: 10 + answer.tokens }
+        : null;
       res.end(event(chunk(null, 'length', finalUsage)), done);
       return;
     }
@@ -69,12 +80,18 @@ function stream(res: ServerResponse, answer: DegenerateAnswer, usage: boolean, d
 }
 
 /** A server that answers every completion with the degenerate stream `kind`, with or without usage. */
-export async function startDegenerateServer(kind: DegenerateKind, options: { usage: boolean }): Promise<DegenerateServer> {
+export async function startDegenerateServer(
+  kind: DegenerateKind,
+  options: { usage: boolean },
+): Promise<DegenerateServer> {
   const answer = degenerateAnswer(kind);
   let answered = 0;
   const server = await startTestServer((req, res) => {
     if (req.method === 'GET') {
-      sendJson(res, 200, { object: 'list', data: [{ id: DEGENERATE_MODEL, object: 'model', created: 0, owned_by: 'test' }] });
+      sendJson(res, 200, {
+        object: 'list',
+        data: [{ id: DEGENERATE_MODEL, object: 'model', created: 0, owned_by: 'test' }],
+      });
       return;
     }
     res.on('error', () => undefined);

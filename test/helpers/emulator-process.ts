@@ -27,7 +27,9 @@ export interface EmulatorProcess {
 
 /** Spawns `serve --port 0 ...extraArgs`; rejects (with stderr) if no URL appears within `timeoutMs`. */
 export function startEmulatorProcess(extraArgs: readonly string[] = [], timeoutMs = 30_000): Promise<EmulatorProcess> {
-  const child = spawn(process.execPath, [MAIN, 'serve', '--port', '0', ...extraArgs], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [MAIN, 'serve', '--port', '0', ...extraArgs], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   let stdout = '';
   child.stderr!.setEncoding('utf8').on('data', (text: string) => (stderr += text));

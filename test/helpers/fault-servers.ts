@@ -84,7 +84,12 @@ function later(res: ServerResponse, ms: number, fn: () => void): void {
 }
 
 /** Writes headers, then runs the steps one after another, each `afterMs` after the previous one. */
-export function playScript(res: ServerResponse, steps: readonly ScriptStep[], status = 200, headers: Record<string, string> = {}): void {
+export function playScript(
+  res: ServerResponse,
+  steps: readonly ScriptStep[],
+  status = 200,
+  headers: Record<string, string> = {},
+): void {
   res.writeHead(status, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...headers });
   res.flushHeaders();
   const run = (i: number): void => {
@@ -109,7 +114,11 @@ export function playScript(res: ServerResponse, steps: readonly ScriptStep[], st
 }
 
 /** A server that answers every request with the same script. */
-export function startScriptServer(steps: readonly ScriptStep[], status = 200, headers: Record<string, string> = {}): Promise<TestServer> {
+export function startScriptServer(
+  steps: readonly ScriptStep[],
+  status = 200,
+  headers: Record<string, string> = {},
+): Promise<TestServer> {
   return startTestServer((_req, res) => playScript(res, steps, status, headers));
 }
 
@@ -119,7 +128,11 @@ export function sseData(payload: unknown, eol = '\n'): string {
 }
 
 /** A `chat.completion.chunk` with one choice. */
-export function chunk(delta: Record<string, unknown>, finishReason: string | null = null, extra: Record<string, unknown> = {}): Record<string, unknown> {
+export function chunk(
+  delta: Record<string, unknown>,
+  finishReason: string | null = null,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
   return {
     id: 'chatcmpl-test',
     object: 'chat.completion.chunk',
@@ -132,10 +145,18 @@ export function chunk(delta: Record<string, unknown>, finishReason: string | nul
 }
 
 export const TEST_USAGE = { prompt_tokens: 12, completion_tokens: 3, total_tokens: 15 };
-export const TEST_TIME_INFO = { queue_time: 0.001, prompt_time: 0.002, completion_time: 0.03, total_time: 0.033, created: 1_700_000_000.5 };
+export const TEST_TIME_INFO = {
+  queue_time: 0.001,
+  prompt_time: 0.002,
+  completion_time: 0.03,
+  total_time: 0.033,
+  created: 1_700_000_000.5,
+};
 
 /** The three-token answer "Hello world!" as SSE events (role first, then text, then finish with usage). */
-export function helloStream(options: { eol?: string; done?: boolean; usage?: 'final' | 'separate' | 'none' } = {}): string[] {
+export function helloStream(
+  options: { eol?: string; done?: boolean; usage?: 'final' | 'separate' | 'none' } = {},
+): string[] {
   const eol = options.eol ?? '\n';
   const usage = options.usage ?? 'final';
   const finishExtra = usage === 'final' ? { usage: TEST_USAGE, time_info: TEST_TIME_INFO } : {};
@@ -178,9 +199,18 @@ export function startByteByByteServer(text: string): Promise<TestServer> {
 }
 
 /** Answers a JSON body with `status` (an error body, or a non-streaming completion). */
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   const text = typeof body === 'string' ? body : JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)), ...headers });
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(text)),
+    ...headers,
+  });
   res.end(text);
 }
 
@@ -191,7 +221,12 @@ export function startThrottlingServer(throttled: number, retryAfterS: string): P
       sendJson(
         res,
         429,
-        { message: 'Too many requests, slow down', type: 'too_many_requests_error', param: null, code: 'request_quota_exceeded' },
+        {
+          message: 'Too many requests, slow down',
+          type: 'too_many_requests_error',
+          param: null,
+          code: 'request_quota_exceeded',
+        },
         { 'retry-after': retryAfterS, 'x-ratelimit-remaining-requests-minute': '0' },
       );
       return;

@@ -28,8 +28,10 @@ export async function startForwardProxy(options: { credentials?: string } = {}):
   const stats: ForwardProxy['stats'] = { forwarded: 0, tunnels: 0, refused: 0, targets: [] };
   // Tunnels and upstream requests are tracked once the listener exists (they start after it).
   let track: (socket: Socket) => void = () => {};
-  const expected = options.credentials === undefined ? null : `Basic ${Buffer.from(options.credentials).toString('base64')}`;
-  const authorized = (req: IncomingMessage): boolean => expected === null || req.headers['proxy-authorization'] === expected;
+  const expected =
+    options.credentials === undefined ? null : `Basic ${Buffer.from(options.credentials).toString('base64')}`;
+  const authorized = (req: IncomingMessage): boolean =>
+    expected === null || req.headers['proxy-authorization'] === expected;
   const server = createServer((req, res) => {
     if (!authorized(req)) {
       stats.refused++;

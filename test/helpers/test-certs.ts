@@ -38,14 +38,45 @@ function openssl(dir: string, args: string[]): void {
 /** Makes the CA and the two certificates (valid for a day) in a new temporary folder. */
 export function makeTestCerts(): TestCerts {
   const dir = mkdtempSync(join(tmpdir(), 'inferbench-certs-'));
-  const key = (name: string): void => openssl(dir, ['genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256', '-out', name]);
+  const key = (name: string): void =>
+    openssl(dir, ['genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256', '-out', name]);
   key('ca.key');
-  openssl(dir, ['req', '-x509', '-new', '-key', 'ca.key', '-sha256', '-days', '1', '-subj', '/CN=inferbench test CA', '-out', 'ca.pem']);
+  openssl(dir, [
+    'req',
+    '-x509',
+    '-new',
+    '-key',
+    'ca.key',
+    '-sha256',
+    '-days',
+    '1',
+    '-subj',
+    '/CN=inferbench test CA',
+    '-out',
+    'ca.pem',
+  ]);
   const signed = (name: string, subject: string, extensions: string): void => {
     key(`${name}.key`);
     openssl(dir, ['req', '-new', '-key', `${name}.key`, '-subj', subject, '-out', `${name}.csr`]);
     writeFileSync(join(dir, `${name}.ext`), extensions);
-    openssl(dir, ['x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '1', '-sha256', '-extfile', `${name}.ext`, '-out', `${name}.pem`]);
+    openssl(dir, [
+      'x509',
+      '-req',
+      '-in',
+      `${name}.csr`,
+      '-CA',
+      'ca.pem',
+      '-CAkey',
+      'ca.key',
+      '-CAcreateserial',
+      '-days',
+      '1',
+      '-sha256',
+      '-extfile',
+      `${name}.ext`,
+      '-out',
+      `${name}.pem`,
+    ]);
   };
   signed('server', '/CN=127.0.0.1', 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n');
   signed('client', '/CN=inferbench test client', 'extendedKeyUsage=clientAuth\n');

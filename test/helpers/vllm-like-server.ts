@@ -51,20 +51,42 @@ export async function startVllmLikeServer(options: VllmLikeOptions = {}): Promis
       seenRequestIds.add(requestId);
       const status = options.failFirstAttempt;
       res.writeHead(status, { 'content-type': 'application/json', ...(status === 429 ? { 'retry-after': '0' } : {}) });
-      res.end(JSON.stringify({ object: 'error', message: status === 429 ? 'rate limited' : 'engine overloaded', type: 'ServerError', code: status }));
+      res.end(
+        JSON.stringify({
+          object: 'error',
+          message: status === 429 ? 'rate limited' : 'engine overloaded',
+          type: 'ServerError',
+          code: status,
+        }),
+      );
       return;
     }
     const id = `chatcmpl-${responseIds.length}`;
     responseIds.push(id);
-    const max = typeof body['max_completion_tokens'] === 'number' ? body['max_completion_tokens'] : Number.POSITIVE_INFINITY;
+    const max =
+      typeof body['max_completion_tokens'] === 'number' ? body['max_completion_tokens'] : Number.POSITIVE_INFINITY;
     const count = Math.min(options.tokens ?? TOKENS.length, max);
     const stream = body['stream'] === true;
     const streamOptions = body['stream_options'] as { include_usage?: unknown } | undefined;
-    const usage = { prompt_tokens: VLLM_PROMPT_TOKENS, completion_tokens: count, total_tokens: VLLM_PROMPT_TOKENS + count };
-    const base = { id, created: 1_700_000_000, model: body['model'], ...(options.systemFingerprint ? { system_fingerprint: options.systemFingerprint } : {}) };
+    const usage = {
+      prompt_tokens: VLLM_PROMPT_TOKENS,
+      completion_tokens: count,
+      total_tokens: VLLM_PROMPT_TOKENS + count,
+    };
+    const base = {
+      id,
+      created: 1_700_000_000,
+      model: body['model'],
+      ...(options.systemFingerprint ? { system_fingerprint: options.systemFingerprint } : {}),
+    };
     const text = Array.from({ length: count }, (_, i) => TOKENS[i % TOKENS.length]).join('');
     if (!stream) {
-      json(res, 200, { ...base, object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'length' }], usage });
+      json(res, 200, {
+        ...base,
+        object: 'chat.completion',
+        choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'length' }],
+        usage,
+      });
       return;
     }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
@@ -72,10 +94,23 @@ export async function startVllmLikeServer(options: VllmLikeOptions = {}): Promis
       res.write(`data: ${JSON.stringify(payload)}\n\n`);
     };
     const chunk = { ...base, object: 'chat.completion.chunk' };
-    event({ ...chunk, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }] });
+    event({
+      ...chunk,
+      choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }],
+    });
     for (let i = 0; i < count; i++) {
       const last = i === count - 1;
-      event({ ...chunk, choices: [{ index: 0, delta: { content: TOKENS[i % TOKENS.length] }, logprobs: null, finish_reason: last ? 'length' : null }] });
+      event({
+        ...chunk,
+        choices: [
+          {
+            index: 0,
+            delta: { content: TOKENS[i % TOKENS.length] },
+            logprobs: null,
+            finish_reason: last ? 'length' : null,
+          },
+        ],
+      });
     }
     if (streamOptions?.include_usage === true) event({ ...chunk, choices: [], usage });
     res.end('data: [DONE]\n\n');

@@ -17,7 +17,12 @@ export const catalogCommand: CommandRegistration = (parser, ctx) =>
     "Print the emulator's public model catalog (JSON)",
     (y) =>
       y
-        .option('format', { type: 'string', choices: CATALOG_FORMATS, default: 'default', describe: 'Catalog format: default, router or hub' })
+        .option('format', {
+          type: 'string',
+          choices: CATALOG_FORMATS,
+          default: 'default',
+          describe: 'Catalog format: default, router or hub',
+        })
         .option('config', { type: 'string', describe: 'Emulator config YAML (as for serve --config)' }) as never,
     (args) => {
       const catalog = args.config ? loadCatalogConfig(resolve(ctx.cwd, args.config)) : builtinCatalog();

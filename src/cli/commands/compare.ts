@@ -40,20 +40,51 @@ export const compareCommand: CommandRegistration = (parser, ctx) =>
     'Compare two runs: per group and metric the change, its significance and a verdict (exit 99 on a regression)',
     (command: Argv) =>
       command
-        .positional('baseline', { type: 'string', describe: 'Baseline run directory or summary.json', demandOption: true })
-        .positional('candidate', { type: 'string', describe: 'Candidate run directory or summary.json', demandOption: true })
-        .option('alpha', { type: 'number', default: 0.05, describe: 'Significance level: a change counts only when p < alpha' })
-        .option('tolerance', { type: 'string', array: true, nargs: 1, describe: 'metric=tolerance, e.g. ttft_ms.p99=10%, e2e_ms.p50=50ms, error_rate=0.01, itl_ms.p99=off (repeatable)' })
-        .option('correction', { choices: ['holm', 'none'] as const, default: 'holm' as const, describe: 'Multiple-testing correction of the p-values over all group x metric tests' })
+        .positional('baseline', {
+          type: 'string',
+          describe: 'Baseline run directory or summary.json',
+          demandOption: true,
+        })
+        .positional('candidate', {
+          type: 'string',
+          describe: 'Candidate run directory or summary.json',
+          demandOption: true,
+        })
+        .option('alpha', {
+          type: 'number',
+          default: 0.05,
+          describe: 'Significance level: a change counts only when p < alpha',
+        })
+        .option('tolerance', {
+          type: 'string',
+          array: true,
+          nargs: 1,
+          describe:
+            'metric=tolerance, e.g. ttft_ms.p99=10%, e2e_ms.p50=50ms, error_rate=0.01, itl_ms.p99=off (repeatable)',
+        })
+        .option('correction', {
+          choices: ['holm', 'none'] as const,
+          default: 'holm' as const,
+          describe: 'Multiple-testing correction of the p-values over all group x metric tests',
+        })
         .option('pair', {
           type: 'string',
           array: true,
           // One value per flag, so `--pair a=b <baseline> <candidate>` leaves the runs positional.
           nargs: 1,
-          describe: 'baseline_group=candidate_group: compare these groups (keys scenario/model/tier) although their model names differ, e.g. steady/llama/-=steady/llama-3/- (repeatable)',
+          describe:
+            'baseline_group=candidate_group: compare these groups (keys scenario/model/tier) although their model names differ, e.g. steady/llama/-=steady/llama-3/- (repeatable)',
         })
-        .option('force', { type: 'boolean', default: false, describe: 'Compare even when the workloads differ (workload hash, models, tiers), with a loud warning; targets may always differ' })
-        .option('out', { type: 'string', describe: 'Directory for compare.html (default: the candidate run directory)' })
+        .option('force', {
+          type: 'boolean',
+          default: false,
+          describe:
+            'Compare even when the workloads differ (workload hash, models, tiers), with a loud warning; targets may always differ',
+        })
+        .option('out', {
+          type: 'string',
+          describe: 'Directory for compare.html (default: the candidate run directory)',
+        })
         .option('junit', { type: 'string', describe: 'Write JUnit XML here (one testcase per group x metric)' })
         .option('markdown', { type: 'string', describe: 'Write the markdown summary here' })
         .option('quiet', { type: 'boolean', default: false, describe: 'Print only the verdict line' })
@@ -66,14 +97,25 @@ export const compareCommand: CommandRegistration = (parser, ctx) =>
 async function runCompare(args: CompareArgs, ctx: CliContext): Promise<number> {
   const abs = (p: string): string => (isAbsolute(p) ? p : resolve(ctx.cwd, p));
   const [baseline, candidate] = await Promise.all([loadRun(abs(args.baseline)), loadRun(abs(args.candidate))]);
-  const [baselineRequests, candidateRequests] = await Promise.all([loadRequestValues(baseline.dir), loadRequestValues(candidate.dir)]);
+  const [baselineRequests, candidateRequests] = await Promise.all([
+    loadRequestValues(baseline.dir),
+    loadRequestValues(candidate.dir),
+  ]);
   const result = compareRuns(
     { dir: baseline.dir, summary: baseline.summary, requests: baselineRequests },
     { dir: candidate.dir, summary: candidate.summary, requests: candidateRequests },
-    { alpha: args.alpha, tolerances: parseToleranceFlags(args.tolerance ?? []), force: args.force, correction: args.correction, pairs: args.pair ?? [] },
+    {
+      alpha: args.alpha,
+      tolerances: parseToleranceFlags(args.tolerance ?? []),
+      force: args.force,
+      correction: args.correction,
+      pairs: args.pair ?? [],
+    },
   );
   if (result.forced) {
-    ctx.stderr.write(`\n!!! WARNING: --force: these runs did not send the same workload; the comparison may mislead:\n`);
+    ctx.stderr.write(
+      `\n!!! WARNING: --force: these runs did not send the same workload; the comparison may mislead:\n`,
+    );
     for (const m of result.mismatches) ctx.stderr.write(`!!!   ${m}\n`);
     ctx.stderr.write('\n');
   }
@@ -90,7 +132,9 @@ async function runCompare(args: CompareArgs, ctx: CliContext): Promise<number> {
     ctx.stdout.write(`${JSON.stringify({ ...result, compare_html: htmlPath }, null, 2)}\n`);
   } else {
     const table = formatCompareTable(result);
-    ctx.stdout.write(args.quiet ? `${table.trimEnd().split('\n').pop() ?? ''}\n` : `${table}\ncompare.html: ${htmlPath}\n`);
+    ctx.stdout.write(
+      args.quiet ? `${table.trimEnd().split('\n').pop() ?? ''}\n` : `${table}\ncompare.html: ${htmlPath}\n`,
+    );
   }
   return result.regressions > 0 ? EXIT.thresholdFailed : EXIT.ok;
 }

@@ -40,12 +40,18 @@ async function runReport(args: ReportArgs, ctx: CliContext): Promise<number> {
   const timeSeries = await loadTimeSeries(run.dir);
   const outDir = args.out ? abs(args.out) : run.dir;
   await mkdir(outDir, { recursive: true });
-  const { paths: written, problems } = await writeRunFiles(outDir, { summary: run.summary, timeSeries }, ['report_html', 'summary_csv', 'timeseries_csv']);
+  const { paths: written, problems } = await writeRunFiles(outDir, { summary: run.summary, timeSeries }, [
+    'report_html',
+    'summary_csv',
+    'timeseries_csv',
+  ]);
   // Rebuilding the report is the whole point here: a report that could not be written is an error.
   if (problems.length > 0) throw new Error(problems.join('; '));
   if (args.json) ctx.stdout.write(`${JSON.stringify(written, null, 2)}\n`);
   else if (!args.quiet) {
-    ctx.stdout.write(`rebuilt the report of run ${run.summary.run_id} (${run.summary.groups.length} group(s), ${timeSeries.length} time-series rows)\n`);
+    ctx.stdout.write(
+      `rebuilt the report of run ${run.summary.run_id} (${run.summary.groups.length} group(s), ${timeSeries.length} time-series rows)\n`,
+    );
     for (const path of Object.values(written)) ctx.stdout.write(`  ${path}\n`);
   }
   return EXIT.ok;

@@ -54,8 +54,17 @@ export const runCommand: CommandRegistration = (parser, ctx) =>
         // repeated flags still arrive as an array.
         .option('set', { type: 'string', describe: 'Override a profile field: --set path=value (repeatable)' })
         .option('quiet', { type: 'boolean', default: false, describe: 'Print only the report path and errors' })
-        .option('json', { type: 'boolean', default: false, describe: 'Print summary.json to stdout and nothing else there' })
-        .option('repeat', { type: 'number', default: 1, describe: 'Run N times into <out>/repeat-<i>/ and write repeat-summary.json (mean, stddev, 95% CI per metric)' }),
+        .option('json', {
+          type: 'boolean',
+          default: false,
+          describe: 'Print summary.json to stdout and nothing else there',
+        })
+        .option('repeat', {
+          type: 'number',
+          default: 1,
+          describe:
+            'Run N times into <out>/repeat-<i>/ and write repeat-summary.json (mean, stddev, 95% CI per metric)',
+        }),
     async (argv) => {
       ctx.exitCode = await runRun(argv as unknown as RunArgs, ctx);
     },
@@ -80,8 +89,13 @@ async function runRun(args: RunArgs, ctx: CliContext): Promise<number> {
     // The embedded emulator gets its throwaway key; a real target gets the key from the environment only.
     const apiKey = emulator ? emulator.apiKey : (ctx.env[apiKeyEnv] ?? null);
     const quiet = args.quiet || args.json;
-    const progress = quiet ? null : createProgressLine(ctx.stderr, { tty: Boolean((ctx.stderr as { isTTY?: boolean }).isTTY) });
-    if (!quiet) ctx.stderr.write(`inferbench: running ${profile.name} against ${emulator ? `the embedded emulator (${target})` : target}\n`);
+    const progress = quiet
+      ? null
+      : createProgressLine(ctx.stderr, { tty: Boolean((ctx.stderr as { isTTY?: boolean }).isTTY) });
+    if (!quiet)
+      ctx.stderr.write(
+        `inferbench: running ${profile.name} against ${emulator ? `the embedded emulator (${target})` : target}\n`,
+      );
     // The embedded emulator is local: a corporate proxy in the environment must not carry its requests.
     const proxy = emulator ? null : proxySettingsFromEnv(ctx.env);
     announceConnection(ctx, profile.target.tls, proxy === null ? null : proxyFor(target, proxy), quiet);
@@ -111,7 +125,9 @@ async function runRun(args: RunArgs, ctx: CliContext): Promise<number> {
 async function runRepeat(args: RunArgs, ctx: CliContext): Promise<number> {
   const n = args.repeat as number;
   if (!Number.isInteger(n) || n < 1 || n > 100) {
-    throw new InferbenchError('BAD_USAGE', `--repeat ${n} must be a whole number from 1 to 100.`, { hint: 'e.g. --repeat 5' });
+    throw new InferbenchError('BAD_USAGE', `--repeat ${n} must be a whole number from 1 to 100.`, {
+      hint: 'e.g. --repeat 5',
+    });
   }
   const name = `${basename(args.profile, extname(args.profile))}-repeat`;
   const outDir = args.out ? resolve(ctx.cwd, args.out) : resolve(ctx.cwd, 'reports', makeRunId(Date.now(), name));
@@ -145,12 +161,16 @@ function printOutcome(outcome: RunOutcome, args: RunArgs, ctx: CliContext): numb
       return EXIT.interrupted;
     case 'all_failed': {
       const error = new InferbenchError('RUN_FAILED', describeAllFailed(summary.groups));
-      ctx.stderr.write(`inferbench: ${error.message}\n  hint: check the target URL, the API key variable and the model names\n`);
+      ctx.stderr.write(
+        `inferbench: ${error.message}\n  hint: check the target URL, the API key variable and the model names\n`,
+      );
       return EXIT.runFailed;
     }
     case 'threshold_failed':
       for (const failed of outcome.failedThresholds) {
-        ctx.stderr.write(`inferbench: threshold failed: ${failed.expression} [${failed.group}] (actual ${failed.actual ?? 'none'})\n`);
+        ctx.stderr.write(
+          `inferbench: threshold failed: ${failed.expression} [${failed.group}] (actual ${failed.actual ?? 'none'})\n`,
+        );
       }
       return EXIT.thresholdFailed;
     case 'ok':
@@ -160,7 +180,8 @@ function printOutcome(outcome: RunOutcome, args: RunArgs, ctx: CliContext): numb
 
 function describeAllFailed(groups: RunOutcome['summary']['groups']): string {
   const counts: Record<string, number> = {};
-  for (const group of groups) for (const [cls, n] of Object.entries(group.requests.errors)) counts[cls] = (counts[cls] ?? 0) + n;
+  for (const group of groups)
+    for (const [cls, n] of Object.entries(group.requests.errors)) counts[cls] = (counts[cls] ?? 0) + n;
   const classes = Object.entries(counts)
     .filter(([, n]) => n > 0)
     .map(([cls, n]) => `${cls} ${n}`)
@@ -188,7 +209,10 @@ function checkBaseUrl(text: string): void {
  * certificate is not verified: printed even with --quiet, since it changes what the numbers are worth.
  */
 function announceConnection(ctx: CliContext, tls: TlsSpec | null, proxy: URL | null, quiet: boolean): void {
-  if (proxy !== null && !quiet) ctx.stderr.write(`inferbench: through the proxy ${withoutCredentials(proxy)} (from the environment; connect_ms is the connect to the proxy)\n`);
+  if (proxy !== null && !quiet)
+    ctx.stderr.write(
+      `inferbench: through the proxy ${withoutCredentials(proxy)} (from the environment; connect_ms is the connect to the proxy)\n`,
+    );
   if (tls?.insecureSkipVerify) {
     const bar = '!'.repeat(78);
     ctx.stderr.write(`${bar}\ninferbench: WARNING: ${INSECURE_TLS_WARNING}.\n${bar}\n`);

@@ -72,10 +72,19 @@ export async function runServePrimary(workers: number, ctx: CliContext): Promise
           if (++ready === workers) resolve(message.url);
         });
         worker.once('exit', (code) => {
-          if (ready < workers) reject(new InferbenchError('BAD_USAGE', `serve worker ${worker.id} exited with code ${code} before listening`, { hint: 'its error is printed above' }));
+          if (ready < workers)
+            reject(
+              new InferbenchError('BAD_USAGE', `serve worker ${worker.id} exited with code ${code} before listening`, {
+                hint: 'its error is printed above',
+              }),
+            );
         });
       }
-      ctx.interrupt.addEventListener('abort', () => reject(new InferbenchError('INTERRUPTED', 'interrupted while the workers were starting')), { once: true });
+      ctx.interrupt.addEventListener(
+        'abort',
+        () => reject(new InferbenchError('INTERRUPTED', 'interrupted while the workers were starting')),
+        { once: true },
+      );
     });
   } catch (error) {
     for (const worker of forked) if (!exited.has(worker)) worker.kill('SIGTERM');
@@ -83,7 +92,9 @@ export async function runServePrimary(workers: number, ctx: CliContext): Promise
     throw error;
   }
   ctx.stdout.write(`${url}\n`);
-  ctx.stderr.write(`inferbench emulator: ${workers} worker processes on ${url} (capacity and rate limits are per worker)\n`);
+  ctx.stderr.write(
+    `inferbench emulator: ${workers} worker processes on ${url} (capacity and rate limits are per worker)\n`,
+  );
   await new Promise<void>((done) => {
     if (ctx.interrupt.aborted) return done();
     ctx.interrupt.addEventListener('abort', () => done(), { once: true });

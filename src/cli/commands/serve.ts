@@ -33,24 +33,47 @@ export const serveCommand: CommandRegistration = (parser, ctx) =>
         .option('host', { type: 'string', default: '127.0.0.1', describe: 'Address to listen on' })
         .option('port', { type: 'number', default: 8080, describe: 'Port (0 = any free port)' })
         .option('config', { type: 'string', describe: 'YAML file extending or replacing the built-in catalog' })
-        .option('api-key', { type: 'string', array: true, describe: 'Accepted API key (repeatable; none: any non-empty key)' })
-        .option('management-key', { type: 'string', array: true, describe: 'Accepted management key (repeatable; none: any non-empty key)' })
-        .option('org', { type: 'string', default: 'local', describe: 'Organization that manages the dedicated endpoints' })
+        .option('api-key', {
+          type: 'string',
+          array: true,
+          describe: 'Accepted API key (repeatable; none: any non-empty key)',
+        })
+        .option('management-key', {
+          type: 'string',
+          array: true,
+          describe: 'Accepted management key (repeatable; none: any non-empty key)',
+        })
+        .option('org', {
+          type: 'string',
+          default: 'local',
+          describe: 'Organization that manages the dedicated endpoints',
+        })
         .option('files', { type: 'string', describe: 'Directory served by GET /v1/files/{id}/content' })
         .option('done-marker', { type: 'boolean', default: false, describe: 'End streams with data: [DONE]' })
-        .option('workers', { type: 'number', default: 1, describe: 'Worker processes sharing the port (capacity and limits are per worker)' }) as never,
+        .option('workers', {
+          type: 'number',
+          default: 1,
+          describe: 'Worker processes sharing the port (capacity and limits are per worker)',
+        }) as never,
     async (args) => {
       if (!Number.isInteger(args.port) || args.port < 0 || args.port > 65_535) {
         throw new InferbenchError('BAD_USAGE', `--port must be an integer from 0 to 65535, got ${String(args.port)}`);
       }
       if (!Number.isInteger(args.workers) || args.workers < 1 || args.workers > 64) {
-        throw new InferbenchError('BAD_USAGE', `--workers must be an integer from 1 to 64, got ${String(args.workers)}`);
+        throw new InferbenchError(
+          'BAD_USAGE',
+          `--workers must be an integer from 1 to 64, got ${String(args.workers)}`,
+        );
       }
       const filesDir = args.files === undefined ? undefined : resolve(ctx.cwd, args.files);
       if (filesDir !== undefined && !statSync(filesDir, { throwIfNoEntry: false })?.isDirectory()) {
-        throw new InferbenchError('BAD_USAGE', `--files ${args.files} is not a directory`, { hint: 'pass a directory of files to serve' });
+        throw new InferbenchError('BAD_USAGE', `--files ${args.files} is not a directory`, {
+          hint: 'pass a directory of files to serve',
+        });
       }
-      const catalog = args.config ? loadCatalogConfig(resolve(ctx.cwd, args.config), args.org) : builtinCatalog(args.org);
+      const catalog = args.config
+        ? loadCatalogConfig(resolve(ctx.cwd, args.config), args.org)
+        : builtinCatalog(args.org);
       if (isServePrimary(args.workers)) return runServePrimary(args.workers, ctx);
       const worker = serveWorkerRole();
       const apiKeys = (args['api-key'] ?? []).filter((k) => k.length > 0);
@@ -69,19 +92,35 @@ export const serveCommand: CommandRegistration = (parser, ctx) =>
         });
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
-        throw new InferbenchError('BAD_USAGE', `cannot listen on ${args.host}:${args.port}: ${code ?? (error as Error).message}`, {
-          cause: error,
-          hint: code === 'EADDRINUSE' ? 'the port is taken: pick another with --port, or --port 0 for any free port' : undefined,
-        });
+        throw new InferbenchError(
+          'BAD_USAGE',
+          `cannot listen on ${args.host}:${args.port}: ${code ?? (error as Error).message}`,
+          {
+            cause: error,
+            hint:
+              code === 'EADDRINUSE'
+                ? 'the port is taken: pick another with --port, or --port 0 for any free port'
+                : undefined,
+          },
+        );
       }
       if (worker) worker.announce(emulator.url);
       else ctx.stdout.write(`${emulator.url}\n`);
       const say = (line: string): boolean => (worker && !worker.first) || ctx.stderr.write(`${line}\n`);
       say(`inferbench emulator listening on ${emulator.url} (OpenAI-compatible base URL: ${emulator.url}/v1)`);
       say(`models: ${catalog.models.map((m) => m.id).join(', ')}`);
-      if (catalog.endpoints.length > 0) say(`dedicated endpoints: ${catalog.endpoints.map((e) => `${e.endpointId} (org ${e.orgName})`).join(', ')}`);
-      say(apiKeys.length === 0 ? 'auth: any non-empty API key is accepted' : `auth: ${apiKeys.length} API key(s) configured`);
-      say(managementKeys.length === 0 ? 'management: any non-empty management key is accepted' : `management: ${managementKeys.length} management key(s) configured`);
+      if (catalog.endpoints.length > 0)
+        say(`dedicated endpoints: ${catalog.endpoints.map((e) => `${e.endpointId} (org ${e.orgName})`).join(', ')}`);
+      say(
+        apiKeys.length === 0
+          ? 'auth: any non-empty API key is accepted'
+          : `auth: ${apiKeys.length} API key(s) configured`,
+      );
+      say(
+        managementKeys.length === 0
+          ? 'management: any non-empty management key is accepted'
+          : `management: ${managementKeys.length} management key(s) configured`,
+      );
       if (filesDir) say(`files: ${filesDir}`);
       say('Ctrl-C to stop');
       await new Promise<void>((done) => {

@@ -31,7 +31,11 @@ export const validateCommand: CommandRegistration = (parser, ctx) =>
     (command: Argv) =>
       command
         .positional('profile', { type: 'string', describe: 'Profile YAML file', demandOption: true })
-        .option('set', { type: 'string', array: true, describe: 'Override a profile field: --set path=value (repeatable)' })
+        .option('set', {
+          type: 'string',
+          array: true,
+          describe: 'Override a profile field: --set path=value (repeatable)',
+        })
         .option('json', { type: 'boolean', default: false, describe: 'Print the resolved profile as JSON' }),
     async (argv) => {
       ctx.exitCode = await runValidate(argv as unknown as ValidateArgs, ctx);
@@ -46,23 +50,38 @@ async function runValidate(args: ValidateArgs, ctx: CliContext): Promise<number>
   const firstRequests = buildFirstRequests(profile, tokenizer);
   const hash = workloadHash(profile);
   if (args.json) {
-    ctx.stdout.write(`${JSON.stringify({ valid: true, workload_hash: hash, profile, first_requests: firstRequests }, null, 2)}\n`);
+    ctx.stdout.write(
+      `${JSON.stringify({ valid: true, workload_hash: hash, profile, first_requests: firstRequests }, null, 2)}\n`,
+    );
     return EXIT.ok;
   }
   ctx.stdout.write(formatProfilePlan(profile));
   ctx.stdout.write(`workload hash: ${hash}\n`);
   const groups = profile.groups.length;
   const scenarios = profile.scenarios.length;
-  ctx.stdout.write(`\nvalid: ${scenarios} scenario${scenarios === 1 ? '' : 's'}, ${groups} group${groups === 1 ? '' : 's'}; nothing was sent\n`);
+  ctx.stdout.write(
+    `\nvalid: ${scenarios} scenario${scenarios === 1 ? '' : 's'}, ${groups} group${groups === 1 ? '' : 's'}; nothing was sent\n`,
+  );
   return EXIT.ok;
 }
 
 /** Request 0 of every group, summarised; building it proves datasets and prompts are usable. */
-function buildFirstRequests(profile: ResolvedProfile, tokenizer: EncodingTokenizer): { group: string; input_tokens: number; max_completion_tokens: unknown }[] {
+function buildFirstRequests(
+  profile: ResolvedProfile,
+  tokenizer: EncodingTokenizer,
+): { group: string; input_tokens: number; max_completion_tokens: unknown }[] {
   return profile.groups.map((group) => {
     const scenario = profile.scenarios.find((s) => s.name === group.scenario)!;
     // A scenario without models runs on the target's first model; any name builds the same prompt shape.
-    const plan = createWorkload(scenario, group.model === null ? { ...group, model: '(first model of the target)' } : group, tokenizer).next(0);
-    return { group: group.key, input_tokens: plan.expectedInputTokens, max_completion_tokens: plan.body.max_completion_tokens ?? null };
+    const plan = createWorkload(
+      scenario,
+      group.model === null ? { ...group, model: '(first model of the target)' } : group,
+      tokenizer,
+    ).next(0);
+    return {
+      group: group.key,
+      input_tokens: plan.expectedInputTokens,
+      max_completion_tokens: plan.body.max_completion_tokens ?? null,
+    };
   });
 }

@@ -23,7 +23,6 @@ export const NO_FAULTS: FaultSpec = {
 /** 2026-01-01T00:00:00Z, so catalog output is stable across runs. */
 const CREATED = 1_767_225_600;
 
-
 const TEXT_PARAMETERS = CHAT_REQUEST_PARAMETERS.filter((p) => p !== 'reasoning_effort' && p !== 'prediction');
 const REASONING_PARAMETERS = CHAT_REQUEST_PARAMETERS.filter((p) => p !== 'prediction');
 
@@ -44,7 +43,15 @@ function capabilities(overrides: Partial<PublicModelCapabilities>): PublicModelC
 }
 
 function capacity(overrides: Partial<CapacitySpec>): CapacitySpec {
-  return { prefillTokensPerS: 20_000, decodeTokensPerS: 100, slots: 32, ttftFloorMs: 30, jitter: 0.1, cacheSpeedup: 0.8, ...overrides };
+  return {
+    prefillTokensPerS: 20_000,
+    decodeTokensPerS: 100,
+    slots: 32,
+    ttftFloorMs: 30,
+    jitter: 0.1,
+    cacheSpeedup: 0.8,
+    ...overrides,
+  };
 }
 
 const BASE = {
@@ -83,7 +90,12 @@ export const BUILTIN_MODELS: readonly ModelSpec[] = [
     pricing: { prompt: '0.00000085', completion: '0.0000012' },
     capabilities: capabilities({}),
     supportedParameters: TEXT_PARAMETERS,
-    limits: { maxContextLength: 131_072, maxCompletionTokens: 8_192, requestsPerMinute: 1_000, tokensPerMinute: 1_000_000 },
+    limits: {
+      maxContextLength: 131_072,
+      maxCompletionTokens: 8_192,
+      requestsPerMinute: 1_000,
+      tokensPerMinute: 1_000_000,
+    },
     quantization: 'fp8',
     reasoning: null,
     typicalOutputTokens: 256,
@@ -98,7 +110,12 @@ export const BUILTIN_MODELS: readonly ModelSpec[] = [
     pricing: { prompt: '0.00000035', completion: '0.00000075' },
     capabilities: capabilities({ reasoning: true }),
     supportedParameters: REASONING_PARAMETERS,
-    limits: { maxContextLength: 131_072, maxCompletionTokens: 65_536, requestsPerMinute: 600, tokensPerMinute: 600_000 },
+    limits: {
+      maxContextLength: 131_072,
+      maxCompletionTokens: 65_536,
+      requestsPerMinute: 600,
+      tokensPerMinute: 600_000,
+    },
     quantization: 'mxfp4',
     reasoning: {
       efforts: ['low', 'medium', 'high'],
@@ -118,7 +135,12 @@ export const BUILTIN_MODELS: readonly ModelSpec[] = [
     pricing: { prompt: '0.0000004', completion: '0.0000008' },
     capabilities: capabilities({ reasoning: true }),
     supportedParameters: REASONING_PARAMETERS,
-    limits: { maxContextLength: 65_536, maxCompletionTokens: 16_384, requestsPerMinute: null, tokensPerMinute: 400_000 },
+    limits: {
+      maxContextLength: 65_536,
+      maxCompletionTokens: 16_384,
+      requestsPerMinute: null,
+      tokensPerMinute: 400_000,
+    },
     quantization: 'fp16',
     reasoning: {
       efforts: ['none', 'low', 'medium', 'high'],

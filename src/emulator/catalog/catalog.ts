@@ -31,7 +31,13 @@ export class CatalogIndex {
     for (const endpoint of catalog.endpoints) {
       const arch = this.#models.get(endpoint.modelArchId);
       if (!arch) continue;
-      const spec: ModelSpec = { ...arch, id: endpoint.endpointId, ownedBy: endpoint.orgName, created: endpoint.created, capacity: endpoint.capacity };
+      const spec: ModelSpec = {
+        ...arch,
+        id: endpoint.endpointId,
+        ownedBy: endpoint.orgName,
+        created: endpoint.created,
+        capacity: endpoint.capacity,
+      };
       this.#resolved.set(endpoint.endpointId, { spec, dedicated: true, endpoint });
     }
   }

@@ -38,37 +38,43 @@ const nonNegInt = z.number().int().nonnegative();
 const positive = z.number().positive();
 const rate = z.number().min(0).max(1);
 
-const capacitySchema = z.strictObject({
-  prefill_tokens_per_s: positive,
-  decode_tokens_per_s: positive,
-  slots: z.number().int().positive(),
-  ttft_floor_ms: z.number().nonnegative(),
-  jitter: z.number().min(0).max(1),
-  cache_speedup: rate,
-}).partial();
+const capacitySchema = z
+  .strictObject({
+    prefill_tokens_per_s: positive,
+    decode_tokens_per_s: positive,
+    slots: z.number().int().positive(),
+    ttft_floor_ms: z.number().nonnegative(),
+    jitter: z.number().min(0).max(1),
+    cache_speedup: rate,
+  })
+  .partial();
 
-const faultsSchema = z.strictObject({
-  http500: rate,
-  http503: rate,
-  stream_error: rate,
-  reset: rate,
-  stall_before_headers: rate,
-  stall_between_tokens: rate,
-  stall_ms: z.number().nonnegative(),
-}).partial();
+const faultsSchema = z
+  .strictObject({
+    http500: rate,
+    http503: rate,
+    stream_error: rate,
+    reset: rate,
+    stall_before_headers: rate,
+    stall_between_tokens: rate,
+    stall_ms: z.number().nonnegative(),
+  })
+  .partial();
 
-const capabilitiesSchema = z.strictObject({
-  streaming: z.boolean(),
-  function_calling: z.boolean(),
-  structured_outputs: z.boolean(),
-  vision: z.boolean(),
-  json_mode: z.boolean(),
-  tools: z.boolean(),
-  tool_choice: z.boolean(),
-  parallel_tool_calls: z.boolean(),
-  response_format: z.boolean(),
-  reasoning: z.boolean(),
-}).partial();
+const capabilitiesSchema = z
+  .strictObject({
+    streaming: z.boolean(),
+    function_calling: z.boolean(),
+    structured_outputs: z.boolean(),
+    vision: z.boolean(),
+    json_mode: z.boolean(),
+    tools: z.boolean(),
+    tool_choice: z.boolean(),
+    parallel_tool_calls: z.boolean(),
+    response_format: z.boolean(),
+    reasoning: z.boolean(),
+  })
+  .partial();
 
 const modelSchema = z.strictObject({
   id: z.string().min(1),
@@ -81,7 +87,10 @@ const modelSchema = z.strictObject({
   pricing: z.strictObject({ prompt: usd, completion: usd }).partial().optional(),
   capabilities: capabilitiesSchema.optional(),
   supported_parameters: z.array(z.string()).optional(),
-  architecture: z.strictObject({ modality: z.string(), tokenizer: z.string(), instruct_type: z.string() }).partial().optional(),
+  architecture: z
+    .strictObject({ modality: z.string(), tokenizer: z.string(), instruct_type: z.string() })
+    .partial()
+    .optional(),
   limits: z
     .strictObject({
       max_context_length: z.number().int().positive(),
@@ -168,26 +177,36 @@ export function parseCatalogConfig(text: string, file: string, orgName = 'local'
   const models = new Map<string, ModelSpec>();
   if (!config.replace_builtin) for (const model of BUILTIN_MODELS) models.set(model.id, model);
   (config.models ?? []).forEach((entry, i) => {
-    const base = models.get(entry.id) ?? (entry.based_on ? models.get(entry.based_on) : undefined) ?? BUILTIN_MODELS[0]!;
+    const base =
+      models.get(entry.id) ?? (entry.based_on ? models.get(entry.based_on) : undefined) ?? BUILTIN_MODELS[0]!;
     if (entry.based_on && !models.has(entry.based_on)) {
-      problems.push(`${file}:${lineOf(doc, lineCounter, ['models', i, 'based_on'])}: models.${i}.based_on: unknown model "${entry.based_on}"`);
+      problems.push(
+        `${file}:${lineOf(doc, lineCounter, ['models', i, 'based_on'])}: models.${i}.based_on: unknown model "${entry.based_on}"`,
+      );
     }
     const reasoning = entry.reasoning;
     if (reasoning && !reasoning.efforts.includes(reasoning.default_effort)) {
-      problems.push(`${file}:${lineOf(doc, lineCounter, ['models', i, 'reasoning', 'default_effort'])}: models.${i}.reasoning.default_effort: "${reasoning.default_effort}" is not one of efforts`);
+      problems.push(
+        `${file}:${lineOf(doc, lineCounter, ['models', i, 'reasoning', 'default_effort'])}: models.${i}.reasoning.default_effort: "${reasoning.default_effort}" is not one of efforts`,
+      );
     }
     models.set(entry.id, applyModel(base, entry));
   });
   const endpoints = new Map<string, EndpointSpec>();
-  if (!config.replace_builtin) for (const endpoint of builtinEndpoints(orgName)) endpoints.set(endpoint.endpointId, endpoint);
+  if (!config.replace_builtin)
+    for (const endpoint of builtinEndpoints(orgName)) endpoints.set(endpoint.endpointId, endpoint);
   (config.endpoints ?? []).forEach((entry, i) => {
     const arch = models.get(entry.model_arch_id);
     if (!arch) {
-      problems.push(`${file}:${lineOf(doc, lineCounter, ['endpoints', i, 'model_arch_id'])}: endpoints.${i}.model_arch_id: unknown model "${entry.model_arch_id}"`);
+      problems.push(
+        `${file}:${lineOf(doc, lineCounter, ['endpoints', i, 'model_arch_id'])}: endpoints.${i}.model_arch_id: unknown model "${entry.model_arch_id}"`,
+      );
       return;
     }
     if (models.has(entry.endpoint_id)) {
-      problems.push(`${file}:${lineOf(doc, lineCounter, ['endpoints', i, 'endpoint_id'])}: endpoints.${i}.endpoint_id: "${entry.endpoint_id}" is already a model id`);
+      problems.push(
+        `${file}:${lineOf(doc, lineCounter, ['endpoints', i, 'endpoint_id'])}: endpoints.${i}.endpoint_id: "${entry.endpoint_id}" is already a model id`,
+      );
       return;
     }
     const previous = endpoints.get(entry.endpoint_id);
@@ -200,7 +219,8 @@ export function parseCatalogConfig(text: string, file: string, orgName = 'local'
       capacity: applyCapacity(previous?.capacity ?? arch.capacity, entry.capacity),
     });
   });
-  if (models.size === 0) problems.push(`${file}:1: models: the catalog has no models (replace_builtin is true and no model is defined)`);
+  if (models.size === 0)
+    problems.push(`${file}:1: models: the catalog has no models (replace_builtin is true and no model is defined)`);
   if (problems.length > 0) throw badConfig(problems);
   return { models: [...models.values()], endpoints: [...endpoints.values()] };
 }
@@ -224,8 +244,10 @@ function applyModel(base: ModelSpec, e: ModelEntry): ModelSpec {
     limits: {
       maxContextLength: e.limits?.max_context_length ?? base.limits.maxContextLength,
       maxCompletionTokens: e.limits?.max_completion_tokens ?? base.limits.maxCompletionTokens,
-      requestsPerMinute: e.limits?.requests_per_minute !== undefined ? e.limits.requests_per_minute : base.limits.requestsPerMinute,
-      tokensPerMinute: e.limits?.tokens_per_minute !== undefined ? e.limits.tokens_per_minute : base.limits.tokensPerMinute,
+      requestsPerMinute:
+        e.limits?.requests_per_minute !== undefined ? e.limits.requests_per_minute : base.limits.requestsPerMinute,
+      tokensPerMinute:
+        e.limits?.tokens_per_minute !== undefined ? e.limits.tokens_per_minute : base.limits.tokensPerMinute,
     },
     datacenterLocations: e.datacenter_locations ?? base.datacenterLocations,
     deprecated: e.deprecated ?? base.deprecated,
@@ -239,7 +261,12 @@ function applyModel(base: ModelSpec, e: ModelEntry): ModelSpec {
 }
 
 function toReasoning(r: NonNullable<ModelEntry['reasoning']>): ReasoningSpec {
-  return { efforts: r.efforts, defaultEffort: r.default_effort, tokensByEffort: r.tokens_by_effort, formats: r.formats };
+  return {
+    efforts: r.efforts,
+    defaultEffort: r.default_effort,
+    tokensByEffort: r.tokens_by_effort,
+    formats: r.formats,
+  };
 }
 
 function applyCapacity(base: CapacitySpec, c: CapacityEntry | undefined): CapacitySpec {
@@ -266,7 +293,11 @@ function applyFaults(base: FaultSpec, f: ModelEntry['faults']): FaultSpec {
 }
 
 /** The line of the deepest node on `path` that exists (a missing key points at its parent). */
-function lineOf(doc: ReturnType<typeof parseDocument>, lineCounter: LineCounter, path: readonly (string | number)[]): number {
+function lineOf(
+  doc: ReturnType<typeof parseDocument>,
+  lineCounter: LineCounter,
+  path: readonly (string | number)[],
+): number {
   for (let depth = path.length; depth >= 0; depth--) {
     const node = depth === 0 ? doc.contents : doc.getIn(path.slice(0, depth), true);
     if (isNode(node) && node.range) return lineCounter.linePos(node.range[0]).line;

@@ -2,7 +2,14 @@
  * The catalog as the wire sees it: `/v1/models` objects, the public catalog in its three formats
  * (default, router, hub) field for field as the spec lists them, and the management listing.
  */
-import type { CatalogFormat, HubModel, ManagedEndpoint, Model, PublicModel, RouterModel } from '../../protocol/models.js';
+import type {
+  CatalogFormat,
+  HubModel,
+  ManagedEndpoint,
+  Model,
+  PublicModel,
+  RouterModel,
+} from '../../protocol/models.js';
 import type { EndpointSpec, ModelSpec } from '../model-spec.js';
 import { CHAT_REQUEST_PARAMETERS } from '../../protocol/chat.js';
 
@@ -42,7 +49,11 @@ export function toPublicModel(spec: ModelSpec): PublicModel {
     pricing: { prompt: spec.pricing.prompt, completion: spec.pricing.completion },
     capabilities: { ...spec.capabilities },
     supported_parameters: supportedParameters,
-    architecture: { modality: spec.architecture.modality, tokenizer: spec.architecture.tokenizer, instruct_type: spec.architecture.instructType },
+    architecture: {
+      modality: spec.architecture.modality,
+      tokenizer: spec.architecture.tokenizer,
+      instruct_type: spec.architecture.instructType,
+    },
     limits: {
       max_context_length: spec.limits.maxContextLength,
       max_completion_tokens: spec.limits.maxCompletionTokens,

@@ -33,7 +33,10 @@ export function parseFaultHeader(value: string, defaults: FaultDefaults): FaultP
   const [rawKind = '', ...params] = value.split(';').map((part) => part.trim());
   const kind = rawKind.toLowerCase().replaceAll('-', '_');
   if (!isFaultKind(kind)) {
-    throw badRequest(`Unknown ${HEADER.emulatorFault} value ${JSON.stringify(rawKind.slice(0, 100))}; use one of ${FAULT_KINDS.join(', ')}, optionally followed by ;after=N;ms=M.`, HEADER.emulatorFault);
+    throw badRequest(
+      `Unknown ${HEADER.emulatorFault} value ${JSON.stringify(rawKind.slice(0, 100))}; use one of ${FAULT_KINDS.join(', ')}, optionally followed by ;after=N;ms=M.`,
+      HEADER.emulatorFault,
+    );
   }
   let afterTokens = defaults.afterTokens;
   let stallMs = defaults.stallMs;
@@ -41,7 +44,10 @@ export function parseFaultHeader(value: string, defaults: FaultDefaults): FaultP
     if (param === '') continue;
     const match = /^(after|ms)\s*=\s*(\d{1,9})$/i.exec(param);
     if (!match) {
-      throw badRequest(`Bad ${HEADER.emulatorFault} parameter ${JSON.stringify(param.slice(0, 100))}; expected after=N (tokens) or ms=M (milliseconds).`, HEADER.emulatorFault);
+      throw badRequest(
+        `Bad ${HEADER.emulatorFault} parameter ${JSON.stringify(param.slice(0, 100))}; expected after=N (tokens) or ms=M (milliseconds).`,
+        HEADER.emulatorFault,
+      );
     }
     const number = Number(match[2]);
     if ((match[1] as string).toLowerCase() === 'after') afterTokens = number;

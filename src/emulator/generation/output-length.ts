@@ -19,8 +19,15 @@ export function answerLength(rng: Rng, typicalTokens: number): number {
 }
 
 /** Reasoning tokens for an effort (the model's default when none is asked for); 0 if it has no budget. */
-export function reasoningLength(rng: Rng, reasoning: ReasoningSpec, effort: ReasoningEffort | null | undefined): number {
-  const budget = reasoning.tokensByEffort[effort ?? reasoning.defaultEffort] ?? reasoning.tokensByEffort[reasoning.defaultEffort] ?? 0;
+export function reasoningLength(
+  rng: Rng,
+  reasoning: ReasoningSpec,
+  effort: ReasoningEffort | null | undefined,
+): number {
+  const budget =
+    reasoning.tokensByEffort[effort ?? reasoning.defaultEffort] ??
+    reasoning.tokensByEffort[reasoning.defaultEffort] ??
+    0;
   if (budget <= 0) return 0;
   const factor = 1 - REASONING_SPREAD + 2 * REASONING_SPREAD * rng.next();
   return Math.max(1, Math.round(budget * factor));

@@ -5,7 +5,13 @@
  * of the context; cut at stop sequences. Every planned token is one real tokenizer token, so usage, the
  * stream and logprobs agree with the text by construction.
  */
-import type { ChatCompletionRequest, ChatMessage, FinishReason, ToolCall, ToolDefinition } from '../../protocol/chat.js';
+import type {
+  ChatCompletionRequest,
+  ChatMessage,
+  FinishReason,
+  ToolCall,
+  ToolDefinition,
+} from '../../protocol/chat.js';
 import { createRng, hashString, type Rng } from '../../util/rng.js';
 import { generateTokenPieces } from '../../util/token-text.js';
 import type { CompletionPlan, PlannedToken } from '../completion-plan.js';
@@ -154,7 +160,11 @@ function planAnswer(request: ChatCompletionRequest, model: ModelSpec, budget: nu
  * answer was planned without room for the tags; cutting the whole at `cap` keeps "finish_reason length"
  * meaning "exactly cap tokens were generated".
  */
-function rawReasoningAnswer(reasoning: string, answer: Answer, cap: number): { answer: Answer; reasoningTokens: number } {
+function rawReasoningAnswer(
+  reasoning: string,
+  answer: Answer,
+  cap: number,
+): { answer: Answer; reasoningTokens: number } {
   const think = `${THINK_OPEN}${reasoning}${THINK_CLOSE}`;
   const body = answer.content ?? '';
   let pieces = textPieces(body.length > 0 ? `${think}\n\n${body}` : think);
@@ -164,9 +174,15 @@ function rawReasoningAnswer(reasoning: string, answer: Answer, cap: number): { a
     finishReason = 'length';
   }
   let reasoningTokens = 0;
-  for (let length = 0; reasoningTokens < pieces.length && length < think.length; reasoningTokens++) length += pieces[reasoningTokens]!.length;
+  for (let length = 0; reasoningTokens < pieces.length && length < think.length; reasoningTokens++)
+    length += pieces[reasoningTokens]!.length;
   return {
-    answer: { segments: [{ kind: 'content', pieces, toolIndex: -1 }], content: pieces.join(''), toolCalls: null, finishReason },
+    answer: {
+      segments: [{ kind: 'content', pieces, toolIndex: -1 }],
+      content: pieces.join(''),
+      toolCalls: null,
+      finishReason,
+    },
     reasoningTokens,
   };
 }

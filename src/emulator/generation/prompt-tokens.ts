@@ -43,7 +43,8 @@ function messageTokens(message: ChatMessage, images: { count: number }): number 
   if (message.role === 'assistant' && Array.isArray(message.tool_calls) && message.tool_calls.length > 0) {
     tokens += countTextTokens(JSON.stringify(message.tool_calls));
   }
-  if (message.role === 'tool' && typeof message.tool_call_id === 'string') tokens += countTextTokens(message.tool_call_id);
+  if (message.role === 'tool' && typeof message.tool_call_id === 'string')
+    tokens += countTextTokens(message.tool_call_id);
   return tokens;
 }
 
@@ -55,7 +56,8 @@ export function countPromptTokens(request: ChatCompletionRequest): PromptTokens 
   let tokens = TOKENS_PER_REPLY;
   for (const message of request.messages) tokens += messageTokens(message, images);
   // Tool definitions and a response schema are injected into the prompt by the chat template.
-  if (Array.isArray(request.tools) && request.tools.length > 0) tokens += countTextTokens(JSON.stringify(request.tools));
+  if (Array.isArray(request.tools) && request.tools.length > 0)
+    tokens += countTextTokens(JSON.stringify(request.tools));
   const format = request.response_format;
   if (format?.type === 'json_schema' && format.json_schema.schema !== undefined) {
     tokens += countTextTokens(JSON.stringify(format.json_schema.schema));

@@ -24,7 +24,10 @@ function isSchema(value: unknown): value is Schema {
 function resolvePointer(root: Schema, ref: string): Schema | undefined {
   if (!ref.startsWith('#')) return undefined;
   let node: unknown = root;
-  for (const raw of ref.slice(1).split('/').filter((s) => s.length > 0)) {
+  for (const raw of ref
+    .slice(1)
+    .split('/')
+    .filter((s) => s.length > 0)) {
     const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
     if (!isSchema(node)) return undefined;
     node = node[key];
@@ -64,7 +67,9 @@ class SchemaValueGenerator {
     }
     if (Array.isArray(flat['allOf'])) {
       const { allOf, ...rest } = flat;
-      flat = (allOf as unknown[]).filter(isSchema).reduce<Schema>((merged, part) => mergeSchemas(merged, this.flatten(part, depth)), rest);
+      flat = (allOf as unknown[])
+        .filter(isSchema)
+        .reduce<Schema>((merged, part) => mergeSchemas(merged, this.flatten(part, depth)), rest);
     }
     for (const key of ['anyOf', 'oneOf'] as const) {
       const branches = flat[key];
@@ -81,7 +86,9 @@ class SchemaValueGenerator {
     if (branches.length === 0) return undefined;
     if (depth < SHALLOW_DEPTH) return branches[this.#rng.int(0, branches.length - 1)];
     // Deep inside a recursive schema: take a branch that ends the recursion.
-    const simple = branches.find((b) => b['$ref'] === undefined && b['properties'] === undefined && b['items'] === undefined);
+    const simple = branches.find(
+      (b) => b['$ref'] === undefined && b['properties'] === undefined && b['items'] === undefined,
+    );
     return simple ?? branches[0];
   }
 
@@ -125,7 +132,8 @@ class SchemaValueGenerator {
       }
       return types[0] ?? 'string';
     }
-    if (isSchema(schema['properties']) || isSchema(schema['additionalProperties']) || Array.isArray(schema['required'])) return 'object';
+    if (isSchema(schema['properties']) || isSchema(schema['additionalProperties']) || Array.isArray(schema['required']))
+      return 'object';
     if (schema['items'] !== undefined || Array.isArray(schema['prefixItems'])) return 'array';
     if (typeof schema['minimum'] === 'number' || typeof schema['maximum'] === 'number') return 'number';
     return 'string';
@@ -133,7 +141,9 @@ class SchemaValueGenerator {
 
   #object(schema: Schema, depth: number): Record<string, unknown> {
     const properties = isSchema(schema['properties']) ? schema['properties'] : {};
-    const required = new Set(Array.isArray(schema['required']) ? schema['required'].filter((r): r is string => typeof r === 'string') : []);
+    const required = new Set(
+      Array.isArray(schema['required']) ? schema['required'].filter((r): r is string => typeof r === 'string') : [],
+    );
     const minProperties = typeof schema['minProperties'] === 'number' ? schema['minProperties'] : 0;
     const maxProperties = typeof schema['maxProperties'] === 'number' ? schema['maxProperties'] : Infinity;
     const out: Record<string, unknown> = {};
@@ -161,7 +171,10 @@ class SchemaValueGenerator {
     const extra = schema['additionalProperties'];
     // Only an explicit additionalProperties makes a map with invented keys; `{type: "object"}` alone gives {}.
     const openMap = (extra === true || isSchema(extra)) && Object.keys(properties).length === 0;
-    const extraCount = openMap && depth < SHALLOW_DEPTH ? Math.max(minProperties - count, this.#rng.int(1, 2)) : Math.max(minProperties - count, 0);
+    const extraCount =
+      openMap && depth < SHALLOW_DEPTH
+        ? Math.max(minProperties - count, this.#rng.int(1, 2))
+        : Math.max(minProperties - count, 0);
     for (let i = 0; i < extraCount && count < maxProperties && extra !== false; i++) {
       const key = `${this.word()}_${i}`;
       if (key in out) continue;
@@ -234,7 +247,10 @@ class SchemaValueGenerator {
     const bounds = this.#bounds(schema);
     let low = bounds.exclusiveLow ? Math.floor(bounds.low) + 1 : Math.ceil(bounds.low);
     let high = bounds.exclusiveHigh ? Math.ceil(bounds.high) - 1 : Math.floor(bounds.high);
-    const step = typeof schema['multipleOf'] === 'number' && Number.isInteger(schema['multipleOf']) && schema['multipleOf'] > 0 ? schema['multipleOf'] : 1;
+    const step =
+      typeof schema['multipleOf'] === 'number' && Number.isInteger(schema['multipleOf']) && schema['multipleOf'] > 0
+        ? schema['multipleOf']
+        : 1;
     low = Math.ceil(low / step);
     high = Math.floor(high / step);
     if (high < low) return low * step;
@@ -253,7 +269,8 @@ class SchemaValueGenerator {
     }
     const { low, high, exclusiveLow, exclusiveHigh } = this.#bounds(schema);
     let value = Math.round((low + (high - low) * this.#rng.next()) * 100) / 100;
-    if (value < low || (exclusiveLow && value <= low) || value > high || (exclusiveHigh && value >= high)) value = (low + high) / 2;
+    if (value < low || (exclusiveLow && value <= low) || value > high || (exclusiveHigh && value >= high))
+      value = (low + high) / 2;
     return value;
   }
 
@@ -284,7 +301,8 @@ class SchemaValueGenerator {
   #formatted(format: string): string | undefined {
     const pad = (n: number): string => String(n).padStart(2, '0');
     const date = (): string => `20${this.#rng.int(20, 29)}-${pad(this.#rng.int(1, 12))}-${pad(this.#rng.int(1, 28))}`;
-    const time = (): string => `${pad(this.#rng.int(0, 23))}:${pad(this.#rng.int(0, 59))}:${pad(this.#rng.int(0, 59))}Z`;
+    const time = (): string =>
+      `${pad(this.#rng.int(0, 23))}:${pad(this.#rng.int(0, 59))}:${pad(this.#rng.int(0, 59))}Z`;
     switch (format) {
       case 'date-time':
         return `${date()}T${time()}`;
@@ -317,10 +335,15 @@ class SchemaValueGenerator {
 function mergeSchemas(a: Schema, b: Schema): Schema {
   const merged: Schema = { ...a, ...b };
   if (isSchema(a['properties']) || isSchema(b['properties'])) {
-    merged['properties'] = { ...(isSchema(a['properties']) ? a['properties'] : {}), ...(isSchema(b['properties']) ? b['properties'] : {}) };
+    merged['properties'] = {
+      ...(isSchema(a['properties']) ? a['properties'] : {}),
+      ...(isSchema(b['properties']) ? b['properties'] : {}),
+    };
   }
   if (Array.isArray(a['required']) || Array.isArray(b['required'])) {
-    merged['required'] = [...new Set([...((a['required'] as unknown[]) ?? []), ...((b['required'] as unknown[]) ?? [])])];
+    merged['required'] = [
+      ...new Set([...((a['required'] as unknown[]) ?? []), ...((b['required'] as unknown[]) ?? [])]),
+    ];
   }
   if (a['type'] !== undefined && b['type'] === undefined) merged['type'] = a['type'];
   return merged;

@@ -57,7 +57,8 @@ function cachedPieces(pretoken: string): readonly string[] {
   if (pretoken.length > MAX_CACHED_PRETOKEN_LENGTH) {
     if (pretoken.length <= MAX_MERGED_PRETOKEN_LENGTH) return piecesOfPretoken(pretoken);
     const pieces: string[] = [];
-    for (let at = 0; at < pretoken.length; at += PATHOLOGICAL_PIECE_LENGTH) pieces.push(pretoken.slice(at, at + PATHOLOGICAL_PIECE_LENGTH));
+    for (let at = 0; at < pretoken.length; at += PATHOLOGICAL_PIECE_LENGTH)
+      pieces.push(pretoken.slice(at, at + PATHOLOGICAL_PIECE_LENGTH));
     return pieces;
   }
   let pieces = piecesByPretoken.get(pretoken);

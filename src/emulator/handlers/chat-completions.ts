@@ -39,12 +39,23 @@ export async function chatCompletions(req: IncomingMessage, res: ServerResponse,
   } catch (error) {
     throw headerError ?? error;
   }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw headerError ?? badRequest('The request body must be a JSON object.');
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw headerError ?? badRequest('The request body must be a JSON object.');
   const modelName = (body as { model?: unknown }).model;
-  if (typeof modelName !== 'string' || modelName.length === 0) throw headerError ?? badRequest('`model` is required and must be a string.', 'model');
+  if (typeof modelName !== 'string' || modelName.length === 0)
+    throw headerError ?? badRequest('`model` is required and must be a string.', 'model');
   const resolved = ctx.catalog.resolve(modelName);
   if (!resolved) {
-    throw headerError ?? new ApiError(404, 'not_found_error', 'model_not_found', `Model ${JSON.stringify(modelName.slice(0, 200))} does not exist or you do not have access to it.`, 'model');
+    throw (
+      headerError ??
+      new ApiError(
+        404,
+        'not_found_error',
+        'model_not_found',
+        `Model ${JSON.stringify(modelName.slice(0, 200))} does not exist or you do not have access to it.`,
+        'model',
+      )
+    );
   }
   try {
     if (headerError !== null) throw headerError;
@@ -78,7 +89,12 @@ function runChat(
 
   const requestedTier = request.service_tier ?? null;
   // `auto` takes the highest tier available: priority exists on dedicated endpoints only.
-  const tier: ServiceTierUsed = requestedTier === null || requestedTier === 'auto' ? (requestedTier === 'auto' && resolved.dedicated ? 'priority' : 'default') : requestedTier;
+  const tier: ServiceTierUsed =
+    requestedTier === null || requestedTier === 'auto'
+      ? requestedTier === 'auto' && resolved.dedicated
+        ? 'priority'
+        : 'default'
+      : requestedTier;
 
   const plan = planCompletion(request, model, requestNumber);
   const reservedTokens = plan.promptTokens + (request.max_completion_tokens ?? model.limits.maxCompletionTokens);
@@ -116,7 +132,14 @@ function runChat(
     },
     plan,
     cachedTokens,
-    job: { modelId: model.id, tier, inputTokens: plan.promptTokens, cachedTokens, outputTokens: plan.tokens.length, seed },
+    job: {
+      modelId: model.id,
+      tier,
+      inputTokens: plan.promptTokens,
+      cachedTokens,
+      outputTokens: plan.tokens.length,
+      seed,
+    },
     engine: ctx.engine,
     fault,
     headers: admission.headers,

@@ -29,7 +29,13 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = {
 };
 
 function fileNotFound(id: string): ApiError {
-  return new ApiError(404, 'not_found_error', 'file_not_found', `No file with id ${JSON.stringify(id.slice(0, 200))}.`, 'file_id');
+  return new ApiError(
+    404,
+    'not_found_error',
+    'file_not_found',
+    `No file with id ${JSON.stringify(id.slice(0, 200))}.`,
+    'file_id',
+  );
 }
 
 /** The file name in `dir` whose name without extension is `id`, or undefined. */
@@ -50,7 +56,12 @@ async function findFile(dir: string, id: string): Promise<string | undefined> {
   return undefined;
 }
 
-export async function fileContent(req: IncomingMessage, res: ServerResponse, ctx: EmulatorContext, id: string): Promise<void> {
+export async function fileContent(
+  req: IncomingMessage,
+  res: ServerResponse,
+  ctx: EmulatorContext,
+  id: string,
+): Promise<void> {
   authenticate(req, 'inference', ctx.keys);
   if (!ctx.filesDir || id.length === 0 || /[/\\\0]/.test(id) || id.startsWith('.')) throw fileNotFound(id);
   const name = await findFile(ctx.filesDir, id);

@@ -10,7 +10,13 @@ export function listEndpoints(req: IncomingMessage, res: ServerResponse, ctx: Em
   authenticate(req, 'management', ctx.keys);
   const endpoints = ctx.catalog.endpointsOf(orgName, ctx.orgs);
   if (!endpoints) {
-    throw new ApiError(404, 'not_found_error', 'org_not_found', `Organization ${JSON.stringify(orgName.slice(0, 200))} does not exist or is not managed by this key.`, 'org_name');
+    throw new ApiError(
+      404,
+      'not_found_error',
+      'org_not_found',
+      `Organization ${JSON.stringify(orgName.slice(0, 200))} does not exist or is not managed by this key.`,
+      'org_name',
+    );
   }
   sendJson(res, 200, { endpoints: endpoints.map(toManagedEndpoint) });
 }

@@ -11,7 +11,13 @@ import { authenticate } from '../http/auth.js';
 import { sendJson } from '../http/send.js';
 
 function modelNotFound(id: string): ApiError {
-  return new ApiError(404, 'not_found_error', 'model_not_found', `Model ${JSON.stringify(id.slice(0, 200))} does not exist or you do not have access to it.`, 'model_id');
+  return new ApiError(
+    404,
+    'not_found_error',
+    'model_not_found',
+    `Model ${JSON.stringify(id.slice(0, 200))} does not exist or you do not have access to it.`,
+    'model_id',
+  );
 }
 
 export function listModels(req: IncomingMessage, res: ServerResponse, ctx: EmulatorContext): void {
@@ -27,15 +33,31 @@ export function retrieveModel(req: IncomingMessage, res: ServerResponse, ctx: Em
   sendJson(res, 200, toModel(resolved.spec));
 }
 
-export function listPublicModels(_req: IncomingMessage, res: ServerResponse, ctx: EmulatorContext, query: URLSearchParams): void {
+export function listPublicModels(
+  _req: IncomingMessage,
+  res: ServerResponse,
+  ctx: EmulatorContext,
+  query: URLSearchParams,
+): void {
   const format = query.get('format') ?? 'default';
   if (!(CATALOG_FORMATS as readonly string[]).includes(format)) {
-    throw new ApiError(400, 'invalid_request_error', 'wrong_api_format', `Unknown format ${JSON.stringify(format.slice(0, 64))}: use router or hub, or omit it.`, 'format');
+    throw new ApiError(
+      400,
+      'invalid_request_error',
+      'wrong_api_format',
+      `Unknown format ${JSON.stringify(format.slice(0, 64))}: use router or hub, or omit it.`,
+      'format',
+    );
   }
   sendJson(res, 200, publicCatalog(ctx.catalog.catalog.models, format as CatalogFormat));
 }
 
-export function retrievePublicModel(_req: IncomingMessage, res: ServerResponse, ctx: EmulatorContext, id: string): void {
+export function retrievePublicModel(
+  _req: IncomingMessage,
+  res: ServerResponse,
+  ctx: EmulatorContext,
+  id: string,
+): void {
   const model = ctx.catalog.model(id);
   if (!model) throw modelNotFound(id);
   sendJson(res, 200, toPublicModel(model));

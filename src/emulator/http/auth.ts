@@ -33,7 +33,10 @@ export function authenticate(req: IncomingMessage, kind: KeyKind, keys: KeySets)
   const token = bearerToken(req);
   const label = kind === 'inference' ? 'API key' : 'management key';
   if (token === undefined) {
-    throw unauthorized('missing_api_key', `No ${label} provided. Send "Authorization: Bearer <${kind === 'inference' ? 'API_KEY' : 'MANAGEMENT_API_KEY'}>".`);
+    throw unauthorized(
+      'missing_api_key',
+      `No ${label} provided. Send "Authorization: Bearer <${kind === 'inference' ? 'API_KEY' : 'MANAGEMENT_API_KEY'}>".`,
+    );
   }
   const own = keys[kind];
   const other = keys[kind === 'inference' ? 'management' : 'inference'];

@@ -21,7 +21,12 @@ function bodyFormat(req: IncomingMessage): BodyFormat {
   const header = req.headers[HEADER.contentType];
   const mediaType = (header ?? '').split(';')[0]!.trim().toLowerCase();
   if (mediaType === '' || mediaType === CONTENT_TYPE.json) return 'json';
-  if (mediaType === CONTENT_TYPE.msgpack || mediaType === 'application/msgpack' || mediaType === 'application/x-msgpack') return 'msgpack';
+  if (
+    mediaType === CONTENT_TYPE.msgpack ||
+    mediaType === 'application/msgpack' ||
+    mediaType === 'application/x-msgpack'
+  )
+    return 'msgpack';
   throw new ApiError(
     415,
     'invalid_request_error',
@@ -34,11 +39,21 @@ function isGzip(req: IncomingMessage): boolean {
   const header = (req.headers[HEADER.contentEncoding] ?? '').trim().toLowerCase();
   if (header === '' || header === 'identity') return false;
   if (header === 'gzip' || header === 'x-gzip') return true;
-  throw new ApiError(415, 'invalid_request_error', 'unsupported_content_encoding', `Unsupported Content-Encoding "${header}": only gzip is accepted.`);
+  throw new ApiError(
+    415,
+    'invalid_request_error',
+    'unsupported_content_encoding',
+    `Unsupported Content-Encoding "${header}": only gzip is accepted.`,
+  );
 }
 
 function tooLarge(): ApiError {
-  return new ApiError(413, 'invalid_request_error', 'request_too_large', `The request body exceeds ${MAX_BODY_BYTES} bytes.`);
+  return new ApiError(
+    413,
+    'invalid_request_error',
+    'request_too_large',
+    `The request body exceeds ${MAX_BODY_BYTES} bytes.`,
+  );
 }
 
 async function readRaw(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
@@ -67,7 +82,12 @@ export async function readBody(req: IncomingMessage, maxBytes = MAX_BODY_BYTES):
       bytes = await gunzipAsync(bytes, { maxOutputLength: maxBytes });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge();
-      throw new ApiError(400, 'invalid_request_error', 'wrong_api_format', 'The body is not valid gzip (Content-Encoding: gzip).');
+      throw new ApiError(
+        400,
+        'invalid_request_error',
+        'wrong_api_format',
+        'The body is not valid gzip (Content-Encoding: gzip).',
+      );
     }
   }
   if (format === 'msgpack') {

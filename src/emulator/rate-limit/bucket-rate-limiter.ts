@@ -88,8 +88,14 @@ export class BucketRateLimiter implements RateLimiter {
       `. Please try again in ${retryAfterS}s.`;
     const rejection =
       short.resource === 'requests'
-        ? new ApiError(429, 'too_many_requests_error', 'request_quota_exceeded', message, null, { ...headers, [HEADER.retryAfter]: String(retryAfterS) })
-        : new ApiError(429, 'too_many_tokens_error', 'token_quota_exceeded', message, null, { ...headers, [HEADER.retryAfter]: String(retryAfterS) });
+        ? new ApiError(429, 'too_many_requests_error', 'request_quota_exceeded', message, null, {
+            ...headers,
+            [HEADER.retryAfter]: String(retryAfterS),
+          })
+        : new ApiError(429, 'too_many_tokens_error', 'token_quota_exceeded', message, null, {
+            ...headers,
+            [HEADER.retryAfter]: String(retryAfterS),
+          });
     return { rejection, headers };
   }
 

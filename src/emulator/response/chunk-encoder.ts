@@ -3,7 +3,14 @@
  * non-streaming `chat.completion` body. The constant head of every chunk of a response is serialised
  * once, so per-token work is one small JSON.stringify of the delta.
  */
-import type { ChatCompletionResponse, LogprobEntry, ServiceTierUsed, TimeInfo, ToolCall, Usage } from '../../protocol/chat.js';
+import type {
+  ChatCompletionResponse,
+  LogprobEntry,
+  ServiceTierUsed,
+  TimeInfo,
+  ToolCall,
+  Usage,
+} from '../../protocol/chat.js';
 import type { CompletionPlan, PlannedToken } from '../completion-plan.js';
 
 export interface ResponseIdentity {
@@ -37,7 +44,11 @@ function logprobEntry(token: PlannedToken): LogprobEntry {
     token: token.text,
     logprob: token.logprob,
     bytes: [...Buffer.from(token.text, 'utf8')],
-    top_logprobs: token.top.map((t) => ({ token: t.token, logprob: t.logprob, bytes: [...Buffer.from(t.token, 'utf8')] })),
+    top_logprobs: token.top.map((t) => ({
+      token: t.token,
+      logprob: t.logprob,
+      bytes: [...Buffer.from(t.token, 'utf8')],
+    })),
   };
 }
 
@@ -95,7 +106,9 @@ export class ChunkEncoder {
     this.#announced.add(index);
     const call = this.plan.toolCalls?.[index];
     if (!call) return '';
-    const delta = { tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] };
+    const delta = {
+      tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }],
+    };
     return `${this.#head}${JSON.stringify(delta)},"finish_reason":null}]}\n\n`;
   }
 
@@ -112,9 +125,18 @@ export class ChunkEncoder {
 }
 
 /** The whole non-streaming response body. */
-export function completionBody(identity: ResponseIdentity, plan: CompletionPlan, cachedTokens: number, timeInfo: TimeInfo): ChatCompletionResponse {
-  const toolCalls: ToolCall[] | null = plan.toolCalls ? plan.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { ...c.function } })) : null;
-  const contentTokens = plan.tokens.filter((t) => t.kind === 'content' || (t.kind === 'reasoning' && !identity.reasoningModel));
+export function completionBody(
+  identity: ResponseIdentity,
+  plan: CompletionPlan,
+  cachedTokens: number,
+  timeInfo: TimeInfo,
+): ChatCompletionResponse {
+  const toolCalls: ToolCall[] | null = plan.toolCalls
+    ? plan.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { ...c.function } }))
+    : null;
+  const contentTokens = plan.tokens.filter(
+    (t) => t.kind === 'content' || (t.kind === 'reasoning' && !identity.reasoningModel),
+  );
   const reasoningTokens = plan.tokens.filter((t) => t.kind === 'reasoning' && t.text !== '');
   const body: ChatCompletionResponse = {
     id: identity.id,
@@ -133,7 +155,9 @@ export function completionBody(identity: ResponseIdentity, plan: CompletionPlan,
           ...(plan.reasoning !== null ? { reasoning: plan.reasoning } : {}),
         },
         logprobs: plan.logprobs ? { content: contentTokens.map(logprobEntry) } : null,
-        ...(identity.reasoningModel ? { reasoning_logprobs: plan.logprobs ? { content: reasoningTokens.map(logprobEntry) } : null } : {}),
+        ...(identity.reasoningModel
+          ? { reasoning_logprobs: plan.logprobs ? { content: reasoningTokens.map(logprobEntry) } : null }
+          : {}),
       },
     ],
     usage: usageOf(plan, cachedTokens),

@@ -30,8 +30,20 @@ export interface CompletionRun {
 
 /** The error a fault answers with before any header, or null when the fault is not of that kind. */
 export function faultResponseError(fault: FaultPlan): ApiError | null {
-  if (fault.kind === 'http_500') return new ApiError(500, 'internal_server_error', 'internal_error', 'The server had an error while processing your request (injected fault).');
-  if (fault.kind === 'http_503') return new ApiError(503, 'service_unavailable_error', 'service_unavailable', 'The service is temporarily unavailable (injected fault).');
+  if (fault.kind === 'http_500')
+    return new ApiError(
+      500,
+      'internal_server_error',
+      'internal_error',
+      'The server had an error while processing your request (injected fault).',
+    );
+  if (fault.kind === 'http_503')
+    return new ApiError(
+      503,
+      'service_unavailable_error',
+      'service_unavailable',
+      'The service is temporarily unavailable (injected fault).',
+    );
   return null;
 }
 
@@ -121,7 +133,12 @@ class CompletionWriter {
       if (res.headersSent) res.end(streamErrorEvent('The server had an error while generating the response.'));
       else {
         const error = faultResponseError({ kind: 'http_500', afterTokens: 0, stallMs: 0 })!;
-        sendJson(res, 500, { ...error.toBody(), message: 'The server had an error while processing your request.' }, headers);
+        sendJson(
+          res,
+          500,
+          { ...error.toBody(), message: 'The server had an error while processing your request.' },
+          headers,
+        );
       }
     }
   }
@@ -130,7 +147,12 @@ class CompletionWriter {
     if (this.#headersSent || !this.#encoder) return;
     this.#headersSent = true;
     const { res, headers } = this.#run;
-    res.writeHead(200, { ...headers, 'content-type': CONTENT_TYPE.eventStream, 'cache-control': 'no-cache', connection: 'keep-alive' });
+    res.writeHead(200, {
+      ...headers,
+      'content-type': CONTENT_TYPE.eventStream,
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+    });
     res.write(this.#encoder.roleChunk());
   }
 
@@ -147,7 +169,8 @@ class CompletionWriter {
     this.#pending -= upTo - this.#sent;
     this.#sent = upTo;
     // A fault whose token count is beyond a short answer still happens, at the end instead of the last chunk.
-    if (breaking && this.#sent === at && (at === fault.afterTokens || this.#finishInfo !== null)) return this.#break(fault.kind === 'reset');
+    if (breaking && this.#sent === at && (at === fault.afterTokens || this.#finishInfo !== null))
+      return this.#break(fault.kind === 'reset');
     if (stalling && this.#sent >= at && (this.#pending > 0 || this.#finishInfo || this.#sent < this.#total)) {
       this.#held = true;
       this.#stallDone = true;

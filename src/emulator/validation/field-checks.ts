@@ -18,7 +18,8 @@ export function describeValue(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'object') return 'an object';
-  if (typeof value === 'string') return value.length > 40 ? `a string of ${value.length} characters` : JSON.stringify(value);
+  if (typeof value === 'string')
+    return value.length > 40 ? `a string of ${value.length} characters` : JSON.stringify(value);
   return String(value);
 }
 
@@ -65,7 +66,10 @@ export function requireIntegerInRange(value: unknown, param: string, min: number
 /** One of the listed strings. */
 export function requireEnum<T extends string>(value: unknown, param: string, allowed: readonly T[]): T {
   if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value)) {
-    throw badRequest(`'${param}' must be one of ${allowed.map((v) => `'${v}'`).join(', ')}, got ${describeValue(value)}.`, param);
+    throw badRequest(
+      `'${param}' must be one of ${allowed.map((v) => `'${v}'`).join(', ')}, got ${describeValue(value)}.`,
+      param,
+    );
   }
   return value as T;
 }

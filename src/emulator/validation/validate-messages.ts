@@ -20,7 +20,10 @@ function checkTextPart(part: JsonObject, param: string): void {
 
 function checkImagePart(part: JsonObject, param: string, model: ModelSpec): void {
   if (!model.capabilities.vision) {
-    throw badRequest(`Model '${model.id}' does not accept images: 'image_url' content parts need a vision model.`, param);
+    throw badRequest(
+      `Model '${model.id}' does not accept images: 'image_url' content parts need a vision model.`,
+      param,
+    );
   }
   const image = requireObject(part['image_url'], `${param}.image_url`);
   const url = requireString(image['url'], `${param}.image_url.url`);
@@ -46,20 +49,27 @@ function checkContent(content: unknown, param: string, model: ModelSpec, allowIm
     else if (object['type'] === 'image_url' && allowImages) checkImagePart(object, partParam, model);
     else {
       const allowed = allowImages ? "'text' or 'image_url'" : "'text'";
-      throw badRequest(`'${partParam}.type' must be ${allowed}, got ${describeValue(object['type'])}.`, `${partParam}.type`);
+      throw badRequest(
+        `'${partParam}.type' must be ${allowed}, got ${describeValue(object['type'])}.`,
+        `${partParam}.type`,
+      );
     }
   });
 }
 
 function checkToolCalls(calls: unknown, param: string): void {
-  if (!Array.isArray(calls)) throw badRequest(`'${param}' must be an array of tool calls, got ${describeValue(calls)}.`, param);
+  if (!Array.isArray(calls))
+    throw badRequest(`'${param}' must be an array of tool calls, got ${describeValue(calls)}.`, param);
   calls.forEach((call, j) => {
     const callParam = `${param}[${j}]`;
     const object = requireObject(call, callParam);
     const id = requireString(object['id'], `${callParam}.id`);
     if (id.length === 0) throw badRequest(`'${callParam}.id' must not be empty.`, `${callParam}.id`);
     if (object['type'] !== 'function') {
-      throw badRequest(`'${callParam}.type' must be 'function', got ${describeValue(object['type'])}.`, `${callParam}.type`);
+      throw badRequest(
+        `'${callParam}.type' must be 'function', got ${describeValue(object['type'])}.`,
+        `${callParam}.type`,
+      );
     }
     const fn = requireObject(object['function'], `${callParam}.function`);
     requireString(fn['name'], `${callParam}.function.name`);
@@ -70,7 +80,10 @@ function checkToolCalls(calls: unknown, param: string): void {
 function checkMessage(message: JsonObject, param: string, model: ModelSpec): void {
   const role = message['role'];
   if (typeof role !== 'string' || !(ROLES as readonly string[]).includes(role)) {
-    throw badRequest(`'${param}.role' must be one of ${ROLES.map((r) => `'${r}'`).join(', ')}, got ${describeValue(role)}.`, `${param}.role`);
+    throw badRequest(
+      `'${param}.role' must be one of ${ROLES.map((r) => `'${r}'`).join(', ')}, got ${describeValue(role)}.`,
+      `${param}.role`,
+    );
   }
   if (isSet(message['name'])) requireString(message['name'], `${param}.name`);
   switch (role) {
@@ -86,13 +99,19 @@ function checkMessage(message: JsonObject, param: string, model: ModelSpec): voi
       if (hasCalls) checkToolCalls(message['tool_calls'], `${param}.tool_calls`);
       if (isSet(message['content'])) checkContent(message['content'], `${param}.content`, model, false);
       else if (!hasCalls) {
-        throw badRequest(`'${param}' is an assistant message without 'content' or 'tool_calls'; it needs one of them.`, `${param}.content`);
+        throw badRequest(
+          `'${param}' is an assistant message without 'content' or 'tool_calls'; it needs one of them.`,
+          `${param}.content`,
+        );
       }
       return;
     }
     case 'tool': {
       if (!isSet(message['tool_call_id'])) {
-        throw badRequest(`'${param}' is a tool message without 'tool_call_id'; it must name the call it answers.`, `${param}.tool_call_id`);
+        throw badRequest(
+          `'${param}' is a tool message without 'tool_call_id'; it must name the call it answers.`,
+          `${param}.tool_call_id`,
+        );
       }
       requireString(message['tool_call_id'], `${param}.tool_call_id`);
       checkContent(message['content'], `${param}.content`, model, false);
@@ -108,7 +127,8 @@ export function validateMessages(messages: unknown, model: ModelSpec): ChatMessa
   }
   if (messages.length === 0) throw badRequest("'messages' must contain at least one message.", 'messages');
   messages.forEach((message, i) => {
-    if (!isObject(message)) throw badRequest(`'messages[${i}]' must be an object, got ${describeValue(message)}.`, `messages[${i}]`);
+    if (!isObject(message))
+      throw badRequest(`'messages[${i}]' must be an object, got ${describeValue(message)}.`, `messages[${i}]`);
     checkMessage(message, `messages[${i}]`, model);
   });
   return messages as ChatMessage[];

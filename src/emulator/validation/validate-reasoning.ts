@@ -15,7 +15,10 @@ export function validateReasoningEffort(value: unknown, model: ModelSpec): Reaso
   if (!isSet(value)) return undefined;
   const effort = requireEnum(value, 'reasoning_effort', EFFORTS);
   if (!model.reasoning) {
-    throw badRequest(`'reasoning_effort' is not supported by model '${model.id}', which does not reason.`, 'reasoning_effort');
+    throw badRequest(
+      `'reasoning_effort' is not supported by model '${model.id}', which does not reason.`,
+      'reasoning_effort',
+    );
   }
   if (!model.reasoning.efforts.includes(effort)) {
     throw badRequest(
@@ -31,7 +34,10 @@ export function validateReasoningFormat(value: unknown, model: ModelSpec): Reaso
   if (!isSet(value)) return undefined;
   const format = requireEnum(value, 'reasoning_format', REASONING_FORMATS);
   if (!model.reasoning) {
-    throw badRequest(`'reasoning_format' is not supported by model '${model.id}', which does not reason.`, 'reasoning_format');
+    throw badRequest(
+      `'reasoning_format' is not supported by model '${model.id}', which does not reason.`,
+      'reasoning_format',
+    );
   }
   const supported = model.reasoning.formats.length > 0 ? model.reasoning.formats : ['parsed'];
   if (!supported.includes(format)) {

@@ -21,7 +21,9 @@ function messageText(message: ChatMessage): string {
 
 function mentionsJson(messages: readonly ChatMessage[]): boolean {
   return messages.some(
-    (message) => (message.role === 'system' || message.role === 'user' || message.role === 'developer') && /json/i.test(messageText(message)),
+    (message) =>
+      (message.role === 'system' || message.role === 'user' || message.role === 'developer') &&
+      /json/i.test(messageText(message)),
   );
 }
 
@@ -45,7 +47,10 @@ export function validateResponseFormat(
         throw badRequest(`Model '${model.id}' does not support the 'json_object' response format.`, 'response_format');
       }
       if (stream) {
-        throw badRequest("'response_format' of type 'json_object' cannot be used with 'stream': true.", 'response_format');
+        throw badRequest(
+          "'response_format' of type 'json_object' cannot be used with 'stream': true.",
+          'response_format',
+        );
       }
       if (!mentionsJson(messages)) {
         throw badRequest(
@@ -56,7 +61,10 @@ export function validateResponseFormat(
       return { type: 'json_object' };
     case 'json_schema': {
       if (!model.capabilities.structured_outputs) {
-        throw badRequest(`Model '${model.id}' does not support the 'json_schema' response format (structured outputs).`, 'response_format');
+        throw badRequest(
+          `Model '${model.id}' does not support the 'json_schema' response format (structured outputs).`,
+          'response_format',
+        );
       }
       const spec = requireObject(format['json_schema'], 'response_format.json_schema');
       const name = requireString(spec['name'], 'response_format.json_schema.name');
@@ -67,7 +75,9 @@ export function validateResponseFormat(
         );
       }
       if (isSet(spec['description'])) requireString(spec['description'], 'response_format.json_schema.description');
-      const strict = isSet(spec['strict']) ? requireBoolean(spec['strict'], 'response_format.json_schema.strict') : false;
+      const strict = isSet(spec['strict'])
+        ? requireBoolean(spec['strict'], 'response_format.json_schema.strict')
+        : false;
       let schema: Record<string, unknown> | undefined;
       if (isSet(spec['schema'])) {
         schema = requireObject(spec['schema'], 'response_format.json_schema.schema');

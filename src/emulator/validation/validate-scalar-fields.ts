@@ -49,7 +49,8 @@ function checkStop(value: unknown): void {
     if (value.length === 0) throw badRequest("'stop' must not be an empty string.", 'stop');
     return;
   }
-  if (!Array.isArray(value)) throw badRequest(`'stop' must be a string or an array of strings, got ${describeValue(value)}.`, 'stop');
+  if (!Array.isArray(value))
+    throw badRequest(`'stop' must be a string or an array of strings, got ${describeValue(value)}.`, 'stop');
   if (value.length > MAX_STOP_SEQUENCES) {
     throw badRequest(`'stop' accepts up to ${MAX_STOP_SEQUENCES} sequences, got ${value.length}.`, 'stop');
   }
@@ -62,17 +63,26 @@ function checkStop(value: unknown): void {
 function checkPrediction(value: unknown): void {
   const prediction = requireObject(value, 'prediction');
   if (prediction['type'] !== 'content') {
-    throw badRequest(`'prediction.type' must be 'content', got ${describeValue(prediction['type'])}.`, 'prediction.type');
+    throw badRequest(
+      `'prediction.type' must be 'content', got ${describeValue(prediction['type'])}.`,
+      'prediction.type',
+    );
   }
   const content = prediction['content'];
   if (typeof content === 'string') return;
   if (!Array.isArray(content)) {
-    throw badRequest(`'prediction.content' must be a string or an array of text parts, got ${describeValue(content)}.`, 'prediction.content');
+    throw badRequest(
+      `'prediction.content' must be a string or an array of text parts, got ${describeValue(content)}.`,
+      'prediction.content',
+    );
   }
   content.forEach((part, i) => {
     const object = requireObject(part, `prediction.content[${i}]`);
     if (object['type'] !== 'text') {
-      throw badRequest(`'prediction.content[${i}].type' must be 'text', got ${describeValue(object['type'])}.`, `prediction.content[${i}].type`);
+      throw badRequest(
+        `'prediction.content[${i}].type' must be 'text', got ${describeValue(object['type'])}.`,
+        `prediction.content[${i}].type`,
+      );
     }
     requireString(object['text'], `prediction.content[${i}].text`);
   });
@@ -83,9 +93,14 @@ function checkMaxTokens(body: JsonObject, model: ModelSpec): number | undefined 
   const modern = isSet(body['max_completion_tokens'])
     ? requireIntegerInRange(body['max_completion_tokens'], 'max_completion_tokens', 1, limit)
     : undefined;
-  const legacy = isSet(body['max_tokens']) ? requireIntegerInRange(body['max_tokens'], 'max_tokens', 1, limit) : undefined;
+  const legacy = isSet(body['max_tokens'])
+    ? requireIntegerInRange(body['max_tokens'], 'max_tokens', 1, limit)
+    : undefined;
   if (modern !== undefined && legacy !== undefined && modern !== legacy) {
-    throw badRequest("'max_tokens' is a deprecated alias of 'max_completion_tokens'; send only one of them.", 'max_tokens');
+    throw badRequest(
+      "'max_tokens' is a deprecated alias of 'max_completion_tokens'; send only one of them.",
+      'max_tokens',
+    );
   }
   return modern ?? legacy;
 }
@@ -108,10 +123,14 @@ export function validateScalarFields(body: JsonObject, context: ScalarContext): 
   if (isSet(body['prompt_cache_key'])) {
     const key = requireString(body['prompt_cache_key'], 'prompt_cache_key');
     if (key.length > MAX_PROMPT_CACHE_KEY_LENGTH) {
-      throw badRequest(`'prompt_cache_key' must be at most ${MAX_PROMPT_CACHE_KEY_LENGTH} characters, got ${key.length}.`, 'prompt_cache_key');
+      throw badRequest(
+        `'prompt_cache_key' must be at most ${MAX_PROMPT_CACHE_KEY_LENGTH} characters, got ${key.length}.`,
+        'prompt_cache_key',
+      );
     }
   }
-  if (isSet(body['seed'])) requireIntegerInRange(body['seed'], 'seed', Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
+  if (isSet(body['seed']))
+    requireIntegerInRange(body['seed'], 'seed', Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
   if (isSet(body['service_tier'])) {
     const tier = requireEnum(body['service_tier'], 'service_tier', SERVICE_TIERS);
     if (tier === 'priority' && !context.dedicatedEndpoint) {

@@ -16,7 +16,10 @@ export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 function validateTool(tool: unknown, param: string): ToolDefinition {
   const object = requireObject(tool, param);
   if (object['type'] !== 'function') {
-    throw badRequest(`'${param}.type' must be 'function' (only functions are supported), got ${describeValue(object['type'])}.`, `${param}.type`);
+    throw badRequest(
+      `'${param}.type' must be 'function' (only functions are supported), got ${describeValue(object['type'])}.`,
+      `${param}.type`,
+    );
   }
   const fn = requireObject(object['function'], `${param}.function`);
   const name = requireString(fn['name'], `${param}.function.name`);
@@ -45,7 +48,8 @@ function validateTool(tool: unknown, param: string): ToolDefinition {
 /** Checks `tools` (may be absent); returns the definitions, empty when there are none. */
 export function validateTools(tools: unknown, model: ModelSpec): ToolDefinition[] {
   if (!isSet(tools)) return [];
-  if (!Array.isArray(tools)) throw badRequest(`'tools' must be an array of tool definitions, got ${describeValue(tools)}.`, 'tools');
+  if (!Array.isArray(tools))
+    throw badRequest(`'tools' must be an array of tool definitions, got ${describeValue(tools)}.`, 'tools');
   if (tools.length > 0 && !model.capabilities.tools && !model.capabilities.function_calling) {
     throw badRequest(`Model '${model.id}' does not support tools.`, 'tools');
   }
@@ -53,7 +57,10 @@ export function validateTools(tools: unknown, model: ModelSpec): ToolDefinition[
   return tools.map((tool, i) => {
     const definition = validateTool(tool, `tools[${i}]`);
     if (names.has(definition.function.name)) {
-      throw badRequest(`'tools[${i}].function.name' repeats the tool name '${definition.function.name}'; tool names must be unique.`, `tools[${i}].function.name`);
+      throw badRequest(
+        `'tools[${i}].function.name' repeats the tool name '${definition.function.name}'; tool names must be unique.`,
+        `tools[${i}].function.name`,
+      );
     }
     names.add(definition.function.name);
     return definition;
@@ -64,20 +71,32 @@ export function validateTools(tools: unknown, model: ModelSpec): ToolDefinition[
 export function validateToolChoice(choice: unknown, tools: readonly ToolDefinition[]): ToolChoice | undefined {
   if (!isSet(choice)) return undefined;
   if (tools.length === 0) {
-    throw badRequest("'tool_choice' is set but the request has no 'tools'; send tools or omit tool_choice.", 'tool_choice');
+    throw badRequest(
+      "'tool_choice' is set but the request has no 'tools'; send tools or omit tool_choice.",
+      'tool_choice',
+    );
   }
   if (typeof choice === 'string') {
     if (choice === 'none' || choice === 'auto' || choice === 'required') return choice;
-    throw badRequest(`'tool_choice' must be 'none', 'auto', 'required' or a function object, got ${describeValue(choice)}.`, 'tool_choice');
+    throw badRequest(
+      `'tool_choice' must be 'none', 'auto', 'required' or a function object, got ${describeValue(choice)}.`,
+      'tool_choice',
+    );
   }
   const object = requireObject(choice, 'tool_choice');
   if (object['type'] !== 'function') {
-    throw badRequest(`'tool_choice.type' must be 'function', got ${describeValue(object['type'])}.`, 'tool_choice.type');
+    throw badRequest(
+      `'tool_choice.type' must be 'function', got ${describeValue(object['type'])}.`,
+      'tool_choice.type',
+    );
   }
   const fn = requireObject(object['function'], 'tool_choice.function');
   const name = requireString(fn['name'], 'tool_choice.function.name');
   if (!tools.some((tool) => tool.function.name === name)) {
-    throw badRequest(`'tool_choice' names the function '${name}', which is not among the request's tools.`, 'tool_choice.function.name');
+    throw badRequest(
+      `'tool_choice' names the function '${name}', which is not among the request's tools.`,
+      'tool_choice.function.name',
+    );
   }
   return { type: 'function', function: { name } };
 }

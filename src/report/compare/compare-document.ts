@@ -19,14 +19,27 @@ import { targetLabel } from './target-label.js';
 /** Builds the compare page document. */
 export function buildCompareDocument(result: CompareResult, baseline: RunSummary, candidate: RunSummary): PageDocument {
   const verdictBlocks: Block[] = [
-    { kind: 'badges', items: [result.regressions > 0 ? { text: `${result.regressions} regression(s)`, tone: 'bad' } : { text: 'no regression', tone: 'ok' }] },
+    {
+      kind: 'badges',
+      items: [
+        result.regressions > 0
+          ? { text: `${result.regressions} regression(s)`, tone: 'bad' }
+          : { text: 'no regression', tone: 'ok' },
+      ],
+    },
     { kind: 'paragraph', text: verdictLine(result), tone: result.regressions > 0 ? 'bad' : 'ok' },
     runsTable(result, baseline, candidate),
     {
       kind: 'kv',
       rows: [
-        ['Significance level', `${result.alpha}${result.correction === 'holm' ? `, Holm-adjusted over ${result.comparisons.length} tests` : ', no multiple-testing correction'}`],
-        ['Rule', 'A regression is a change that is statistically significant (adjusted p < alpha) and worse than the tolerance.'],
+        [
+          'Significance level',
+          `${result.alpha}${result.correction === 'holm' ? `, Holm-adjusted over ${result.comparisons.length} tests` : ', no multiple-testing correction'}`,
+        ],
+        [
+          'Rule',
+          'A regression is a change that is statistically significant (adjusted p < alpha) and worse than the tolerance.',
+        ],
       ],
     },
   ];
@@ -36,11 +49,18 @@ export function buildCompareDocument(result: CompareResult, baseline: RunSummary
       { kind: 'list', items: result.pairs.map((p) => `${p.baseline} (baseline) with ${p.candidate} (candidate)`) },
     );
   }
-  if (result.warnings.length > 0) verdictBlocks.push({ kind: 'list', items: result.warnings.map((w) => ({ text: w, tone: 'warn' as const })) });
+  if (result.warnings.length > 0)
+    verdictBlocks.push({ kind: 'list', items: result.warnings.map((w) => ({ text: w, tone: 'warn' as const })) });
   if (result.mismatches.length > 0) {
-    verdictBlocks.push({ kind: 'paragraph', text: 'Compared with --force although the workloads differ:', tone: 'warn' }, { kind: 'list', items: result.mismatches.map((m) => ({ text: m, tone: 'warn' as const })) });
+    verdictBlocks.push(
+      { kind: 'paragraph', text: 'Compared with --force although the workloads differ:', tone: 'warn' },
+      { kind: 'list', items: result.mismatches.map((m) => ({ text: m, tone: 'warn' as const })) },
+    );
   }
-  const tone = (verdict: string): Cell => ({ text: VERDICT_TEXT[verdict as keyof typeof VERDICT_TEXT], tone: verdict === 'regression' ? 'bad' : verdict === 'improved' ? 'ok' : verdict === 'no_data' ? 'muted' : 'plain' });
+  const tone = (verdict: string): Cell => ({
+    text: VERDICT_TEXT[verdict as keyof typeof VERDICT_TEXT],
+    tone: verdict === 'regression' ? 'bad' : verdict === 'improved' ? 'ok' : verdict === 'no_data' ? 'muted' : 'plain',
+  });
   const sections: Section[] = [
     { id: 'verdict', title: 'Verdict', blocks: verdictBlocks },
     {
@@ -49,9 +69,31 @@ export function buildCompareDocument(result: CompareResult, baseline: RunSummary
       blocks: [
         {
           kind: 'table',
-          columns: ['group', 'metric', 'baseline', 'candidate', 'change', 'p (this test)', result.correction === 'holm' ? 'p (Holm, used)' : 'p (used)', 'test', 'tolerance', 'verdict'],
+          columns: [
+            'group',
+            'metric',
+            'baseline',
+            'candidate',
+            'change',
+            'p (this test)',
+            result.correction === 'holm' ? 'p (Holm, used)' : 'p (used)',
+            'test',
+            'tolerance',
+            'verdict',
+          ],
           numericFrom: 2,
-          rows: result.comparisons.map((c) => [groupLabel(c), c.metricId, formatValue(c.baseline, c.unit), formatValue(c.candidate, c.unit), formatChange(c), formatPValue(c.pValue), formatPValue(c.pAdjusted), c.test, c.tolerance, tone(c.verdict)]),
+          rows: result.comparisons.map((c) => [
+            groupLabel(c),
+            c.metricId,
+            formatValue(c.baseline, c.unit),
+            formatValue(c.candidate, c.unit),
+            formatChange(c),
+            formatPValue(c.pValue),
+            formatPValue(c.pAdjusted),
+            c.test,
+            c.tolerance,
+            tone(c.verdict),
+          ]),
         },
       ],
     },
@@ -73,16 +115,27 @@ export function buildCompareDocument(result: CompareResult, baseline: RunSummary
         ...(c ? [{ label: 'candidate', histogram: c, color: 0 }] : []),
       ];
       if (entries.length === 0) continue;
-      charts.push({ kind: 'chart', chart: percentileChart(`cmp-${groupIndex}-${metric}`, `${METRIC_LABELS[metric]}`, metric, entries) });
+      charts.push({
+        kind: 'chart',
+        chart: percentileChart(`cmp-${groupIndex}-${metric}`, `${METRIC_LABELS[metric]}`, metric, entries),
+      });
     }
-    distributionBlocks.push({ kind: 'heading', text: groupLabel({ group: base.key, candidateGroup: cand.key }) }, { kind: 'grid', blocks: charts });
+    distributionBlocks.push(
+      { kind: 'heading', text: groupLabel({ group: base.key, candidateGroup: cand.key }) },
+      { kind: 'grid', blocks: charts },
+    );
   });
-  sections.push({ id: 'distributions', title: 'Percentile distributions: baseline (dashed) vs candidate (solid)', blocks: distributionBlocks });
+  sections.push({
+    id: 'distributions',
+    title: 'Percentile distributions: baseline (dashed) vs candidate (solid)',
+    blocks: distributionBlocks,
+  });
   return {
     title: `inferbench compare: ${result.regressions > 0 ? `${result.regressions} regression(s)` : 'no regression'}`,
     subtitle: `${result.baseline.runId} (baseline) vs ${result.candidate.runId} (candidate)`,
     sections,
-    footer: 'Significance: Mann-Whitney U on per-request values (requests.csv) or on the HdrHistograms; error rates by a two-proportion z-test.',
+    footer:
+      'Significance: Mann-Whitney U on per-request values (requests.csv) or on the HdrHistograms; error rates by a two-proportion z-test.',
   };
 }
 
@@ -98,14 +151,33 @@ function runsTable(result: CompareResult, baseline: RunSummary, candidate: RunSu
     row('workload hash', baseline.workload_hash, candidate.workload_hash, result.pairs.length > 0 ? 'plain' : 'warn'),
   ];
   if (result.pairs.length > 0) {
-    rows.push(row('workload hash without models', baseline.workload_hash_without_models ?? '(not recorded)', candidate.workload_hash_without_models ?? '(not recorded)'));
+    rows.push(
+      row(
+        'workload hash without models',
+        baseline.workload_hash_without_models ?? '(not recorded)',
+        candidate.workload_hash_without_models ?? '(not recorded)',
+      ),
+    );
   }
-  rows.push(row('started', baseline.started_at, candidate.started_at, 'plain'), row('directory', result.baseline.dir, result.candidate.dir, 'plain'));
-  return { kind: 'table', caption: result.sameTarget ? 'The two runs' : 'The two runs: two targets (deployments) compared', columns: ['', 'baseline', 'candidate'], rows };
+  rows.push(
+    row('started', baseline.started_at, candidate.started_at, 'plain'),
+    row('directory', result.baseline.dir, result.candidate.dir, 'plain'),
+  );
+  return {
+    kind: 'table',
+    caption: result.sameTarget ? 'The two runs' : 'The two runs: two targets (deployments) compared',
+    columns: ['', 'baseline', 'candidate'],
+    rows,
+  };
 }
 
 /** Writes `<dir>/compare.html` and returns its path. */
-export async function writeCompareHtml(dir: string, result: CompareResult, baseline: RunSummary, candidate: RunSummary): Promise<string> {
+export async function writeCompareHtml(
+  dir: string,
+  result: CompareResult,
+  baseline: RunSummary,
+  candidate: RunSummary,
+): Promise<string> {
   const path = join(dir, 'compare.html');
   await writeFile(path, renderHtmlPage(buildCompareDocument(result, baseline, candidate)), 'utf8');
   return path;

@@ -107,10 +107,16 @@ export type Correction = 'holm' | 'none';
 export const MIN_LATENCY_CHANGE_MS = 0.5;
 
 /** The tolerances a comparison uses: defaults, then the baseline profile's `compare.tolerances`, then flags. */
-export function effectiveTolerances(baseline: RunSummary, flags: Readonly<Record<string, string>> = {}): Map<string, Tolerance> {
+export function effectiveTolerances(
+  baseline: RunSummary,
+  flags: Readonly<Record<string, string>> = {},
+): Map<string, Tolerance> {
   return resolveTolerances([
     { origin: 'default tolerances', entries: DEFAULT_TOLERANCES },
-    { origin: `compare.tolerances of the baseline profile "${baseline.profile.name}"`, entries: profileTolerances(baseline) },
+    {
+      origin: `compare.tolerances of the baseline profile "${baseline.profile.name}"`,
+      entries: profileTolerances(baseline),
+    },
     { origin: '--tolerance', entries: flags },
   ]);
 }
@@ -127,7 +133,11 @@ function profileTolerances(summary: RunSummary): Record<string, string> {
  * comparing two deployments sent the same workload is what compare is for. With `pairs`, paired groups
  * may differ in model name only, and the workload hash is checked without model names.
  */
-export function workloadMismatches(baseline: RunSummary, candidate: RunSummary, pairs: readonly GroupPair[] = []): string[] {
+export function workloadMismatches(
+  baseline: RunSummary,
+  candidate: RunSummary,
+  pairs: readonly GroupPair[] = [],
+): string[] {
   const out: string[] = [];
   const baseWithoutModels = baseline.workload_hash_without_models ?? null;
   const candWithoutModels = candidate.workload_hash_without_models ?? null;
@@ -135,22 +145,30 @@ export function workloadMismatches(baseline: RunSummary, candidate: RunSummary, 
   if (baseline.workload_hash !== candidate.workload_hash) {
     if (pairs.length === 0) {
       const onlyNames = baseWithoutModels !== null && baseWithoutModels === candWithoutModels;
-      out.push(`workload hash differs: ${short(baseline.workload_hash)} vs ${short(candidate.workload_hash)}${onlyNames ? ' (the same requests, to models named differently)' : ''}`);
+      out.push(
+        `workload hash differs: ${short(baseline.workload_hash)} vs ${short(candidate.workload_hash)}${onlyNames ? ' (the same requests, to models named differently)' : ''}`,
+      );
     } else if (baseWithoutModels === null || candWithoutModels === null) {
       const older = baseWithoutModels === null ? 'baseline' : 'candidate';
-      out.push(`workload hash differs, and the ${older} run's summary.json has no workload_hash_without_models (an older inferbench wrote it), so --pair cannot check that the same requests were sent`);
+      out.push(
+        `workload hash differs, and the ${older} run's summary.json has no workload_hash_without_models (an older inferbench wrote it), so --pair cannot check that the same requests were sent`,
+      );
     } else if (baseWithoutModels !== candWithoutModels) {
-      out.push(`workload hash without model names differs: ${short(baseWithoutModels)} vs ${short(candWithoutModels)} (not only the model names differ)`);
+      out.push(
+        `workload hash without model names differs: ${short(baseWithoutModels)} vs ${short(candWithoutModels)} (not only the model names differ)`,
+      );
     }
   }
-  const set = (s: RunSummary, f: (g: GroupSummary) => string): string => [...new Set(s.groups.map(f))].sort().join(', ');
+  const set = (s: RunSummary, f: (g: GroupSummary) => string): string =>
+    [...new Set(s.groups.map(f))].sort().join(', ');
   const tiers = [set(baseline, (g) => g.tier ?? '-'), set(candidate, (g) => g.tier ?? '-')];
   if (tiers[0] !== tiers[1]) out.push(`tiers differ: [${tiers[0]}] vs [${tiers[1]}]`);
   if (pairs.length === 0) {
     const models = [set(baseline, (g) => g.model), set(candidate, (g) => g.model)];
     if (models[0] !== models[1]) out.push(`models differ: [${models[0]}] vs [${models[1]}]`);
     const keys = [set(baseline, (g) => g.key), set(candidate, (g) => g.key)];
-    if (keys[0] !== keys[1] && models[0] === models[1] && tiers[0] === tiers[1]) out.push(`groups differ: [${keys[0]}] vs [${keys[1]}]`);
+    if (keys[0] !== keys[1] && models[0] === models[1] && tiers[0] === tiers[1])
+      out.push(`groups differ: [${keys[0]}] vs [${keys[1]}]`);
     return out;
   }
   const baseGroups = new Map(baseline.groups.map((g) => [g.key, g]));
@@ -159,31 +177,50 @@ export function workloadMismatches(baseline: RunSummary, candidate: RunSummary, 
     const b = baseGroups.get(pair.baseline);
     const c = candGroups.get(pair.candidate);
     if (!b || !c) continue;
-    if (b.scenario !== c.scenario) out.push(`--pair ${pair.baseline}=${pair.candidate}: scenarios differ (${b.scenario} vs ${c.scenario}); a pair may differ in model name only`);
-    if ((b.tier ?? '-') !== (c.tier ?? '-')) out.push(`--pair ${pair.baseline}=${pair.candidate}: tiers differ (${b.tier ?? '-'} vs ${c.tier ?? '-'}); a pair may differ in model name only`);
+    if (b.scenario !== c.scenario)
+      out.push(
+        `--pair ${pair.baseline}=${pair.candidate}: scenarios differ (${b.scenario} vs ${c.scenario}); a pair may differ in model name only`,
+      );
+    if ((b.tier ?? '-') !== (c.tier ?? '-'))
+      out.push(
+        `--pair ${pair.baseline}=${pair.candidate}: tiers differ (${b.tier ?? '-'} vs ${c.tier ?? '-'}); a pair may differ in model name only`,
+      );
   }
   const matched = matchGroups([...baseGroups.keys()], [...candGroups.keys()], pairs);
   const partnered = new Set(matched.values());
   const lonelyBase = [...baseGroups.keys()].filter((k) => !matched.has(k));
   const lonelyCand = [...candGroups.keys()].filter((k) => !partnered.has(k));
   if (lonelyBase.length > 0 || lonelyCand.length > 0) {
-    out.push(`groups without a partner after --pair: baseline [${lonelyBase.join(', ')}], candidate [${lonelyCand.join(', ')}]`);
+    out.push(
+      `groups without a partner after --pair: baseline [${lonelyBase.join(', ')}], candidate [${lonelyCand.join(', ')}]`,
+    );
   }
   return out;
 }
 
 /** Compares two loaded runs. Throws BAD_RESULTS (exit 2) on workload mismatches unless `force`. */
-export function compareRuns(baseline: CompareInput, candidate: CompareInput, options: CompareOptions = {}): CompareResult {
+export function compareRuns(
+  baseline: CompareInput,
+  candidate: CompareInput,
+  options: CompareOptions = {},
+): CompareResult {
   const alpha = options.alpha ?? 0.05;
-  if (!(alpha > 0 && alpha < 1)) throw new InferbenchError('BAD_USAGE', `--alpha ${alpha} must be between 0 and 1.`, { hint: 'The usual significance level is 0.05.' });
+  if (!(alpha > 0 && alpha < 1))
+    throw new InferbenchError('BAD_USAGE', `--alpha ${alpha} must be between 0 and 1.`, {
+      hint: 'The usual significance level is 0.05.',
+    });
   const baselineKeys = baseline.summary.groups.map((g) => g.key);
   const candidateKeys = candidate.summary.groups.map((g) => g.key);
   const pairs = resolvePairs(options.pairs ?? [], baselineKeys, candidateKeys);
   const mismatches = workloadMismatches(baseline.summary, candidate.summary, pairs);
   if (mismatches.length > 0 && !options.force) {
-    throw new InferbenchError('BAD_RESULTS', `The runs did not send the same workload, so comparing them would mislead:\n  ${mismatches.join('\n  ')}`, {
-      hint: refusalHint(mismatches, pairs, baselineKeys, candidateKeys),
-    });
+    throw new InferbenchError(
+      'BAD_RESULTS',
+      `The runs did not send the same workload, so comparing them would mislead:\n  ${mismatches.join('\n  ')}`,
+      {
+        hint: refusalHint(mismatches, pairs, baselineKeys, candidateKeys),
+      },
+    );
   }
   const tolerances = effectiveTolerances(baseline.summary, options.tolerances);
   const candidateGroups = new Map(candidate.summary.groups.map((g) => [g.key, g]));
@@ -200,9 +237,13 @@ export function compareRuns(baseline: CompareInput, candidate: CompareInput, opt
   }
   if (measured.length === 0) {
     // A verdict of "no regression" over nothing compared would pass CI while checking nothing.
-    throw new InferbenchError('BAD_RESULTS', 'The two runs have no group (scenario/model/tier) in common, or every tolerance is off: there is nothing to compare.', {
-      hint: 'Compare two runs of the same profile; `inferbench validate <profile>` lists its group keys.',
-    });
+    throw new InferbenchError(
+      'BAD_RESULTS',
+      'The two runs have no group (scenario/model/tier) in common, or every tolerance is off: there is nothing to compare.',
+      {
+        hint: 'Compare two runs of the same profile; `inferbench validate <profile>` lists its group keys.',
+      },
+    );
   }
   const correction = options.correction ?? 'holm';
   const adjusted = correction === 'holm' ? holmAdjust(measured.map((m) => m.pValue)) : measured.map((m) => m.pValue);
@@ -224,29 +265,49 @@ export function compareRuns(baseline: CompareInput, candidate: CompareInput, opt
   };
 }
 
-function refusalHint(mismatches: readonly string[], pairs: readonly GroupPair[], baselineKeys: readonly string[], candidateKeys: readonly string[]): string {
+function refusalHint(
+  mismatches: readonly string[],
+  pairs: readonly GroupPair[],
+  baselineKeys: readonly string[],
+  candidateKeys: readonly string[],
+): string {
   const force = 'or pass --force to compare the groups they share anyway (with a warning).';
-  const namesOnly = mismatches.some((m) => m.startsWith('models differ') || m.includes('models named differently') || m.startsWith('groups without a partner'));
+  const namesOnly = mismatches.some(
+    (m) =>
+      m.startsWith('models differ') ||
+      m.includes('models named differently') ||
+      m.startsWith('groups without a partner'),
+  );
   if (namesOnly) {
     return (
       `If the two servers name the same model differently (vLLM's \`llama\`, SGLang's \`llama-3\`), pair the groups with ` +
       `--pair <baseline group>=<candidate group> (repeatable; baseline groups: ${baselineKeys.join(', ')}; candidate groups: ${candidateKeys.join(', ')}), ${force}`
     );
   }
-  if (mismatches.some((m) => m.includes('an older inferbench'))) return `Rerun the older run with this version of inferbench, ${force}`;
-  if (pairs.length > 0) return `Paired groups may differ in model name only: run the same profile against both targets, ${force}`;
+  if (mismatches.some((m) => m.includes('an older inferbench')))
+    return `Rerun the older run with this version of inferbench, ${force}`;
+  if (pairs.length > 0)
+    return `Paired groups may differ in model name only: run the same profile against both targets, ${force}`;
   return `Compare runs of the same profile (their targets may differ), ${force}`;
 }
 
 function runWarnings(role: string, summary: RunSummary): string[] {
   const out: string[] = [];
   if (!summary.complete) out.push(`the ${role} run is incomplete (interrupted or stopped early)`);
-  if (summary.harness?.client_bottleneck) out.push(`the ${role} run's client may have been its own bottleneck: ${summary.harness.warnings.join('; ') || 'see its report'}`);
+  if (summary.harness?.client_bottleneck)
+    out.push(
+      `the ${role} run's client may have been its own bottleneck: ${summary.harness.warnings.join('; ') || 'see its report'}`,
+    );
   return out;
 }
 
 function refOf(input: CompareInput): RunRef {
-  return { runId: input.summary.run_id, dir: input.dir, profile: input.summary.profile.name, target: targetOf(input.summary) };
+  return {
+    runId: input.summary.run_id,
+    dir: input.dir,
+    profile: input.summary.profile.name,
+    target: targetOf(input.summary),
+  };
 }
 
 function groupValue(group: GroupSummary, metric: string, stat: string | null): number | null {
@@ -272,9 +333,15 @@ function significance(
     const n1 = base.requests.ok + base.requests.failed;
     const n2 = cand.requests.ok + cand.requests.failed;
     if (n1 + n2 <= 20_000) {
-      return { p: fisherExact(base.requests.failed, base.requests.ok, cand.requests.failed, cand.requests.ok), test: "Fisher's exact test" };
+      return {
+        p: fisherExact(base.requests.failed, base.requests.ok, cand.requests.failed, cand.requests.ok),
+        test: "Fisher's exact test",
+      };
     }
-    return { p: twoProportionTest(base.requests.failed, n1, cand.requests.failed, n2).p, test: 'two-proportion z-test' };
+    return {
+      p: twoProportionTest(base.requests.failed, n1, cand.requests.failed, n2).p,
+      test: 'two-proportion z-test',
+    };
   }
   if (stat === null) return { p: null, test: 'none (one value per run)' };
   // requests.csv has a column per request for every metric but itl_ms (pooled per gap: histograms only).
@@ -286,18 +353,27 @@ function significance(
   }
   const baseHistogram = decodeHistogram(base.histograms[metric as MetricName], metric);
   const candHistogram = decodeHistogram(cand.histograms[metric as MetricName], metric);
-  if (baseHistogram && candHistogram) return testSamples(baseHistogram.buckets, candHistogram.buckets, stat, 'histograms');
+  if (baseHistogram && candHistogram)
+    return testSamples(baseHistogram.buckets, candHistogram.buckets, stat, 'histograms');
   return { p: null, test: 'none (no samples)' };
 }
 
 const PERCENTILE_OF_STAT: Record<string, number> = { p50: 50, p90: 90, p95: 95, p99: 99, p999: 99.9 };
 
 /** Percentiles get the quantile test (about that tail); mean, min and max get Mann-Whitney (about the whole distribution). */
-function testSamples(base: readonly WeightedValue[], cand: readonly WeightedValue[], stat: string, source: string): { p: number; test: string } {
+function testSamples(
+  base: readonly WeightedValue[],
+  cand: readonly WeightedValue[],
+  stat: string,
+  source: string,
+): { p: number; test: string } {
   const percentile = PERCENTILE_OF_STAT[stat];
   if (percentile !== undefined) {
     const result = quantileTest(base, cand, percentile);
-    const at = result.testedPercentile === percentile ? stat : `p${Math.round(result.testedPercentile * 10) / 10} (too few samples for ${stat})`;
+    const at =
+      result.testedPercentile === percentile
+        ? stat
+        : `p${Math.round(result.testedPercentile * 10) / 10} (too few samples for ${stat})`;
     return { p: result.p, test: `quantile test at ${at} (${source})` };
   }
   return { p: mannWhitneyU(base, cand).p, test: `Mann-Whitney U (${source})` };
@@ -305,7 +381,10 @@ function testSamples(base: readonly WeightedValue[], cand: readonly WeightedValu
 
 /** Holm's step-down adjustment of p-values (nulls are not tests and stay null). */
 export function holmAdjust(pValues: readonly (number | null)[]): (number | null)[] {
-  const tested = pValues.map((p, i) => ({ p, i })).filter((e): e is { p: number; i: number } => e.p !== null).sort((a, b) => a.p - b.p);
+  const tested = pValues
+    .map((p, i) => ({ p, i }))
+    .filter((e): e is { p: number; i: number } => e.p !== null)
+    .sort((a, b) => a.p - b.p);
   const out: (number | null)[] = pValues.map(() => null);
   const m = tested.length;
   let running = 0;
@@ -317,7 +396,11 @@ export function holmAdjust(pValues: readonly (number | null)[]): (number | null)
 }
 
 /** A comparison before its verdict (which needs every test's p-value for the correction). */
-type Measured = Omit<MetricComparison, 'verdict' | 'reason' | 'pAdjusted'> & { readonly worseBeyond: boolean; readonly betterBeyond: boolean; readonly hasData: boolean };
+type Measured = Omit<MetricComparison, 'verdict' | 'reason' | 'pAdjusted'> & {
+  readonly worseBeyond: boolean;
+  readonly betterBeyond: boolean;
+  readonly hasData: boolean;
+};
 
 function measureMetric(
   base: GroupSummary,
@@ -333,9 +416,27 @@ function measureMetric(
   const lowerIsBetter = isLowerBetter(metric);
   const baseline = groupValue(base, metric, stat);
   const candidate = groupValue(cand, metric, stat);
-  const common = { group: base.key, candidateGroup: cand.key, metricId, unit, lowerIsBetter, baseline, candidate, tolerance: describeTolerance(tolerance, unit) };
+  const common = {
+    group: base.key,
+    candidateGroup: cand.key,
+    metricId,
+    unit,
+    lowerIsBetter,
+    baseline,
+    candidate,
+    tolerance: describeTolerance(tolerance, unit),
+  };
   if (baseline === null || candidate === null) {
-    return { ...common, absoluteChange: null, relativeChange: null, pValue: null, test: 'none', worseBeyond: false, betterBeyond: false, hasData: false };
+    return {
+      ...common,
+      absoluteChange: null,
+      relativeChange: null,
+      pValue: null,
+      test: 'none',
+      worseBeyond: false,
+      betterBeyond: false,
+      hasData: false,
+    };
   }
   const absoluteChange = candidate - baseline;
   const relativeChange = baseline !== 0 ? absoluteChange / Math.abs(baseline) : null;
@@ -349,25 +450,47 @@ function measureMetric(
     if (tolerance.kind === 'absolute') return amount > tolerance.amount;
     return false;
   };
-  return { ...common, absoluteChange, relativeChange, pValue: p, test, worseBeyond: beyond(worseBy), betterBeyond: beyond(-worseBy), hasData: true };
+  return {
+    ...common,
+    absoluteChange,
+    relativeChange,
+    pValue: p,
+    test,
+    worseBeyond: beyond(worseBy),
+    betterBeyond: beyond(-worseBy),
+    hasData: true,
+  };
 }
 
 function judge(m: Measured, pAdjusted: number | null, alpha: number, correction: Correction): MetricComparison {
   const { worseBeyond, betterBeyond, hasData, ...rest } = m;
   const base = { ...rest, pAdjusted };
   if (!hasData || m.baseline === null || m.candidate === null) {
-    return { ...base, verdict: 'no_data', reason: `${m.metricId}: no value in the ${m.baseline === null ? 'baseline' : 'candidate'}` };
+    return {
+      ...base,
+      verdict: 'no_data',
+      reason: `${m.metricId}: no value in the ${m.baseline === null ? 'baseline' : 'candidate'}`,
+    };
   }
   // Run-level rates have no per-request sample: the tolerance alone decides for them.
   const significant = pAdjusted === null || pAdjusted < alpha;
   const change = `${fmtNumber(m.baseline)} -> ${fmtNumber(m.candidate)}${m.unit ? ` ${m.unit}` : ''} (${m.relativeChange === null ? 'n/a' : `${m.relativeChange >= 0 ? '+' : ''}${(m.relativeChange * 100).toFixed(1)}%`})`;
   const pText = pAdjusted === null ? 'no test' : `p=${formatP(pAdjusted)}${correction === 'holm' ? ' (Holm)' : ''}`;
   if (worseBeyond && significant) {
-    return { ...base, verdict: 'regression', reason: `${m.metricId} regressed: ${change}, beyond tolerance ${m.tolerance}, ${pText} < ${alpha}` };
+    return {
+      ...base,
+      verdict: 'regression',
+      reason: `${m.metricId} regressed: ${change}, beyond tolerance ${m.tolerance}, ${pText} < ${alpha}`,
+    };
   }
-  if (betterBeyond && significant) return { ...base, verdict: 'improved', reason: `${m.metricId} improved: ${change}, ${pText}` };
+  if (betterBeyond && significant)
+    return { ...base, verdict: 'improved', reason: `${m.metricId} improved: ${change}, ${pText}` };
   if (worseBeyond || betterBeyond) {
-    return { ...base, verdict: 'not_significant', reason: `${m.metricId} changed ${change} but not significantly (${pText} >= ${alpha})` };
+    return {
+      ...base,
+      verdict: 'not_significant',
+      reason: `${m.metricId} changed ${change} but not significantly (${pText} >= ${alpha})`,
+    };
   }
   return { ...base, verdict: 'within_tolerance', reason: `${m.metricId} within tolerance ${m.tolerance}: ${change}` };
 }
@@ -380,5 +503,7 @@ export function formatP(p: number): string {
 
 function fmtNumber(value: number): string {
   const abs = Math.abs(value);
-  return String(Math.round(value * (abs >= 100 ? 10 : abs >= 1 ? 100 : 10000)) / (abs >= 100 ? 10 : abs >= 1 ? 100 : 10000));
+  return String(
+    Math.round(value * (abs >= 100 ? 10 : abs >= 1 ? 100 : 10000)) / (abs >= 100 ? 10 : abs >= 1 ? 100 : 10000),
+  );
 }

@@ -20,7 +20,11 @@ export function formatCompareTable(result: CompareResult): string {
     VERDICT_TEXT[c.verdict],
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
-  const line = (cells: string[]): string => cells.map((cell, i) => (i >= 2 && i <= 5 ? cell.padStart(widths[i] as number) : cell.padEnd(widths[i] as number))).join('  ').trimEnd();
+  const line = (cells: string[]): string =>
+    cells
+      .map((cell, i) => (i >= 2 && i <= 5 ? cell.padStart(widths[i] as number) : cell.padEnd(widths[i] as number)))
+      .join('  ')
+      .trimEnd();
   const out = [
     ...runLines(result),
     '',
@@ -41,7 +45,12 @@ function runLines(result: CompareResult): string[] {
     ['candidate', result.candidate.runId, targetLabel(result.candidate.target), result.candidate.dir],
   ];
   const widths = [0, 1, 2].map((i) => Math.max(...runs.map((r) => (r[i] as string).length)));
-  const out = runs.map((r) => r.map((cell, i) => (i < 3 ? cell.padEnd(widths[i] as number) : cell)).join('  ').trimEnd());
+  const out = runs.map((r) =>
+    r
+      .map((cell, i) => (i < 3 ? cell.padEnd(widths[i] as number) : cell))
+      .join('  ')
+      .trimEnd(),
+  );
   if (!result.sameTarget) out.push('targets differ: this compares two deployments');
   for (const pair of result.pairs) out.push(`paired: ${pair.baseline} (baseline) with ${pair.candidate} (candidate)`);
   return out;

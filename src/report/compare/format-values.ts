@@ -13,7 +13,8 @@ export function formatValue(value: number | null, unit = ''): string {
 export function formatChange(c: MetricComparison): string {
   if (c.absoluteChange === null) return '–';
   const sign = c.absoluteChange > 0 ? '+' : '';
-  const relative = c.relativeChange === null ? '' : ` (${c.relativeChange > 0 ? '+' : ''}${(c.relativeChange * 100).toFixed(1)}%)`;
+  const relative =
+    c.relativeChange === null ? '' : ` (${c.relativeChange > 0 ? '+' : ''}${(c.relativeChange * 100).toFixed(1)}%)`;
   return `${sign}${formatValue(c.absoluteChange, c.unit)}${relative}`;
 }
 

@@ -16,16 +16,25 @@ export interface GroupPair {
  * flag and listing the available keys of both runs for a malformed flag, an unknown key, or a group
  * paired twice.
  */
-export function resolvePairs(flags: readonly string[], baselineKeys: readonly string[], candidateKeys: readonly string[]): GroupPair[] {
+export function resolvePairs(
+  flags: readonly string[],
+  baselineKeys: readonly string[],
+  candidateKeys: readonly string[],
+): GroupPair[] {
   const available = `baseline groups: ${baselineKeys.join(', ') || 'none'}; candidate groups: ${candidateKeys.join(', ') || 'none'}`;
   const fail = (message: string): never => {
-    throw new InferbenchError('BAD_USAGE', message, { hint: `Pass --pair <baseline group>=<candidate group> with keys scenario/model/tier (tier "-" when none). Available: ${available}.` });
+    throw new InferbenchError('BAD_USAGE', message, {
+      hint: `Pass --pair <baseline group>=<candidate group> with keys scenario/model/tier (tier "-" when none). Available: ${available}.`,
+    });
   };
   const baseSet = new Set(baselineKeys);
   const candSet = new Set(candidateKeys);
   const pairs: GroupPair[] = [];
   for (const flag of flags) {
-    const splits = [...flag.matchAll(/=/g)].map((m) => ({ baseline: flag.slice(0, m.index), candidate: flag.slice((m.index ?? 0) + 1) }));
+    const splits = [...flag.matchAll(/=/g)].map((m) => ({
+      baseline: flag.slice(0, m.index),
+      candidate: flag.slice((m.index ?? 0) + 1),
+    }));
     if (splits.length === 0) fail(`--pair ${flag}: expected baseline_group=candidate_group.`);
     // A model name may itself contain "=": take the split whose two sides are groups of the runs.
     const pair = splits.find((s) => baseSet.has(s.baseline) && candSet.has(s.candidate));
@@ -54,7 +63,11 @@ export function resolvePairs(flags: readonly string[], baselineKeys: readonly st
  * Baseline key -> candidate key for every group that has a partner: the explicit pairs, then each
  * unpaired baseline group with the candidate group of the same key (unless a pair took that group).
  */
-export function matchGroups(baselineKeys: readonly string[], candidateKeys: readonly string[], pairs: readonly GroupPair[]): Map<string, string> {
+export function matchGroups(
+  baselineKeys: readonly string[],
+  candidateKeys: readonly string[],
+  pairs: readonly GroupPair[],
+): Map<string, string> {
   const out = new Map<string, string>();
   const taken = new Set(pairs.map((p) => p.candidate));
   const paired = new Map(pairs.map((p) => [p.baseline, p.candidate]));

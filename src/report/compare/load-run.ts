@@ -33,7 +33,10 @@ export async function loadRun(path: string): Promise<LoadedRun> {
   try {
     parsed = JSON.parse(await readFile(summaryPath, 'utf8'));
   } catch (cause) {
-    throw new InferbenchError('BAD_RESULTS', `${summaryPath} is not valid JSON.`, { cause, hint: 'Was the run interrupted while writing it? Rerun the profile.' });
+    throw new InferbenchError('BAD_RESULTS', `${summaryPath} is not valid JSON.`, {
+      cause,
+      hint: 'Was the run interrupted while writing it? Rerun the profile.',
+    });
   }
   return { dir: dirname(summaryPath), summaryPath, summary: checkSummary(parsed, summaryPath) };
 }
@@ -50,7 +53,8 @@ function checkSummary(value: unknown, path: string): RunSummary {
     else
       v.groups.forEach((g, i) => {
         if (!g || typeof g.key !== 'string') problems.push(`groups[${i}].key missing`);
-        else if (typeof g.metrics !== 'object' || typeof g.histograms !== 'object' || typeof g.requests !== 'object') problems.push(`groups[${i}] lacks metrics, histograms or requests`);
+        else if (typeof g.metrics !== 'object' || typeof g.histograms !== 'object' || typeof g.requests !== 'object')
+          problems.push(`groups[${i}] lacks metrics, histograms or requests`);
       });
     if (!v.target || typeof v.target.base_url !== 'string') problems.push('target.base_url missing');
   }
@@ -64,7 +68,8 @@ function checkSummary(value: unknown, path: string): RunSummary {
   return {
     ...summary,
     // Written since compare --pair; older runs cannot be paired across model names without --force.
-    workload_hash_without_models: typeof summary.workload_hash_without_models === 'string' ? summary.workload_hash_without_models : null,
+    workload_hash_without_models:
+      typeof summary.workload_hash_without_models === 'string' ? summary.workload_hash_without_models : null,
     target: { ...summary.target, embedded_emulator: summary.target.embedded_emulator === true },
     thresholds: Array.isArray(summary.thresholds) ? summary.thresholds : [],
     harness: summary.harness ?? {
@@ -90,8 +95,22 @@ function checkSummary(value: unknown, path: string): RunSummary {
   };
 }
 
-const NUMERIC_SERIES_COLUMNS = ['second', 'started', 'completed', 'failed', 'throttled', 'output_tokens', 'in_flight'] as const;
-const NULLABLE_SERIES_COLUMNS = ['ttft_p50_ms', 'ttft_p99_ms', 'e2e_p50_ms', 'ratelimit_remaining_requests', 'ratelimit_remaining_tokens'] as const;
+const NUMERIC_SERIES_COLUMNS = [
+  'second',
+  'started',
+  'completed',
+  'failed',
+  'throttled',
+  'output_tokens',
+  'in_flight',
+] as const;
+const NULLABLE_SERIES_COLUMNS = [
+  'ttft_p50_ms',
+  'ttft_p99_ms',
+  'e2e_p50_ms',
+  'ratelimit_remaining_requests',
+  'ratelimit_remaining_tokens',
+] as const;
 
 /** Reads `<dir>/timeseries.csv`; an empty list when the file is absent. */
 export async function loadTimeSeries(dir: string): Promise<TimeSeriesPoint[]> {
@@ -114,7 +133,25 @@ export async function loadRequestValues(dir: string): Promise<RequestValues | nu
   const path = join(dir, 'requests.csv');
   if (!existsSync(path)) return null;
   const { columns, records } = parseCsvRecords(await readFile(path, 'utf8'));
-  const skip = new Set(['id', 'group', 'scenario', 'model', 'tier', 'warmup', 'status', 'error_class', 'timeout_phase', 'error_code', 'error_message', 'finish_reason', 'service_tier_used', 'request_id', 'response_id', 'system_fingerprint', 'retried_errors']);
+  const skip = new Set([
+    'id',
+    'group',
+    'scenario',
+    'model',
+    'tier',
+    'warmup',
+    'status',
+    'error_class',
+    'timeout_phase',
+    'error_code',
+    'error_message',
+    'finish_reason',
+    'service_tier_used',
+    'request_id',
+    'response_id',
+    'system_fingerprint',
+    'retried_errors',
+  ]);
   const numeric = columns.filter((c) => !skip.has(c));
   const out: RequestValues = new Map();
   for (const r of records) {

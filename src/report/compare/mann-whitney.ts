@@ -26,7 +26,10 @@ export function toWeighted(values: readonly number[]): WeightedValue[] {
 }
 
 /** Tests whether baseline and candidate come from the same distribution (two-sided). */
-export function mannWhitneyU(baseline: readonly WeightedValue[], candidate: readonly WeightedValue[]): MannWhitneyResult {
+export function mannWhitneyU(
+  baseline: readonly WeightedValue[],
+  candidate: readonly WeightedValue[],
+): MannWhitneyResult {
   const merged = new Map<number, { a: number; b: number }>();
   let n1 = 0;
   let n2 = 0;
@@ -68,7 +71,12 @@ export function mannWhitneyU(baseline: readonly WeightedValue[], candidate: read
 }
 
 /** Two-proportion z-test (pooled), two-sided: for error rates. */
-export function twoProportionTest(failures1: number, total1: number, failures2: number, total2: number): { z: number; p: number } {
+export function twoProportionTest(
+  failures1: number,
+  total1: number,
+  failures2: number,
+  total2: number,
+): { z: number; p: number } {
   if (total1 === 0 || total2 === 0) return { z: 0, p: 1 };
   const pooled = (failures1 + failures2) / (total1 + total2);
   const se = Math.sqrt(pooled * (1 - pooled) * (1 / total1 + 1 / total2));
@@ -87,6 +95,10 @@ function erf(x: number): number {
   const sign = x < 0 ? -1 : 1;
   const ax = Math.abs(x);
   const t = 1 / (1 + 0.3275911 * ax);
-  const y = 1 - ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t * Math.exp(-ax * ax);
+  const y =
+    1 -
+    ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t + 0.254829592) *
+      t *
+      Math.exp(-ax * ax);
   return sign * y;
 }

@@ -31,12 +31,17 @@ export const MIN_EXCEEDANCES = 20;
 const FISHER_MAX_N = 20_000;
 
 /** Tests whether baseline and candidate differ at quantile `percentile` (0..100). */
-export function quantileTest(baseline: readonly WeightedValue[], candidate: readonly WeightedValue[], percentile: number): QuantileTestResult {
+export function quantileTest(
+  baseline: readonly WeightedValue[],
+  candidate: readonly WeightedValue[],
+  percentile: number,
+): QuantileTestResult {
   const n1 = total(baseline);
   const n2 = total(candidate);
   const pooled = [...baseline, ...candidate].sort((a, b) => a.value - b.value);
   const n = n1 + n2;
-  if (n1 < 2 || n2 < 2) return { p: 1, threshold: Number.NaN, testedPercentile: percentile, baselineAbove: 0, candidateAbove: 0, n1, n2 };
+  if (n1 < 2 || n2 < 2)
+    return { p: 1, threshold: Number.NaN, testedPercentile: percentile, baselineAbove: 0, candidateAbove: 0, n1, n2 };
   const testedPercentile = Math.max(Math.min(50, percentile), Math.min(percentile, 100 * (1 - MIN_EXCEEDANCES / n)));
   const rank = Math.max(1, Math.ceil((testedPercentile / 100) * n));
   let seen = 0;
@@ -50,7 +55,10 @@ export function quantileTest(baseline: readonly WeightedValue[], candidate: read
   }
   const baselineAbove = above(baseline, threshold);
   const candidateAbove = above(candidate, threshold);
-  const p = n <= FISHER_MAX_N ? fisherExact(baselineAbove, n1 - baselineAbove, candidateAbove, n2 - candidateAbove) : twoProportionTest(baselineAbove, n1, candidateAbove, n2).p;
+  const p =
+    n <= FISHER_MAX_N
+      ? fisherExact(baselineAbove, n1 - baselineAbove, candidateAbove, n2 - candidateAbove)
+      : twoProportionTest(baselineAbove, n1, candidateAbove, n2).p;
   return { p, threshold, testedPercentile, baselineAbove, candidateAbove, n1, n2 };
 }
 
@@ -92,7 +100,10 @@ function logChoose(n: number, k: number): number {
 const SMALL_LOG_FACTORIALS: number[] = [0];
 function logFactorial(n: number): number {
   if (n < 256) {
-    while (SMALL_LOG_FACTORIALS.length <= n) SMALL_LOG_FACTORIALS.push((SMALL_LOG_FACTORIALS[SMALL_LOG_FACTORIALS.length - 1] as number) + Math.log(SMALL_LOG_FACTORIALS.length));
+    while (SMALL_LOG_FACTORIALS.length <= n)
+      SMALL_LOG_FACTORIALS.push(
+        (SMALL_LOG_FACTORIALS[SMALL_LOG_FACTORIALS.length - 1] as number) + Math.log(SMALL_LOG_FACTORIALS.length),
+      );
     return SMALL_LOG_FACTORIALS[n] as number;
   }
   // Stirling's series: error below 1e-10 for n >= 256.

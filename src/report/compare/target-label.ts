@@ -16,7 +16,10 @@ const SECRET_PARAM = /key|token|secret|password|auth|signature|sig$/i;
 
 /** The target of a run's summary, credentials stripped. */
 export function targetOf(summary: RunSummary): TargetRef {
-  return { baseUrl: withoutCredentials(summary.target.base_url), embeddedEmulator: summary.target.embedded_emulator === true };
+  return {
+    baseUrl: withoutCredentials(summary.target.base_url),
+    embeddedEmulator: summary.target.embedded_emulator === true,
+  };
 }
 
 /** `http://127.0.0.1:40559 (embedded emulator)` or the base URL alone. */

@@ -7,7 +7,10 @@
 import { InferbenchError } from '../../errors.js';
 import { GROUP_VALUES, METRIC_STATS, isMetricName } from '../../metrics/metric-registry.js';
 
-export type Tolerance = { readonly kind: 'relative'; readonly fraction: number } | { readonly kind: 'absolute'; readonly amount: number } | { readonly kind: 'off' };
+export type Tolerance =
+  | { readonly kind: 'relative'; readonly fraction: number }
+  | { readonly kind: 'absolute'; readonly amount: number }
+  | { readonly kind: 'off' };
 
 const STATS = METRIC_STATS;
 
@@ -28,7 +31,8 @@ export const DEFAULT_TOLERANCES: Readonly<Record<string, string>> = {
 export function parseMetricId(id: string): { metric: string; stat: string | null } | string {
   if ((GROUP_VALUES as readonly string[]).includes(id)) return { metric: id, stat: null };
   const dot = id.lastIndexOf('.');
-  if (dot < 0) return `"${id}" is neither a group value (${GROUP_VALUES.join(', ')}) nor metric.stat (e.g. ttft_ms.p99)`;
+  if (dot < 0)
+    return `"${id}" is neither a group value (${GROUP_VALUES.join(', ')}) nor metric.stat (e.g. ttft_ms.p99)`;
   const metric = id.slice(0, dot);
   const stat = id.slice(dot + 1);
   if (!isMetricName(metric)) return `unknown metric "${metric}"`;
@@ -43,12 +47,18 @@ export function parseToleranceValue(text: string): Tolerance | null {
   const relative = /^(\d+(?:\.\d+)?)\s*%$/.exec(t);
   if (relative) return { kind: 'relative', fraction: Number(relative[1]) / 100 };
   const absolute = /^(\d+(?:\.\d+)?)\s*(us|ms|s)?$/.exec(t);
-  if (absolute) return { kind: 'absolute', amount: Number(absolute[1]) * (absolute[2] === 's' ? 1000 : absolute[2] === 'us' ? 0.001 : 1) };
+  if (absolute)
+    return {
+      kind: 'absolute',
+      amount: Number(absolute[1]) * (absolute[2] === 's' ? 1000 : absolute[2] === 'us' ? 0.001 : 1),
+    };
   return null;
 }
 
 /** Merges tolerance maps (later wins) and validates every entry, listing all problems at once. */
-export function resolveTolerances(sources: readonly { readonly origin: string; readonly entries: Readonly<Record<string, string>> }[]): Map<string, Tolerance> {
+export function resolveTolerances(
+  sources: readonly { readonly origin: string; readonly entries: Readonly<Record<string, string>> }[],
+): Map<string, Tolerance> {
   const out = new Map<string, Tolerance>();
   const problems: string[] = [];
   for (const { origin, entries } of sources) {
@@ -80,7 +90,9 @@ export function parseToleranceFlags(flags: readonly string[]): Record<string, st
   for (const flag of flags) {
     const eq = flag.indexOf('=');
     if (eq <= 0) {
-      throw new InferbenchError('BAD_USAGE', `--tolerance "${flag}" is not metric=value.`, { hint: 'e.g. --tolerance ttft_ms.p99=10%' });
+      throw new InferbenchError('BAD_USAGE', `--tolerance "${flag}" is not metric=value.`, {
+        hint: 'e.g. --tolerance ttft_ms.p99=10%',
+      });
     }
     out[flag.slice(0, eq).trim()] = flag.slice(eq + 1).trim();
   }

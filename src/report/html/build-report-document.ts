@@ -15,18 +15,30 @@ import { METRIC_LABELS, METRIC_SHORT, metricUnit } from './metric-labels.js';
 /** The latency metrics drawn as distributions and CDFs. */
 export const PLOTTED_METRICS = ['ttft_ms', 'itl_ms', 'tpot_ms', 'e2e_ms'] as const satisfies readonly MetricName[];
 
-const STAT_COLUMNS: readonly (keyof MetricStats)[] = ['count', 'mean', 'min', 'p50', 'p90', 'p95', 'p99', 'p999', 'max'];
+const STAT_COLUMNS: readonly (keyof MetricStats)[] = [
+  'count',
+  'mean',
+  'min',
+  'p50',
+  'p90',
+  'p95',
+  'p99',
+  'p999',
+  'max',
+];
 const STAT_HEADERS = ['count', 'mean', 'min', 'p50', 'p90', 'p95', 'p99', 'p99.9', 'max'];
 
 /** Builds the whole report document. */
 export function buildReportDocument(summary: RunSummary, timeSeries: readonly TimeSeriesPoint[]): PageDocument {
   const groups = summary.groups;
-  const sections: Section[] = [
-    runSection(summary),
-    overviewSection(groups),
-  ];
+  const sections: Section[] = [runSection(summary), overviewSection(groups)];
   if (groups.length > 1) sections.push(comparisonSection(groups));
-  sections.push(distributionSection(groups), cdfSection(groups), timeSeriesSection(groups, timeSeries), breakdownSection(groups));
+  sections.push(
+    distributionSection(groups),
+    cdfSection(groups),
+    timeSeriesSection(groups, timeSeries),
+    breakdownSection(groups),
+  );
   sections.push(groupDetailsSection(groups), errorsSection(groups));
   return {
     title: `inferbench report: ${summary.profile.name}`,
@@ -44,7 +56,9 @@ export function groupLabel(group: GroupSummary): string {
 function runSection(summary: RunSummary): Section {
   const failedThresholds = summary.thresholds.filter((t) => !t.passed).length;
   const badges: { text: string; tone: 'ok' | 'bad' | 'warn' | 'muted' }[] = [
-    summary.complete ? { text: 'complete run', tone: 'ok' } : { text: 'INCOMPLETE run (interrupted or stopped early)', tone: 'warn' },
+    summary.complete
+      ? { text: 'complete run', tone: 'ok' }
+      : { text: 'INCOMPLETE run (interrupted or stopped early)', tone: 'warn' },
     summary.thresholds.length === 0
       ? { text: 'no thresholds', tone: 'muted' }
       : failedThresholds === 0
@@ -68,7 +82,10 @@ function runSection(summary: RunSummary): Section {
         ['Ended', summary.ended_at],
         ['Duration', Number.isFinite(durationS) ? `${fmt(durationS, 1)} s` : '–'],
         ['Workload hash', summary.workload_hash],
-        ['Complete', summary.complete ? { text: 'yes', tone: 'ok' } : { text: 'no: interrupted or stopped early', tone: 'warn' }],
+        [
+          'Complete',
+          summary.complete ? { text: 'yes', tone: 'ok' } : { text: 'no: interrupted or stopped early', tone: 'warn' },
+        ],
         ['Groups', String(summary.groups.length)],
         ['inferbench', summary.inferbench_version],
       ],
@@ -96,14 +113,26 @@ function runSection(summary: RunSummary): Section {
     {
       kind: 'kv',
       rows: [
-        ['Event-loop delay p50 / p99 / max', `${fmt(h.event_loop_delay_ms.p50)} / ${fmt(h.event_loop_delay_ms.p99)} / ${fmt(h.event_loop_delay_ms.max)} ms`],
-        ['Schedule lag p50 / p99 / max', `${fmt(h.schedule_lag_ms.p50)} / ${fmt(h.schedule_lag_ms.p99)} / ${fmt(h.schedule_lag_ms.max)} ms`],
+        [
+          'Event-loop delay p50 / p99 / max',
+          `${fmt(h.event_loop_delay_ms.p50)} / ${fmt(h.event_loop_delay_ms.p99)} / ${fmt(h.event_loop_delay_ms.max)} ms`,
+        ],
+        [
+          'Schedule lag p50 / p99 / max',
+          `${fmt(h.schedule_lag_ms.p50)} / ${fmt(h.schedule_lag_ms.p99)} / ${fmt(h.schedule_lag_ms.max)} ms`,
+        ],
         ['CPU use', `${fmt(h.cpu_utilization * 100, 1)} % of one core`],
-        ['Client bottleneck', h.client_bottleneck ? { text: 'likely: the numbers may include client delay', tone: 'warn' } : { text: 'no', tone: 'ok' }],
+        [
+          'Client bottleneck',
+          h.client_bottleneck
+            ? { text: 'likely: the numbers may include client delay', tone: 'warn' }
+            : { text: 'no', tone: 'ok' },
+        ],
       ],
     },
   );
-  if (h.warnings.length > 0) blocks.push({ kind: 'list', items: h.warnings.map((w) => ({ text: w, tone: 'warn' as const })) });
+  if (h.warnings.length > 0)
+    blocks.push({ kind: 'list', items: h.warnings.map((w) => ({ text: w, tone: 'warn' as const })) });
   else blocks.push({ kind: 'paragraph', text: 'No harness warnings.', tone: 'muted' });
   return { id: 'run', title: 'Run', blocks };
 }
@@ -143,7 +172,23 @@ function overviewSection(groups: readonly GroupSummary[]): Section {
       {
         kind: 'table',
         caption: 'One row per group (scenario / model / tier). Latencies in ms, rates per second.',
-        columns: ['group', 'ok', 'failed', 'throttled (429 answers)', 'retried attempts', 'dropped', 'error rate', 'requests/s', 'output tokens/s', 'goodput/s', 'TTFT p50 (ms)', 'TTFT p99 (ms)', 'ITL p50 (ms)', 'E2E p50 (ms)', 'E2E p99 (ms)'],
+        columns: [
+          'group',
+          'ok',
+          'failed',
+          'throttled (429 answers)',
+          'retried attempts',
+          'dropped',
+          'error rate',
+          'requests/s',
+          'output tokens/s',
+          'goodput/s',
+          'TTFT p50 (ms)',
+          'TTFT p99 (ms)',
+          'ITL p50 (ms)',
+          'E2E p50 (ms)',
+          'E2E p99 (ms)',
+        ],
         numericFrom: 1,
         rows,
       },
@@ -202,7 +247,10 @@ function comparisonSection(groups: readonly GroupSummary[]): Section {
   return { id: 'comparison', title: 'Across tiers and models', blocks };
 }
 
-function decodedFor(groups: readonly GroupSummary[], metric: MetricName): { group: GroupSummary; histogram: DecodedHistogram }[] {
+function decodedFor(
+  groups: readonly GroupSummary[],
+  metric: MetricName,
+): { group: GroupSummary; histogram: DecodedHistogram }[] {
   const out: { group: GroupSummary; histogram: DecodedHistogram }[] = [];
   for (const group of groups) {
     const histogram = decodeHistogram(group.histograms[metric], metric);
@@ -212,7 +260,12 @@ function decodedFor(groups: readonly GroupSummary[], metric: MetricName): { grou
 }
 
 /** A percentile-distribution chart (HdrHistogram style) of one metric over several labelled histograms. */
-export function percentileChart(id: string, title: string, metric: MetricName, entries: readonly { label: string; histogram: DecodedHistogram; dashed?: boolean; color?: number }[]): ChartSpec {
+export function percentileChart(
+  id: string,
+  title: string,
+  metric: MetricName,
+  entries: readonly { label: string; histogram: DecodedHistogram; dashed?: boolean; color?: number }[],
+): ChartSpec {
   const grid = percentileGrid();
   const maxCount = Math.max(10, ...entries.map((e) => e.histogram.totalCount));
   const x = grid.filter((v, i) => v <= maxCount || (i > 0 && (grid[i - 1] as number) <= maxCount));
@@ -228,7 +281,12 @@ export function percentileChart(id: string, title: string, metric: MetricName, e
 }
 
 /** A CDF chart: share of requests (%) at or below each value. */
-export function cdfChart(id: string, title: string, metric: MetricName, entries: readonly { label: string; histogram: DecodedHistogram; dashed?: boolean; color?: number }[]): ChartSpec {
+export function cdfChart(
+  id: string,
+  title: string,
+  metric: MetricName,
+  entries: readonly { label: string; histogram: DecodedHistogram; dashed?: boolean; color?: number }[],
+): ChartSpec {
   const x = cdfGrid(entries.map((e) => e.histogram));
   return {
     id,
@@ -237,12 +295,23 @@ export function cdfChart(id: string, title: string, metric: MetricName, entries:
     xLabel: `${METRIC_SHORT[metric]} (${metricUnit(metric)})`,
     yLabel: 'share at or below (%)',
     x,
-    series: entries.map((e) => seriesOf(e.label, cdfSeries(e.histogram, x).map((v) => (v === null ? null : Math.round(v * 10000) / 100)), e)),
+    series: entries.map((e) =>
+      seriesOf(
+        e.label,
+        cdfSeries(e.histogram, x).map((v) => (v === null ? null : Math.round(v * 10000) / 100)),
+        e,
+      ),
+    ),
   };
 }
 
 function seriesOf(label: string, values: (number | null)[], style: { dashed?: boolean; color?: number }): ChartSeries {
-  return { label, values, ...(style.dashed ? { dashed: true } : {}), ...(style.color !== undefined ? { color: style.color } : {}) };
+  return {
+    label,
+    values,
+    ...(style.dashed ? { dashed: true } : {}),
+    ...(style.color !== undefined ? { color: style.color } : {}),
+  };
 }
 
 function distributionSection(groups: readonly GroupSummary[]): Section {
@@ -253,14 +322,25 @@ function distributionSection(groups: readonly GroupSummary[]): Section {
       charts.push({ kind: 'paragraph', text: `${METRIC_LABELS[metric]}: no samples.`, tone: 'muted' });
       continue;
     }
-    const entries = decoded.map((d) => ({ label: groupLabel(d.group), histogram: d.histogram, color: groups.indexOf(d.group) }));
-    charts.push({ kind: 'chart', chart: percentileChart(`dist-${metric}`, `${METRIC_LABELS[metric]}: percentile distribution`, metric, entries) });
+    const entries = decoded.map((d) => ({
+      label: groupLabel(d.group),
+      histogram: d.histogram,
+      color: groups.indexOf(d.group),
+    }));
+    charts.push({
+      kind: 'chart',
+      chart: percentileChart(`dist-${metric}`, `${METRIC_LABELS[metric]}: percentile distribution`, metric, entries),
+    });
   }
   return {
     id: 'distributions',
     title: 'Latency percentile distributions',
     blocks: [
-      { kind: 'paragraph', text: 'HdrHistogram style: the x axis stretches the tail (0%, 90%, 99%, 99.9%, ...), so the worst requests are as visible as the typical ones.', tone: 'muted' },
+      {
+        kind: 'paragraph',
+        text: 'HdrHistogram style: the x axis stretches the tail (0%, 90%, 99%, 99.9%, ...), so the worst requests are as visible as the typical ones.',
+        tone: 'muted',
+      },
       { kind: 'grid', blocks: charts },
     ],
   };
@@ -271,19 +351,33 @@ function cdfSection(groups: readonly GroupSummary[]): Section {
   for (const metric of PLOTTED_METRICS) {
     const decoded = decodedFor(groups, metric);
     if (decoded.length === 0) continue;
-    const entries = decoded.map((d) => ({ label: groupLabel(d.group), histogram: d.histogram, color: groups.indexOf(d.group) }));
-    charts.push({ kind: 'chart', chart: cdfChart(`cdf-${metric}`, `${METRIC_LABELS[metric]}: cumulative distribution`, metric, entries) });
+    const entries = decoded.map((d) => ({
+      label: groupLabel(d.group),
+      histogram: d.histogram,
+      color: groups.indexOf(d.group),
+    }));
+    charts.push({
+      kind: 'chart',
+      chart: cdfChart(`cdf-${metric}`, `${METRIC_LABELS[metric]}: cumulative distribution`, metric, entries),
+    });
   }
   return {
     id: 'cdfs',
     title: 'Cumulative distributions (CDF)',
-    blocks: charts.length > 0 ? [{ kind: 'grid', blocks: charts }] : [{ kind: 'paragraph', text: 'No latency samples.', tone: 'muted' }],
+    blocks:
+      charts.length > 0
+        ? [{ kind: 'grid', blocks: charts }]
+        : [{ kind: 'paragraph', text: 'No latency samples.', tone: 'muted' }],
   };
 }
 
 function timeSeriesSection(groups: readonly GroupSummary[], points: readonly TimeSeriesPoint[]): Section {
   if (points.length === 0) {
-    return { id: 'timeseries', title: 'Over time', blocks: [{ kind: 'paragraph', text: 'No time series was recorded for this run.', tone: 'muted' }] };
+    return {
+      id: 'timeseries',
+      title: 'Over time',
+      blocks: [{ kind: 'paragraph', text: 'No time series was recorded for this run.', tone: 'muted' }],
+    };
   }
   const keys = [...new Set([...groups.map((g) => g.key), ...points.map((p) => p.group)])];
   const seconds = [...new Set(points.map((p) => p.second))].sort((a, b) => a - b);
@@ -305,27 +399,61 @@ function timeSeriesSection(groups: readonly GroupSummary[], points: readonly Tim
     chart: { id, title, kind: 'time', xLabel: 'time since start (s)', yLabel, x: seconds, series: s },
   });
   const blocks: Block[] = [
-    chart('ts-throughput', 'Completed requests per second', 'requests/s', series((p) => p.completed)),
-    chart('ts-tokens', 'Output tokens per second', 'tokens/s', series((p) => p.output_tokens)),
+    chart(
+      'ts-throughput',
+      'Completed requests per second',
+      'requests/s',
+      series((p) => p.completed),
+    ),
+    chart(
+      'ts-tokens',
+      'Output tokens per second',
+      'tokens/s',
+      series((p) => p.output_tokens),
+    ),
     chart('ts-ttft', 'TTFT p50 (solid) and p99 (dashed) per second', 'TTFT (ms)', [
       ...series((p) => p.ttft_p50_ms, ' p50'),
       ...series((p) => p.ttft_p99_ms, ' p99', true),
     ]),
-    chart('ts-inflight', 'Requests in flight', 'requests', series((p) => p.in_flight)),
-    chart('ts-errors', 'Failed requests (solid) and 429 answers, retried ones included (dashed), per second', 'per second', [
-      ...series((p) => p.failed, ' failed'),
-      ...series((p) => p.throttled, ' 429', true),
-    ]),
+    chart(
+      'ts-inflight',
+      'Requests in flight',
+      'requests',
+      series((p) => p.in_flight),
+    ),
+    chart(
+      'ts-errors',
+      'Failed requests (solid) and 429 answers, retried ones included (dashed), per second',
+      'per second',
+      [...series((p) => p.failed, ' failed'), ...series((p) => p.throttled, ' 429', true)],
+    ),
   ];
-  const hasRateLimits = points.some((p) => p.ratelimit_remaining_requests !== null || p.ratelimit_remaining_tokens !== null);
+  const hasRateLimits = points.some(
+    (p) => p.ratelimit_remaining_requests !== null || p.ratelimit_remaining_tokens !== null,
+  );
   if (hasRateLimits) {
     blocks.push(
-      chart('ts-ratelimit-requests', 'Rate-limit headroom: remaining requests (x-ratelimit-remaining-requests-minute)', 'requests left', series((p) => p.ratelimit_remaining_requests)),
-      chart('ts-ratelimit-tokens', 'Rate-limit headroom: remaining tokens (x-ratelimit-remaining-tokens-minute)', 'tokens left', series((p) => p.ratelimit_remaining_tokens)),
+      chart(
+        'ts-ratelimit-requests',
+        'Rate-limit headroom: remaining requests (x-ratelimit-remaining-requests-minute)',
+        'requests left',
+        series((p) => p.ratelimit_remaining_requests),
+      ),
+      chart(
+        'ts-ratelimit-tokens',
+        'Rate-limit headroom: remaining tokens (x-ratelimit-remaining-tokens-minute)',
+        'tokens left',
+        series((p) => p.ratelimit_remaining_tokens),
+      ),
     );
   }
   const out: Block[] = [{ kind: 'grid', blocks }];
-  if (!hasRateLimits) out.push({ kind: 'paragraph', text: 'Rate-limit headroom: the target sent no x-ratelimit-remaining-* headers.', tone: 'muted' });
+  if (!hasRateLimits)
+    out.push({
+      kind: 'paragraph',
+      text: 'Rate-limit headroom: the target sent no x-ratelimit-remaining-* headers.',
+      tone: 'muted',
+    });
   return { id: 'timeseries', title: 'Over time (per second)', blocks: out };
 }
 
@@ -337,10 +465,20 @@ function breakdownSection(groups: readonly GroupSummary[]): Section {
     .map((g) => ({ label: groupLabel(g), segments: metrics.map((m) => stat(g, m, 'p50') ?? 0) }));
   const blocks: Block[] = rows.length
     ? [
-        { kind: 'paragraph', text: "Medians of the server's time_info (queue, prompt, completion) and of the client overhead (e2e - total_time: network, gateway and client), per group.", tone: 'muted' },
+        {
+          kind: 'paragraph',
+          text: "Medians of the server's time_info (queue, prompt, completion) and of the client overhead (e2e - total_time: network, gateway and client), per group.",
+          tone: 'muted',
+        },
         { kind: 'stack', title: 'Where the time goes (medians, ms)', unit: 'ms', legend, rows },
       ]
-    : [{ kind: 'paragraph', text: 'The target sent no time_info, so there is no server-side breakdown.', tone: 'muted' }];
+    : [
+        {
+          kind: 'paragraph',
+          text: 'The target sent no time_info, so there is no server-side breakdown.',
+          tone: 'muted',
+        },
+      ];
   return { id: 'breakdown', title: 'Time breakdown (time_info)', blocks };
 }
 
@@ -349,7 +487,10 @@ function statsRows(group: GroupSummary, metrics: readonly MetricName[]): Cell[][
   for (const metric of metrics) {
     const stats = group.metrics[metric];
     if (!stats) continue;
-    rows.push([`${METRIC_LABELS[metric]} (${metricUnit(metric)})`, ...STAT_COLUMNS.map((k) => (k === 'count' ? String(stats.count) : fmt(stats[k])))]);
+    rows.push([
+      `${METRIC_LABELS[metric]} (${metricUnit(metric)})`,
+      ...STAT_COLUMNS.map((k) => (k === 'count' ? String(stats.count) : fmt(stats[k]))),
+    ]);
   }
   return rows;
 }
@@ -364,16 +505,51 @@ function groupDetailsSection(groups: readonly GroupSummary[]): Section {
         ['Scenario', g.scenario],
         ['Model', g.model],
         ['Tier', g.tier ?? '(none sent)'],
-        ['Tiers the server used', Object.entries(g.tiers_used).map(([t, n]) => `${t}: ${n}`).join(', ') || '–'],
+        [
+          'Tiers the server used',
+          Object.entries(g.tiers_used)
+            .map(([t, n]) => `${t}: ${n}`)
+            .join(', ') || '–',
+        ],
         ['Duration', `${fmt(g.duration_ms / 1000, 1)} s`],
-        ['Token counts', g.tokens.estimated_requests > 0 ? { text: `${g.tokens.estimated_requests} request(s) estimated by the client tokenizer (no usage)`, tone: 'warn' } : 'from the server usage'],
-        ['Token mismatches', g.tokens.mismatched_requests > 0 ? { text: `${g.tokens.mismatched_requests} request(s), up to ${g.tokens.max_mismatch} tokens apart`, tone: 'warn' } : 'none'],
+        [
+          'Token counts',
+          g.tokens.estimated_requests > 0
+            ? {
+                text: `${g.tokens.estimated_requests} request(s) estimated by the client tokenizer (no usage)`,
+                tone: 'warn',
+              }
+            : 'from the server usage',
+        ],
+        [
+          'Token mismatches',
+          g.tokens.mismatched_requests > 0
+            ? {
+                text: `${g.tokens.mismatched_requests} request(s), up to ${g.tokens.max_mismatch} tokens apart`,
+                tone: 'warn',
+              }
+            : 'none',
+        ],
       ],
     });
     const latency = statsRows(g, LATENCY_METRICS);
-    if (latency.length) blocks.push({ kind: 'table', caption: 'Latency percentiles (ms)', columns: ['metric', ...STAT_HEADERS], numericFrom: 1, rows: latency });
+    if (latency.length)
+      blocks.push({
+        kind: 'table',
+        caption: 'Latency percentiles (ms)',
+        columns: ['metric', ...STAT_HEADERS],
+        numericFrom: 1,
+        rows: latency,
+      });
     const values = statsRows(g, VALUE_METRICS);
-    if (values.length) blocks.push({ kind: 'table', caption: 'Per-request counts and rates', columns: ['metric', ...STAT_HEADERS], numericFrom: 1, rows: values });
+    if (values.length)
+      blocks.push({
+        kind: 'table',
+        caption: 'Per-request counts and rates',
+        columns: ['metric', ...STAT_HEADERS],
+        numericFrom: 1,
+        rows: values,
+      });
   }
   return { id: 'groups', title: 'Per-group percentiles', blocks };
 }
@@ -384,14 +560,26 @@ function errorsSection(groups: readonly GroupSummary[]): Section {
     for (const [errorClass, count] of Object.entries(g.requests.errors)) {
       if (count === 0) continue;
       const samples = g.requests.error_samples[errorClass] ?? [];
-      rows.push([groupLabel(g), errorClass === 'http_429' ? `${errorClass} (throttled, not a failure)` : errorClass, String(count), samples.join('\n') || '–']);
+      rows.push([
+        groupLabel(g),
+        errorClass === 'http_429' ? `${errorClass} (throttled, not a failure)` : errorClass,
+        String(count),
+        samples.join('\n') || '–',
+      ]);
     }
   }
   return {
     id: 'errors',
     title: 'Errors',
     blocks: rows.length
-      ? [{ kind: 'table', caption: 'Error classes with sample messages as the server or socket reported them', columns: ['group', 'class', 'count', 'sample messages'], rows }]
+      ? [
+          {
+            kind: 'table',
+            caption: 'Error classes with sample messages as the server or socket reported them',
+            columns: ['group', 'class', 'count', 'sample messages'],
+            rows,
+          },
+        ]
       : [{ kind: 'paragraph', text: 'No errors.', tone: 'ok' }],
   };
 }

@@ -97,7 +97,11 @@ export function cdfSeries(histogram: DecodedHistogram, xs: readonly number[]): (
       bucket++;
     }
     // Past the max the curve has ended; leave it out rather than draw a flat line to other groups' max.
-    out.push(x > max && cumulative === total && out.length > 0 && out[out.length - 1] === 1 ? null : round4(cumulative / total));
+    out.push(
+      x > max && cumulative === total && out.length > 0 && out[out.length - 1] === 1
+        ? null
+        : round4(cumulative / total),
+    );
   }
   return out;
 }

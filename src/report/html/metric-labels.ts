@@ -6,7 +6,11 @@ import { METRIC_DEFINITIONS, type MetricName } from '../../metrics/metric-regist
 
 export { metricUnit } from '../../metrics/metric-registry.js';
 
-export const METRIC_LABELS = Object.fromEntries(METRIC_DEFINITIONS.map((metric) => [metric.name, metric.label])) as Record<MetricName, string>;
+export const METRIC_LABELS = Object.fromEntries(
+  METRIC_DEFINITIONS.map((metric) => [metric.name, metric.label]),
+) as Record<MetricName, string>;
 
 /** Short names for axis labels and legends. */
-export const METRIC_SHORT = Object.fromEntries(METRIC_DEFINITIONS.map((metric) => [metric.name, metric.short])) as Record<MetricName, string>;
+export const METRIC_SHORT = Object.fromEntries(
+  METRIC_DEFINITIONS.map((metric) => [metric.name, metric.short]),
+) as Record<MetricName, string>;

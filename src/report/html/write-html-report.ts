@@ -11,7 +11,11 @@ export function renderHtmlReport(summary: RunSummary, timeSeries: readonly TimeS
 }
 
 /** Writes `<runDir>/report.html` and returns its path. */
-export async function writeHtmlReport(runDir: string, summary: RunSummary, timeSeries: readonly TimeSeriesPoint[]): Promise<string> {
+export async function writeHtmlReport(
+  runDir: string,
+  summary: RunSummary,
+  timeSeries: readonly TimeSeriesPoint[],
+): Promise<string> {
   const path = join(runDir, 'report.html');
   await writeFile(path, renderHtmlReport(summary, timeSeries), 'utf8');
   return path;

@@ -46,7 +46,11 @@ interface Sent {
   readonly headersMs: number;
 }
 
-function post(body: Record<string, unknown>, headers: Record<string, string> = {}, signal?: AbortSignal): Promise<Response> {
+function post(
+  body: Record<string, unknown>,
+  headers: Record<string, string> = {},
+  signal?: AbortSignal,
+): Promise<Response> {
   return fetch(`${emulator.url}/v1/chat/completions`, {
     method: 'POST',
     headers: { authorization: 'Bearer load-test-key', 'content-type': 'application/json', ...headers },
@@ -73,7 +77,11 @@ interface Streamed {
 }
 
 /** Streams a request, recording when each SSE event arrived (a framing-agnostic, minimal parser). */
-async function stream(body: Record<string, unknown>, headers: Record<string, string> = {}, signal?: AbortSignal): Promise<Streamed> {
+async function stream(
+  body: Record<string, unknown>,
+  headers: Record<string, string> = {},
+  signal?: AbortSignal,
+): Promise<Streamed> {
   const started = performance.now();
   const res = await post({ ...body, stream: true }, headers, signal);
   const headersMs = performance.now() - started;
@@ -89,7 +97,8 @@ async function stream(body: Record<string, unknown>, headers: Record<string, str
       while ((end = buffer.indexOf('\n\n')) >= 0) {
         const event = buffer.slice(0, end);
         buffer = buffer.slice(end + 2);
-        if (event.startsWith('data: ') && event !== 'data: [DONE]') events.push({ atMs, data: JSON.parse(event.slice(6)) });
+        if (event.startsWith('data: ') && event !== 'data: [DONE]')
+          events.push({ atMs, data: JSON.parse(event.slice(6)) });
       }
     }
   } catch (e) {
@@ -171,7 +180,13 @@ describe('rate limits', () => {
   it('puts the headers on streamed responses too, and keeps flex apart', async () => {
     const flex = await stream({ model: 'tiny-limits', messages: USER, max_completion_tokens: 5, service_tier: 'flex' });
     expect(flex.status).toBe(200);
-    const res = await post({ model: 'tiny-limits', messages: USER, max_completion_tokens: 5, stream: true, service_tier: 'flex' });
+    const res = await post({
+      model: 'tiny-limits',
+      messages: USER,
+      max_completion_tokens: 5,
+      stream: true,
+      service_tier: 'flex',
+    });
     await res.text();
     // The flex budget is its own: 2 requests so far, whatever default traffic did before.
     expect(res.headers.get('x-ratelimit-remaining-requests-minute')).toBe('58');
@@ -183,19 +198,30 @@ describe('queue_threshold', () => {
     const busy = new AbortController();
     const waiting = new AbortController();
     controllers.push(busy, waiting);
-    const holding = stream({ model: 'ep-one-slot', messages: USER, max_completion_tokens: 300 }, {}, busy.signal).catch(() => null);
+    const holding = stream({ model: 'ep-one-slot', messages: USER, max_completion_tokens: 300 }, {}, busy.signal).catch(
+      () => null,
+    );
     await new Promise((r) => setTimeout(r, 30));
-    const queued = stream({ model: 'ep-one-slot', messages: USER, max_completion_tokens: 3 }, {}, waiting.signal).catch(() => null);
+    const queued = stream({ model: 'ep-one-slot', messages: USER, max_completion_tokens: 3 }, {}, waiting.signal).catch(
+      () => null,
+    );
     // Let the queue age: the rolling average follows the waiting request's age.
     await new Promise((r) => setTimeout(r, 1500));
-    const rejected = await send({ model: 'ep-one-slot', messages: USER, max_completion_tokens: 3, service_tier: 'flex' }, { queue_threshold: '50' });
+    const rejected = await send(
+      { model: 'ep-one-slot', messages: USER, max_completion_tokens: 3, service_tier: 'flex' },
+      { queue_threshold: '50' },
+    );
     expect(rejected.status).toBe(429);
     expect(rejected.json).toMatchObject({ type: 'too_many_requests_error', code: 'queue_exceeded' });
     expect(rejected.headersMs).toBeLessThan(1000);
     // The same request under a threshold above the average is admitted (it then queues; abort it).
     const admittedAbort = new AbortController();
     controllers.push(admittedAbort);
-    const admitted = await post({ model: 'ep-one-slot', messages: USER, max_completion_tokens: 3, service_tier: 'flex', stream: true }, { queue_threshold: '20000' }, admittedAbort.signal);
+    const admitted = await post(
+      { model: 'ep-one-slot', messages: USER, max_completion_tokens: 3, service_tier: 'flex', stream: true },
+      { queue_threshold: '20000' },
+      admittedAbort.signal,
+    );
     expect(admitted.status).toBe(200);
     admittedAbort.abort();
     busy.abort();
@@ -207,7 +233,12 @@ describe('queue_threshold', () => {
 describe('prompt cache', () => {
   it('reports cached_tokens in whole blocks on a repeated prefix and spends less prompt time', async () => {
     const system = { role: 'system', content: 'The quick brown fox jumps over the lazy dog. '.repeat(150) };
-    const body = { model: 'slow-prefill', messages: [system, ...USER], max_completion_tokens: 2, prompt_cache_key: 'conversation-1' };
+    const body = {
+      model: 'slow-prefill',
+      messages: [system, ...USER],
+      max_completion_tokens: 2,
+      prompt_cache_key: 'conversation-1',
+    };
     const first = await send(body);
     const second = await send(body);
     expect(first.status).toBe(200);

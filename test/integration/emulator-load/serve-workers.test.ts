@@ -14,7 +14,10 @@ const config = join(dir, 'emulator.yaml');
 let emulator: EmulatorProcess;
 
 beforeAll(async () => {
-  writeFileSync(config, 'models:\n  - id: two-a-minute\n    based_on: small-fast-8b\n    limits: { requests_per_minute: 2, tokens_per_minute: null }\n');
+  writeFileSync(
+    config,
+    'models:\n  - id: two-a-minute\n    based_on: small-fast-8b\n    limits: { requests_per_minute: 2, tokens_per_minute: null }\n',
+  );
   emulator = await startEmulatorProcess(['--workers', '2', '--config', config]);
 });
 
@@ -29,7 +32,15 @@ function post(body: unknown): Promise<{ status: number; text: string }> {
     const payload = JSON.stringify(body);
     const req = request(
       `${emulator.url}/v1/chat/completions`,
-      { method: 'POST', agent: false, headers: { authorization: 'Bearer w', 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } },
+      {
+        method: 'POST',
+        agent: false,
+        headers: {
+          authorization: 'Bearer w',
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(payload),
+        },
+      },
       (res) => {
         let text = '';
         res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
@@ -44,7 +55,12 @@ function post(body: unknown): Promise<{ status: number; text: string }> {
 describe('serve --workers', () => {
   it('prints one URL and serves streams from it', async () => {
     expect(emulator.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    const res = await post({ model: 'small-fast-8b', messages: [{ role: 'user', content: 'hi' }], max_completion_tokens: 5, stream: true });
+    const res = await post({
+      model: 'small-fast-8b',
+      messages: [{ role: 'user', content: 'hi' }],
+      max_completion_tokens: 5,
+      stream: true,
+    });
     expect(res.status).toBe(200);
     expect(res.text).toContain('"finish_reason"');
     // The startup lines appear once, not once per worker.

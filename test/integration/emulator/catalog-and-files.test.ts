@@ -28,7 +28,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const type = (value: unknown): string => (value === null ? 'null' : Array.isArray(value) ? 'array' : Number.isInteger(value) ? 'integer' : typeof value);
+const type = (value: unknown): string =>
+  value === null ? 'null' : Array.isArray(value) ? 'array' : Number.isInteger(value) ? 'integer' : typeof value;
 
 function expectShape(object: Record<string, unknown>, shape: Record<string, string | string[]>): void {
   expect(Object.keys(object).sort()).toEqual(Object.keys(shape).sort());
@@ -36,11 +37,24 @@ function expectShape(object: Record<string, unknown>, shape: Record<string, stri
     const allowed = Array.isArray(expected) ? expected : [expected];
     // An integer is also a number.
     const actual = type(object[key]);
-    expect(allowed.includes(actual) || (actual === 'integer' && allowed.includes('number')), `${key}: ${actual}`).toBe(true);
+    expect(allowed.includes(actual) || (actual === 'integer' && allowed.includes('number')), `${key}: ${actual}`).toBe(
+      true,
+    );
   }
 }
 
-const CAPABILITIES = ['streaming', 'function_calling', 'structured_outputs', 'vision', 'json_mode', 'tools', 'tool_choice', 'parallel_tool_calls', 'response_format', 'reasoning'];
+const CAPABILITIES = [
+  'streaming',
+  'function_calling',
+  'structured_outputs',
+  'vision',
+  'json_mode',
+  'tools',
+  'tool_choice',
+  'parallel_tool_calls',
+  'response_format',
+  'reasoning',
+];
 
 function expectCapabilities(capabilities: Record<string, unknown>): void {
   expect(Object.keys(capabilities).sort()).toEqual([...CAPABILITIES].sort());
@@ -58,9 +72,22 @@ describe('public catalog', () => {
     expect(res.json.data.length).toBeGreaterThanOrEqual(5);
     for (const model of res.json.data) {
       expectShape(model, {
-        id: 'string', object: 'string', created: 'integer', owned_by: 'string', name: 'string', description: 'string',
-        hub_model_id: 'string', pricing: 'object', capabilities: 'object', supported_parameters: 'object', architecture: 'object',
-        limits: 'object', datacenter_locations: 'array', deprecated: 'boolean', preview: 'boolean', quantization: 'string',
+        id: 'string',
+        object: 'string',
+        created: 'integer',
+        owned_by: 'string',
+        name: 'string',
+        description: 'string',
+        hub_model_id: 'string',
+        pricing: 'object',
+        capabilities: 'object',
+        supported_parameters: 'object',
+        architecture: 'object',
+        limits: 'object',
+        datacenter_locations: 'array',
+        deprecated: 'boolean',
+        preview: 'boolean',
+        quantization: 'string',
       });
       expect(model.object).toBe('model');
       expectShape(model.pricing, { prompt: 'string', completion: 'string' });
@@ -70,7 +97,10 @@ describe('public catalog', () => {
       expect(model.supported_parameters.temperature).toBe(true);
       expectShape(model.architecture, { modality: 'string', tokenizer: 'string', instruct_type: 'string' });
       expectShape(model.limits, {
-        max_context_length: 'integer', max_completion_tokens: 'integer', requests_per_minute: ['integer', 'null'], tokens_per_minute: ['integer', 'null'],
+        max_context_length: 'integer',
+        max_completion_tokens: 'integer',
+        requests_per_minute: ['integer', 'null'],
+        tokens_per_minute: ['integer', 'null'],
       });
     }
     const ids = res.json.data.map((m: { id: string }) => m.id);
@@ -89,13 +119,34 @@ describe('public catalog', () => {
     expect(Object.keys(res.json)).toEqual(['data']);
     for (const model of res.json.data) {
       expectShape(model, {
-        id: 'string', hub_model_id: 'string', name: 'string', created: 'integer', input_modalities: 'array', output_modalities: 'array',
-        quantization: 'string', context_length: 'integer', max_output_length: 'integer', pricing: 'object',
-        supported_sampling_parameters: 'array', supported_features: 'array',
+        id: 'string',
+        hub_model_id: 'string',
+        name: 'string',
+        created: 'integer',
+        input_modalities: 'array',
+        output_modalities: 'array',
+        quantization: 'string',
+        context_length: 'integer',
+        max_output_length: 'integer',
+        pricing: 'object',
+        supported_sampling_parameters: 'array',
+        supported_features: 'array',
       });
-      expectShape(model.pricing, { prompt: 'string', completion: 'string', request: 'string', image: 'string', input_cache_read: 'string', input_cache_write: 'string' });
+      expectShape(model.pricing, {
+        prompt: 'string',
+        completion: 'string',
+        request: 'string',
+        image: 'string',
+        input_cache_read: 'string',
+        input_cache_write: 'string',
+      });
       for (const value of Object.values(model.pricing)) expect(isUsdString(value), String(value)).toBe(true);
-      for (const list of [model.input_modalities, model.output_modalities, model.supported_sampling_parameters, model.supported_features]) {
+      for (const list of [
+        model.input_modalities,
+        model.output_modalities,
+        model.supported_sampling_parameters,
+        model.supported_features,
+      ]) {
         for (const item of list) expect(typeof item).toBe('string');
       }
       expect(model.input_modalities).toContain('text');
@@ -109,7 +160,16 @@ describe('public catalog', () => {
     expect(res.status).toBe(200);
     expect(Object.keys(res.json)).toEqual(['data']);
     for (const model of res.json.data) {
-      expectShape(model, { id: 'string', hub_model_id: 'string', object: 'string', created: 'integer', owned_by: 'string', context_length: 'integer', pricing: 'object', capabilities: 'object' });
+      expectShape(model, {
+        id: 'string',
+        hub_model_id: 'string',
+        object: 'string',
+        created: 'integer',
+        owned_by: 'string',
+        context_length: 'integer',
+        pricing: 'object',
+        capabilities: 'object',
+      });
       expectShape(model.pricing, { input: 'number', output: 'number' });
       expectCapabilities(model.capabilities);
     }
@@ -136,7 +196,8 @@ describe('public catalog', () => {
 });
 
 describe('files', () => {
-  const get = (id: string) => request(`${emulator.url}/v1/files/${id}/content`, { headers: { authorization: `Bearer ${KEY}` } });
+  const get = (id: string) =>
+    request(`${emulator.url}/v1/files/${id}/content`, { headers: { authorization: `Bearer ${KEY}` } });
 
   it('a .jsonl file is application/x-ndjson with its content unchanged', async () => {
     const res = await get('batch-1');
@@ -170,14 +231,18 @@ describe('files', () => {
       expect(res.status, id).toBe(404);
       expect(res.text).not.toContain('outside the files directory');
     }
-    const dotted = await request(`${emulator.url}/v1/files/../secret/content`, { headers: { authorization: `Bearer ${KEY}` } });
+    const dotted = await request(`${emulator.url}/v1/files/../secret/content`, {
+      headers: { authorization: `Bearer ${KEY}` },
+    });
     expect(dotted.text).not.toContain('outside the files directory');
   });
 
   it('without --files every id is 404', async () => {
     const bare = await createEmulator({ apiKeys: [KEY] });
     try {
-      const res = await request(`${bare.url}/v1/files/batch-1/content`, { headers: { authorization: `Bearer ${KEY}` } });
+      const res = await request(`${bare.url}/v1/files/batch-1/content`, {
+        headers: { authorization: `Bearer ${KEY}` },
+      });
       expect(res.status).toBe(404);
     } finally {
       await bare.close();

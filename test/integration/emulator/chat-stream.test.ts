@@ -25,8 +25,15 @@ afterAll(async () => {
 const isNumber = (v: unknown): boolean => typeof v === 'number' && Number.isFinite(v);
 
 function expectTimeInfo(timeInfo: any): void {
-  expect(Object.keys(timeInfo).sort()).toEqual(['completion_time', 'created', 'prompt_time', 'queue_time', 'total_time']);
-  for (const key of ['queue_time', 'prompt_time', 'completion_time', 'total_time', 'created']) expect(isNumber(timeInfo[key]), key).toBe(true);
+  expect(Object.keys(timeInfo).sort()).toEqual([
+    'completion_time',
+    'created',
+    'prompt_time',
+    'queue_time',
+    'total_time',
+  ]);
+  for (const key of ['queue_time', 'prompt_time', 'completion_time', 'total_time', 'created'])
+    expect(isNumber(timeInfo[key]), key).toBe(true);
   expect(timeInfo.total_time).toBeCloseTo(timeInfo.queue_time + timeInfo.prompt_time + timeInfo.completion_time, 3);
   expect(timeInfo.prompt_time).toBeGreaterThan(0);
   expect(Math.abs(timeInfo.created - Date.now() / 1000)).toBeLessThan(120);
@@ -34,7 +41,13 @@ function expectTimeInfo(timeInfo: any): void {
 
 describe('non-streaming', () => {
   it('has every field of the spec with its type, and usage matching the content', async () => {
-    const res = await chat(emulator.url, { model: 'large-70b', messages: USER, max_completion_tokens: 12, seed: 3, service_tier: 'default' });
+    const res = await chat(emulator.url, {
+      model: 'large-70b',
+      messages: USER,
+      max_completion_tokens: 12,
+      seed: 3,
+      service_tier: 'default',
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/json');
     const body = res.json;
@@ -65,14 +78,18 @@ describe('non-streaming', () => {
   });
 
   it('same seed, same output; another seed, another output', async () => {
-    const ask = (seed: number) => chat(emulator.url, { model: 'small-fast-8b', messages: USER, max_completion_tokens: 20, seed });
+    const ask = (seed: number) =>
+      chat(emulator.url, { model: 'small-fast-8b', messages: USER, max_completion_tokens: 20, seed });
     const [a, b, c] = await Promise.all([ask(11), ask(11), ask(12)]);
     expect(a.json.choices[0].message.content).toBe(b.json.choices[0].message.content);
     expect(a.json.choices[0].message.content).not.toBe(c.json.choices[0].message.content);
   });
 });
 
-async function stream(target: Emulator, body: object): Promise<{ raw: string; events: unknown[]; contentType: string | null }> {
+async function stream(
+  target: Emulator,
+  body: object,
+): Promise<{ raw: string; events: unknown[]; contentType: string | null }> {
   const res = await chat(target.url, { model: 'small-fast-8b', messages: USER, stream: true, ...body });
   expect(res.status).toBe(200);
   return { raw: res.text, events: parseSse(res.text), contentType: res.headers.get('content-type') };
@@ -80,7 +97,11 @@ async function stream(target: Emulator, body: object): Promise<{ raw: string; ev
 
 describe('streaming', () => {
   it('role first, one chunk per token, then a last chunk with finish_reason, usage and time_info; no [DONE]', async () => {
-    const { events, contentType, raw } = await stream(emulator, { max_completion_tokens: 25, seed: 5, service_tier: 'flex' });
+    const { events, contentType, raw } = await stream(emulator, {
+      max_completion_tokens: 25,
+      seed: 5,
+      service_tier: 'flex',
+    });
     expect(contentType).toBe('text/event-stream');
     expect(raw).not.toContain('[DONE]');
     const chunks = events as any[];
@@ -114,13 +135,26 @@ describe('streaming', () => {
 
   it('a stream and a non-streaming answer with the same seed carry the same text', async () => {
     const { events } = await stream(emulator, { max_completion_tokens: 15, seed: 9 });
-    const text = (events as any[]).slice(1, -1).map((c) => c.choices[0].delta.content).join('');
-    const whole = await chat(emulator.url, { model: 'small-fast-8b', messages: USER, max_completion_tokens: 15, seed: 9 });
+    const text = (events as any[])
+      .slice(1, -1)
+      .map((c) => c.choices[0].delta.content)
+      .join('');
+    const whole = await chat(emulator.url, {
+      model: 'small-fast-8b',
+      messages: USER,
+      max_completion_tokens: 15,
+      seed: 9,
+    });
     expect(text).toBe(whole.json.choices[0].message.content);
   });
 
   it('a reasoning model streams reasoning deltas first, then content; usage counts both', async () => {
-    const { events } = await stream(emulator, { model: 'reasoner-120b', reasoning_effort: 'low', max_completion_tokens: 300, seed: 8 });
+    const { events } = await stream(emulator, {
+      model: 'reasoner-120b',
+      reasoning_effort: 'low',
+      max_completion_tokens: 300,
+      seed: 8,
+    });
     const chunks = (events as any[]).slice(1, -1);
     const last = events[events.length - 1] as any;
     const kinds = chunks.map((c) => ('reasoning' in c.choices[0].delta ? 'reasoning' : 'content'));
@@ -132,12 +166,28 @@ describe('streaming', () => {
   });
 
   it('a tool call streams a first fragment with id, type, name and empty arguments, then argument pieces', async () => {
-    const tool = { type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'], additionalProperties: false } } };
+    const tool = {
+      type: 'function',
+      function: {
+        name: 'lookup',
+        parameters: {
+          type: 'object',
+          properties: { q: { type: 'string' } },
+          required: ['q'],
+          additionalProperties: false,
+        },
+      },
+    };
     const { events } = await stream(emulator, { model: 'large-70b', tools: [tool], tool_choice: 'required', seed: 2 });
     const chunks = (events as any[]).slice(1, -1);
     const last = events[events.length - 1] as any;
     const first = chunks[0].choices[0].delta.tool_calls[0];
-    expect(first).toEqual({ index: 0, id: expect.any(String), type: 'function', function: { name: 'lookup', arguments: '' } });
+    expect(first).toEqual({
+      index: 0,
+      id: expect.any(String),
+      type: 'function',
+      function: { name: 'lookup', arguments: '' },
+    });
     const pieces = chunks.slice(1).map((c) => c.choices[0].delta.tool_calls[0]);
     for (const piece of pieces) expect(piece.index).toBe(0);
     expect(JSON.parse(pieces.map((p) => p.function.arguments).join(''))).toMatchObject({ q: expect.any(String) });
@@ -194,7 +244,13 @@ describe('streaming', () => {
       submit: (job, callbacks) => {
         setTimeout(() => {
           callbacks.onTokens(job.outputTokens);
-          callbacks.onFinish({ queue_time: 0, prompt_time: 0.001, completion_time: 0, total_time: 0.001, created: Date.now() / 1000 });
+          callbacks.onFinish({
+            queue_time: 0,
+            prompt_time: 0.001,
+            completion_time: 0,
+            total_time: 0.001,
+            created: Date.now() / 1000,
+          });
         }, 1);
         return { cancel: () => {} };
       },

@@ -16,7 +16,9 @@ afterAll(() => emulator.close());
 const streamBody = { model: 'small-fast-8b', messages: USER, stream: true, max_completion_tokens: 20, seed: 4 };
 
 /** Reads a stream chunk by chunk, noting when each `data:` event arrived (ms since the request). */
-async function timedStream(fault: string): Promise<{ headersMs: number; events: { atMs: number; data: string }[]; error: unknown }> {
+async function timedStream(
+  fault: string,
+): Promise<{ headersMs: number; events: { atMs: number; data: string }[]; error: unknown }> {
   const start = performance.now();
   const res = await fetch(`${emulator.url}/v1/chat/completions`, {
     method: 'POST',
@@ -68,7 +70,11 @@ describe('fault effects', () => {
   });
 
   it('stream_error beyond a short answer still happens, instead of the final chunk', async () => {
-    const res = await chat(emulator.url, { ...streamBody, max_completion_tokens: 3 }, { headers: { 'x-emulator-fault': 'stream_error;after=50' } });
+    const res = await chat(
+      emulator.url,
+      { ...streamBody, max_completion_tokens: 3 },
+      { headers: { 'x-emulator-fault': 'stream_error;after=50' } },
+    );
     const events = parseSse(res.text) as any[];
     expect(events[events.length - 1].status_code).toBe(500);
     expect(res.text).not.toContain('"usage"');
@@ -81,7 +87,9 @@ describe('fault effects', () => {
   });
 
   it('reset on a non-streaming request: no response at all', async () => {
-    await expect(chat(emulator.url, { ...streamBody, stream: false }, { headers: { 'x-emulator-fault': 'reset;after=1' } })).rejects.toThrow();
+    await expect(
+      chat(emulator.url, { ...streamBody, stream: false }, { headers: { 'x-emulator-fault': 'reset;after=1' } }),
+    ).rejects.toThrow();
   });
 
   it('stall_between_tokens: a pause of at least stallMs after N tokens, then the rest', async () => {
@@ -104,7 +112,11 @@ describe('fault effects', () => {
   });
 
   it('stream_error on a non-streaming request: a 500 error body', async () => {
-    const res = await chat(emulator.url, { ...streamBody, stream: false }, { headers: { 'x-emulator-fault': 'stream_error;after=2' } });
+    const res = await chat(
+      emulator.url,
+      { ...streamBody, stream: false },
+      { headers: { 'x-emulator-fault': 'stream_error;after=2' } },
+    );
     expect(res.status).toBe(500);
     expect(res.json.type).toBe('internal_server_error');
   });

@@ -52,9 +52,21 @@ describe('routing', () => {
 describe('auth', () => {
   const inference = [
     ['chat', (key: string | null) => chat(emulator.url, body, { key })],
-    ['models', (key: string | null) => request(`${emulator.url}/v1/models`, key ? { headers: { authorization: `Bearer ${key}` } } : {})],
-    ['model', (key: string | null) => request(`${emulator.url}/v1/models/small-fast-8b`, key ? { headers: { authorization: `Bearer ${key}` } } : {})],
-    ['files', (key: string | null) => request(`${emulator.url}/v1/files/x/content`, key ? { headers: { authorization: `Bearer ${key}` } } : {})],
+    [
+      'models',
+      (key: string | null) =>
+        request(`${emulator.url}/v1/models`, key ? { headers: { authorization: `Bearer ${key}` } } : {}),
+    ],
+    [
+      'model',
+      (key: string | null) =>
+        request(`${emulator.url}/v1/models/small-fast-8b`, key ? { headers: { authorization: `Bearer ${key}` } } : {}),
+    ],
+    [
+      'files',
+      (key: string | null) =>
+        request(`${emulator.url}/v1/files/x/content`, key ? { headers: { authorization: `Bearer ${key}` } } : {}),
+    ],
   ] as const;
 
   for (const [name, call] of inference) {
@@ -93,7 +105,10 @@ describe('auth', () => {
 
   it('with no keys configured any non-empty key works on both kinds, an empty one does not', async () => {
     expect((await chat(open.url, body, { key: 'anything' })).status).toBe(200);
-    expect((await request(`${open.url}/management/v1/orgs/local/endpoints`, { headers: { authorization: 'Bearer other' } })).status).toBe(200);
+    expect(
+      (await request(`${open.url}/management/v1/orgs/local/endpoints`, { headers: { authorization: 'Bearer other' } }))
+        .status,
+    ).toBe(200);
     expect((await request(`${open.url}/v1/models`, { headers: { authorization: 'Bearer ' } })).status).toBe(401);
   });
 });
@@ -141,10 +156,18 @@ describe('body decoding', () => {
   it('bad JSON, bad msgpack and bad gzip: 400 wrong_api_format', async () => {
     const headers = { authorization: `Bearer ${KEY}` };
     const url = `${emulator.url}/v1/chat/completions`;
-    const badJson = await request(url, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: '{"model":' });
+    const badJson = await request(url, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: '{"model":',
+    });
     expect(badJson.status).toBe(400);
     expectErrorBody(badJson.json, 'invalid_request_error', 'wrong_api_format');
-    const badMsgpack = await request(url, { method: 'POST', headers: { ...headers, 'content-type': 'application/vnd.msgpack' }, body: Buffer.from([0xc1]) });
+    const badMsgpack = await request(url, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/vnd.msgpack' },
+      body: Buffer.from([0xc1]),
+    });
     expect(badMsgpack.status).toBe(400);
     expectErrorBody(badMsgpack.json, 'invalid_request_error', 'wrong_api_format');
     const badGzip = await request(url, {
@@ -186,7 +209,8 @@ describe('headers', () => {
 
   it('queue_threshold: 50 and 20000 accepted, 49, 20001 and non-integers 400', async () => {
     const flex = { ...body, service_tier: 'flex' };
-    for (const ok of ['50', '20000', '1000']) expect((await chat(emulator.url, flex, { headers: { queue_threshold: ok } })).status).toBe(200);
+    for (const ok of ['50', '20000', '1000'])
+      expect((await chat(emulator.url, flex, { headers: { queue_threshold: ok } })).status).toBe(200);
     for (const bad of ['49', '20001', '100.5', 'abc', '-60']) {
       const res = await chat(emulator.url, flex, { headers: { queue_threshold: bad } });
       expect(res.status, bad).toBe(400);
@@ -235,7 +259,9 @@ describe('headers', () => {
   });
 
   it('X-Service-3rd-Party-Integration is accepted', async () => {
-    expect((await chat(emulator.url, body, { headers: { 'x-service-3rd-party-integration': 'inferbench/test' } })).status).toBe(200);
+    expect(
+      (await chat(emulator.url, body, { headers: { 'x-service-3rd-party-integration': 'inferbench/test' } })).status,
+    ).toBe(200);
   });
 });
 
@@ -304,7 +330,11 @@ describe('models', () => {
     expectErrorBody(res.json, 'not_found_error', 'model_not_found');
     expect([...res.headers.keys()].filter((name) => name.startsWith('x-ratelimit-'))).toEqual([]);
     // A bad header is still answered first, whatever the model.
-    const version = await chat(emulator.url, { ...body, model: 'misspelled-8b' }, { headers: { 'x-service-version-patch': '9' } });
+    const version = await chat(
+      emulator.url,
+      { ...body, model: 'misspelled-8b' },
+      { headers: { 'x-service-version-patch': '9' } },
+    );
     expect(version.status).toBe(400);
     expect(version.json.code).toBe('invalid_version');
   });

@@ -23,7 +23,12 @@ const weatherTool = {
   function: {
     name: 'get_weather',
     description: 'Current weather for a city',
-    parameters: { type: 'object', properties: { city: { type: 'string' }, unit: { type: 'string', enum: ['c', 'f'] } }, required: ['city', 'unit'], additionalProperties: false },
+    parameters: {
+      type: 'object',
+      properties: { city: { type: 'string' }, unit: { type: 'string', enum: ['c', 'f'] } },
+      required: ['city', 'unit'],
+      additionalProperties: false,
+    },
   },
 };
 
@@ -36,7 +41,12 @@ describe('openai SDK against the emulator', () => {
   });
 
   it('chat completion with usage', async () => {
-    const completion = await client.chat.completions.create({ model: 'small-fast-8b', messages, max_completion_tokens: 16, seed: 1 });
+    const completion = await client.chat.completions.create({
+      model: 'small-fast-8b',
+      messages,
+      max_completion_tokens: 16,
+      seed: 1,
+    });
     expect(completion.object).toBe('chat.completion');
     const content = completion.choices[0]!.message.content!;
     expect(content.length).toBeGreaterThan(0);
@@ -45,7 +55,13 @@ describe('openai SDK against the emulator', () => {
   });
 
   it('stream: the SDK reassembles the same text as the non-streaming answer', async () => {
-    const stream = await client.chat.completions.create({ model: 'small-fast-8b', messages, max_completion_tokens: 24, seed: 2, stream: true });
+    const stream = await client.chat.completions.create({
+      model: 'small-fast-8b',
+      messages,
+      max_completion_tokens: 24,
+      seed: 2,
+      stream: true,
+    });
     let text = '';
     let usage: OpenAI.CompletionUsage | null | undefined;
     let finish: string | null = null;
@@ -54,14 +70,25 @@ describe('openai SDK against the emulator', () => {
       if (chunk.usage) usage = chunk.usage;
       finish = chunk.choices[0]?.finish_reason ?? finish;
     }
-    const whole = await client.chat.completions.create({ model: 'small-fast-8b', messages, max_completion_tokens: 24, seed: 2 });
+    const whole = await client.chat.completions.create({
+      model: 'small-fast-8b',
+      messages,
+      max_completion_tokens: 24,
+      seed: 2,
+    });
     expect(text).toBe(whole.choices[0]!.message.content);
     expect(usage!.completion_tokens).toBe(whole.usage!.completion_tokens);
     expect(finish).toBe(whole.choices[0]!.finish_reason);
   });
 
   it('tools: a forced call comes back as tool_calls with JSON arguments', async () => {
-    const completion = await client.chat.completions.create({ model: 'large-70b', messages, tools: [weatherTool], tool_choice: 'required', seed: 3 });
+    const completion = await client.chat.completions.create({
+      model: 'large-70b',
+      messages,
+      tools: [weatherTool],
+      tool_choice: 'required',
+      seed: 3,
+    });
     const choice = completion.choices[0]!;
     expect(choice.finish_reason).toBe('tool_calls');
     expect(choice.message.content).toBeNull();
@@ -75,7 +102,13 @@ describe('openai SDK against the emulator', () => {
   });
 
   it('tools streamed: the SDK stream helper assembles the same call', async () => {
-    const runner = client.chat.completions.stream({ model: 'large-70b', messages, tools: [weatherTool], tool_choice: { type: 'function', function: { name: 'get_weather' } }, seed: 4 });
+    const runner = client.chat.completions.stream({
+      model: 'large-70b',
+      messages,
+      tools: [weatherTool],
+      tool_choice: { type: 'function', function: { name: 'get_weather' } },
+      seed: 4,
+    });
     const final = await runner.finalChatCompletion();
     const call = final.choices[0]!.message.tool_calls![0]!;
     if (call.type !== 'function') throw new Error('not a function call');
@@ -88,7 +121,11 @@ describe('openai SDK against the emulator', () => {
   it('json_schema (strict): the content is valid against the schema', async () => {
     const schema = {
       type: 'object',
-      properties: { name: { type: 'string' }, age: { type: 'integer', minimum: 0 }, tags: { type: 'array', items: { type: 'string' } } },
+      properties: {
+        name: { type: 'string' },
+        age: { type: 'integer', minimum: 0 },
+        tags: { type: 'array', items: { type: 'string' } },
+      },
       required: ['name', 'age', 'tags'],
       additionalProperties: false,
     };
@@ -104,24 +141,36 @@ describe('openai SDK against the emulator', () => {
   });
 
   it('a reasoning model returns message.reasoning and reasoning_tokens', async () => {
-    const completion = await client.chat.completions.create({ model: 'reasoner-120b', messages, reasoning_effort: 'low', max_completion_tokens: 400, seed: 6 });
+    const completion = await client.chat.completions.create({
+      model: 'reasoner-120b',
+      messages,
+      reasoning_effort: 'low',
+      max_completion_tokens: 400,
+      seed: 6,
+    });
     const message = completion.choices[0]!.message as { reasoning?: string };
     expect(typeof message.reasoning).toBe('string');
     expect(completion.usage!.completion_tokens_details!.reasoning_tokens).toBeGreaterThan(0);
   });
 
   it('errors surface as APIError subclasses with their status', async () => {
-    const notFound = await client.chat.completions.create({ model: 'no-such-model', messages }).catch((e: unknown) => e);
+    const notFound = await client.chat.completions
+      .create({ model: 'no-such-model', messages })
+      .catch((e: unknown) => e);
     expect(notFound).toBeInstanceOf(APIError);
     expect((notFound as APIError).status).toBe(404);
     // The body is flat ({message,type,param,code}, as DESIGN.md and the real service have it), not OpenAI's
     // {error:{...}}: the SDK reads only `.error`, so it sees the status and class, not the code.
     expect(notFound).toBeInstanceOf(OpenAI.NotFoundError);
     const badKey = new OpenAI({ apiKey: 'wrong', baseURL: `${emulator.url}/v1`, maxRetries: 0 });
-    const unauthorized = await badKey.chat.completions.create({ model: 'small-fast-8b', messages }).catch((e: unknown) => e);
+    const unauthorized = await badKey.chat.completions
+      .create({ model: 'small-fast-8b', messages })
+      .catch((e: unknown) => e);
     expect(unauthorized).toBeInstanceOf(OpenAI.AuthenticationError);
     expect((unauthorized as APIError).status).toBe(401);
-    const invalid = await client.chat.completions.create({ model: 'small-fast-8b', messages, temperature: 3 }).catch((e: unknown) => e);
+    const invalid = await client.chat.completions
+      .create({ model: 'small-fast-8b', messages, temperature: 3 })
+      .catch((e: unknown) => e);
     expect(invalid).toBeInstanceOf(OpenAI.BadRequestError);
     expect((invalid as APIError).status).toBe(400);
   });

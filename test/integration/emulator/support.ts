@@ -56,10 +56,12 @@ export const USER = [{ role: 'user', content: 'Say something.' }];
  * nothing else. Returns the payloads (JSON parsed, `[DONE]` kept as the string).
  */
 export function parseSse(raw: string): unknown[] {
-  if (!raw.endsWith('\n\n')) throw new Error(`stream does not end with a blank line: ${JSON.stringify(raw.slice(-40))}`);
+  if (!raw.endsWith('\n\n'))
+    throw new Error(`stream does not end with a blank line: ${JSON.stringify(raw.slice(-40))}`);
   const events = raw.slice(0, -2).split('\n\n');
   return events.map((event) => {
-    if (!event.startsWith('data: ') || event.includes('\n')) throw new Error(`bad event framing: ${JSON.stringify(event.slice(0, 80))}`);
+    if (!event.startsWith('data: ') || event.includes('\n'))
+      throw new Error(`bad event framing: ${JSON.stringify(event.slice(0, 80))}`);
     const payload = event.slice('data: '.length);
     return payload === '[DONE]' ? payload : JSON.parse(payload);
   });

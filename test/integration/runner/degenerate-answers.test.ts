@@ -32,7 +32,10 @@ scenarios:
 }
 
 function csvColumn(runDir: string, column: string): string[] {
-  const [header, ...rows] = readFileSync(join(runDir, 'requests.csv'), 'utf8').trim().split('\n').map((line) => line.split(','));
+  const [header, ...rows] = readFileSync(join(runDir, 'requests.csv'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => line.split(','));
   const index = header!.indexOf(column);
   expect(index).toBeGreaterThanOrEqual(0);
   return rows.map((row) => row[index] as string);
@@ -46,7 +49,9 @@ describe('answers a degenerate model sends', () => {
         try {
           const out = join(folder.dir, `${kind}-${usage}`);
           const profile = folder.writeProfile(`${kind}-${usage}`, profileText(kind, 'requests: 2', 60_000));
-          const result = await runCliInProcess(['run', profile, '--base-url', server.url, '--out', out], { cwd: folder.dir });
+          const result = await runCliInProcess(['run', profile, '--base-url', server.url, '--out', out], {
+            cwd: folder.dir,
+          });
           expect(result.code, result.stderr).toBe(0);
           const summary = readSummary(out);
           const group = summary.groups[0]!;
@@ -74,7 +79,10 @@ describe('SIGTERM during a degenerate answer', () => {
       expect(existsSync(MAIN), 'build first: npm run build').toBe(true);
       const server = await startDegenerateServer(kind, { usage: false });
       const out = join(folder.dir, `sigterm-${kind}`);
-      const profile = folder.writeProfile(`sigterm-${kind}`, profileText(`sigterm-${kind}`, 'duration: 120s', GRACEFUL_STOP_MS));
+      const profile = folder.writeProfile(
+        `sigterm-${kind}`,
+        profileText(`sigterm-${kind}`, 'duration: 120s', GRACEFUL_STOP_MS),
+      );
       const child = spawn(process.execPath, [MAIN, 'run', profile, '--base-url', server.url, '--out', out, '--quiet'], {
         cwd: folder.dir,
         stdio: ['ignore', 'pipe', 'pipe'],

@@ -27,14 +27,27 @@ const received: number[] = [];
 beforeAll(async () => {
   tokenizer = await loadHfTokenizer(FIXTURE);
   server = await startTestServer((req, res) => {
-    if (req.method === 'GET') return sendJson(res, 200, { object: 'list', data: [{ id: 'bpe-model', object: 'model', created: 0, owned_by: 't' }] });
+    if (req.method === 'GET')
+      return sendJson(res, 200, {
+        object: 'list',
+        data: [{ id: 'bpe-model', object: 'model', created: 0, owned_by: 't' }],
+      });
     const body = JSON.parse(req.body.toString('utf8')) as { messages: ChatMessage[] };
-    const promptTokens = body.messages.reduce((sum, m) => sum + (typeof m.content === 'string' ? tokenizer.count(m.content) : 0), 0);
+    const promptTokens = body.messages.reduce(
+      (sum, m) => sum + (typeof m.content === 'string' ? tokenizer.count(m.content) : 0),
+      0,
+    );
     received.push(promptTokens);
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     res.write(sseData(chunk({ role: 'assistant', content: '' })));
     res.write(sseData(chunk({ content: ' the model' })));
-    res.end(sseData(chunk({}, 'stop', { usage: { prompt_tokens: promptTokens, completion_tokens: 2, total_tokens: promptTokens + 2 } })));
+    res.end(
+      sseData(
+        chunk({}, 'stop', {
+          usage: { prompt_tokens: promptTokens, completion_tokens: 2, total_tokens: promptTokens + 2 },
+        }),
+      ),
+    );
   });
 });
 
@@ -64,7 +77,10 @@ describe('prompts sized in target.tokenizer', () => {
     for (const tokens of [1, 7, 64, 500]) {
       received.length = 0;
       const out = join(folder.dir, `run-${tokens}`);
-      const result = await runCliInProcess(['run', writeProfile(`fixed-${tokens}`, `{ input_tokens: ${tokens} }`), '--base-url', server.url, '--out', out], { cwd: folder.dir });
+      const result = await runCliInProcess(
+        ['run', writeProfile(`fixed-${tokens}`, `{ input_tokens: ${tokens} }`), '--base-url', server.url, '--out', out],
+        { cwd: folder.dir },
+      );
       expect(result.code, result.stderr).toBe(0);
       expect(received).toHaveLength(12);
       expect(new Set(received)).toEqual(new Set([tokens]));
@@ -77,7 +93,10 @@ describe('prompts sized in target.tokenizer', () => {
   it('count the system prompt and the shared prefix with it too', async () => {
     received.length = 0;
     const out = join(folder.dir, 'run-prefix');
-    const profile = writeProfile('prefix', `{ input_tokens: { dist: uniform, min: 10, max: 300 }, shared_prefix_tokens: 50, system: ${JSON.stringify(SYSTEM)} }`);
+    const profile = writeProfile(
+      'prefix',
+      `{ input_tokens: { dist: uniform, min: 10, max: 300 }, shared_prefix_tokens: 50, system: ${JSON.stringify(SYSTEM)} }`,
+    );
     const result = await runCliInProcess(['run', profile, '--base-url', server.url, '--out', out], { cwd: folder.dir });
     expect(result.code, result.stderr).toBe(0);
     const fixed = tokenizer.count(SYSTEM) + 50;

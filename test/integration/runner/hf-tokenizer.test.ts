@@ -32,7 +32,11 @@ describe('a tokenizer.json tokenizer', () => {
 
   it('a run against a server without usage reports the tokenizer.json counts, flagged estimated', async () => {
     const server = await startTestServer((req, res) => {
-      if (req.method === 'GET') return sendJson(res, 200, { object: 'list', data: [{ id: 'no-usage', object: 'model', created: 0, owned_by: 't' }] });
+      if (req.method === 'GET')
+        return sendJson(res, 200, {
+          object: 'list',
+          data: [{ id: 'no-usage', object: 'model', created: 0, owned_by: 't' }],
+        });
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.write(sseData(chunk({ role: 'assistant', content: '' })));
       for (const word of ANSWER.split(/(?= )/)) res.write(sseData(chunk({ content: word })));
@@ -53,7 +57,9 @@ scenarios:
 `,
       );
       const out = join(folder.dir, 'hf-run');
-      const result = await runCliInProcess(['run', profile, '--base-url', server.url, '--out', out], { cwd: folder.dir });
+      const result = await runCliInProcess(['run', profile, '--base-url', server.url, '--out', out], {
+        cwd: folder.dir,
+      });
       expect(result.code, result.stderr).toBe(0);
       const summary = readSummary(out);
       expect(summary.target.tokenizer).toBe(FIXTURE);
@@ -70,7 +76,10 @@ scenarios:
     writeFileSync(bad, '{"model": {"type": "NoSuchModel"}}');
     for (const file of [bad, join(folder.dir, 'missing.json')]) {
       const profile = join(folder.dir, 'bad.yaml');
-      writeFileSync(profile, `name: bad\ntarget: { base_url: "http://127.0.0.1:9", tokenizer: ${JSON.stringify(file)} }\nscenarios:\n  - name: s\n    requests: 1\n`);
+      writeFileSync(
+        profile,
+        `name: bad\ntarget: { base_url: "http://127.0.0.1:9", tokenizer: ${JSON.stringify(file)} }\nscenarios:\n  - name: s\n    requests: 1\n`,
+      );
       const result = await runCliInProcess(['run', profile, '--out', join(folder.dir, 'bad-run')], { cwd: folder.dir });
       expect(result.code, result.stderr).toBe(2);
       expect(result.stderr).toContain(file);

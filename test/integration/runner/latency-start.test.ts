@@ -69,6 +69,7 @@ describe('the start of every latency', () => {
       expect(record.sentUs).toBeGreaterThanOrEqual(record.launchUs);
     }
     // Scheduled arrivals are 5 ms apart whatever the client did.
-    for (let i = 1; i < launches.length; i++) expect((launches[i] as number) - (launches[i - 1] as number)).toBeCloseTo(5_000, -1);
+    for (let i = 1; i < launches.length; i++)
+      expect((launches[i] as number) - (launches[i - 1] as number)).toBeCloseTo(5_000, -1);
   });
 });

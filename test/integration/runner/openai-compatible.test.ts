@@ -8,7 +8,12 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCliInProcess } from '../../helpers/cli.js';
 import { readSummary, useRunFolder } from '../../helpers/run-folder.js';
-import { startVllmLikeServer, VLLM_MODEL, VLLM_PROMPT_TOKENS, type VllmLikeServer } from '../../helpers/vllm-like-server.js';
+import {
+  startVllmLikeServer,
+  VLLM_MODEL,
+  VLLM_PROMPT_TOKENS,
+  type VllmLikeServer,
+} from '../../helpers/vllm-like-server.js';
 
 const folder = useRunFolder('inferbench-openai-compatible-');
 
@@ -47,7 +52,9 @@ describe('against a vLLM-like server', () => {
   it('asks for usage in streams and reports the server counts, not an estimate, with no settings', async () => {
     const server = await vllm();
     const out = join(folder.dir, 'usage');
-    const result = await runCliInProcess(['run', profile('usage'), '--base-url', server.url, '--out', out], { cwd: folder.dir });
+    const result = await runCliInProcess(['run', profile('usage'), '--base-url', server.url, '--out', out], {
+      cwd: folder.dir,
+    });
     expect(result.code).toBe(0);
     const group = readSummary(out).groups[0]!;
     expect(group.key).toBe(`s/${VLLM_MODEL}/-`);
@@ -83,7 +90,9 @@ scenarios:
   it('sends a fresh x-request-id per request and records it with the response id and fingerprint', async () => {
     const server = await vllm({ systemFingerprint: 'fp_test42' });
     const out = join(folder.dir, 'ids');
-    const result = await runCliInProcess(['run', profile('ids'), '--base-url', server.url, '--out', out], { cwd: folder.dir });
+    const result = await runCliInProcess(['run', profile('ids'), '--base-url', server.url, '--out', out], {
+      cwd: folder.dir,
+    });
     expect(result.code).toBe(0);
     const chats = server.requests.filter((r) => r.method === 'POST');
     const sentIds = chats.map((r) => r.headers['x-request-id'] as string);
@@ -97,20 +106,39 @@ scenarios:
 
   it('names the request-id header as the target says, or sends none', async () => {
     const server = await vllm();
-    const named = folder.writeProfile('named-id', `name: named-id\ntarget: { base_url: "${server.url}", request_id_header: x-correlation-id }\nscenarios:\n  - { name: s, requests: 2 }\n`);
-    expect((await runCliInProcess(['run', named, '--out', join(folder.dir, 'named-id')], { cwd: folder.dir })).code).toBe(0);
-    const off = folder.writeProfile('no-id', `name: no-id\ntarget: { base_url: "${server.url}", request_id_header: false }\nscenarios:\n  - { name: s, requests: 2 }\n`);
+    const named = folder.writeProfile(
+      'named-id',
+      `name: named-id\ntarget: { base_url: "${server.url}", request_id_header: x-correlation-id }\nscenarios:\n  - { name: s, requests: 2 }\n`,
+    );
+    expect(
+      (await runCliInProcess(['run', named, '--out', join(folder.dir, 'named-id')], { cwd: folder.dir })).code,
+    ).toBe(0);
+    const off = folder.writeProfile(
+      'no-id',
+      `name: no-id\ntarget: { base_url: "${server.url}", request_id_header: false }\nscenarios:\n  - { name: s, requests: 2 }\n`,
+    );
     expect((await runCliInProcess(['run', off, '--out', join(folder.dir, 'no-id')], { cwd: folder.dir })).code).toBe(0);
     const chats = server.requests.filter((r) => r.method === 'POST');
-    expect(chats.slice(0, 2).every((r) => typeof r.headers['x-correlation-id'] === 'string' && r.headers['x-request-id'] === undefined)).toBe(true);
-    expect(chats.slice(2).every((r) => r.headers['x-correlation-id'] === undefined && r.headers['x-request-id'] === undefined)).toBe(true);
+    expect(
+      chats
+        .slice(0, 2)
+        .every((r) => typeof r.headers['x-correlation-id'] === 'string' && r.headers['x-request-id'] === undefined),
+    ).toBe(true);
+    expect(
+      chats
+        .slice(2)
+        .every((r) => r.headers['x-correlation-id'] === undefined && r.headers['x-request-id'] === undefined),
+    ).toBe(true);
     expect(csvRecords(join(folder.dir, 'no-id')).every((r) => r['request_id'] === '')).toBe(true);
   });
 
   it('sends request_extra fields as given, after the spec fields', async () => {
     const server = await vllm();
     const out = join(folder.dir, 'extra');
-    const path = profile('extra', '    request: { temperature: 0 }\n    request_extra: { ignore_eos: true, min_tokens: 12, top_k: 5 }\n');
+    const path = profile(
+      'extra',
+      '    request: { temperature: 0 }\n    request_extra: { ignore_eos: true, min_tokens: 12, top_k: 5 }\n',
+    );
     const result = await runCliInProcess(['run', path, '--base-url', server.url, '--out', out], { cwd: folder.dir });
     expect(result.code).toBe(0);
     for (const body of server.bodies) {
@@ -156,8 +184,12 @@ describe('request fields in profiles', () => {
     const path = profile('typo', '    request: { temprature: 0 }\n    request_extra: { top_p: 0.5 }\n');
     const result = await runCliInProcess(['validate', path], { cwd: folder.dir });
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/typo\.yaml:\d+:\d+: scenarios\[0\]\.request\.temprature: unknown key \(did you mean "temperature"\?\)/);
-    expect(result.stderr).toMatch(/scenarios\[0\]\.request_extra\.top_p: top_p is a field of the API spec: set it in request/);
+    expect(result.stderr).toMatch(
+      /typo\.yaml:\d+:\d+: scenarios\[0\]\.request\.temprature: unknown key \(did you mean "temperature"\?\)/,
+    );
+    expect(result.stderr).toMatch(
+      /scenarios\[0\]\.request_extra\.top_p: top_p is a field of the API spec: set it in request/,
+    );
   });
 
   it('validate shows request_extra apart from the spec fields, and stream_options by default', async () => {
@@ -170,7 +202,10 @@ describe('request fields in profiles', () => {
 
   it('the embedded emulator answers a field the spec does not list with its 400, as the service would', async () => {
     const out = join(folder.dir, 'emulator-extra');
-    const path = folder.writeProfile('emulator-extra', 'name: emulator-extra\nscenarios:\n  - name: s\n    requests: 2\n    request_extra: { top_k: 5 }\n');
+    const path = folder.writeProfile(
+      'emulator-extra',
+      'name: emulator-extra\nscenarios:\n  - name: s\n    requests: 2\n    request_extra: { top_k: 5 }\n',
+    );
     const result = await runCliInProcess(['run', path, '--out', out], { cwd: folder.dir });
     expect(result.code).toBe(3);
     const group = readSummary(out).groups[0]!;

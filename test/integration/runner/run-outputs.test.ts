@@ -122,11 +122,24 @@ function group(withTimeInfo: boolean): GroupSummary {
     model: 'm',
     tier: null,
     key: 's/m/-',
-    requests: { ok: 10, failed: 2, dropped: 3, errors: { http_429: 4, http_5xx: 2 }, attempts: 16, retried: {}, error_samples: {} },
+    requests: {
+      ok: 10,
+      failed: 2,
+      dropped: 3,
+      errors: { http_429: 4, http_5xx: 2 },
+      attempts: 16,
+      retried: {},
+      error_samples: {},
+    },
     error_rate: 2 / 12,
     throughput: { requests_per_s: 1, output_tokens_per_s: 123.4, total_tokens_per_s: 200, goodput_per_s: 1 },
     duration_ms: 10_000,
-    metrics: { ttft_ms: stats(41.25, 250), itl_ms: stats(5, 9.5), e2e_ms: stats(512, 900), ...(withTimeInfo ? { queue_time_ms: stats(3, 4) } : {}) },
+    metrics: {
+      ttft_ms: stats(41.25, 250),
+      itl_ms: stats(5, 9.5),
+      e2e_ms: stats(512, 900),
+      ...(withTimeInfo ? { queue_time_ms: stats(3, 4) } : {}),
+    },
     histograms: {},
     tokens: { estimated_requests: 0, mismatched_requests: 0, max_mismatch: 0 },
     tiers_used: {},
@@ -137,7 +150,9 @@ describe('terminal summary table', () => {
   it('shows counts and latencies per group, queue_time only when the server sent time_info', () => {
     const without = formatSummaryTable([group(false)]);
     const lines = without.split('\n');
-    expect(lines[0]).toMatch(/^group\s+ok\s+failed\s+429\s+dropped\s+ttft p50\s+ttft p99\s+itl p50\s+itl p99\s+e2e p50\s+out tok\/s$/);
+    expect(lines[0]).toMatch(
+      /^group\s+ok\s+failed\s+429\s+dropped\s+ttft p50\s+ttft p99\s+itl p50\s+itl p99\s+e2e p50\s+out tok\/s$/,
+    );
     expect(lines[1]).toMatch(/^s\/m\/-\s+10\s+2\s+4\s+3\s+41\.3\s+250\s+5\.0\s+9\.5\s+512\s+123$/);
     expect(formatSummaryTable([group(true)]).split('\n')[0]).toMatch(/queue p50$/);
   });
@@ -154,7 +169,18 @@ describe('terminal summary table', () => {
 
 describe('progress line', () => {
   const input = (completed: number): ProgressInput => ({
-    snapshot: { elapsedMs: 3000, started: completed + 2, completed, failed: 1, throttled: 0, dropped: 0, inFlight: 2, requestsPerS: 4.5, outputTokensPerS: 300, ttftP50Ms: 42 },
+    snapshot: {
+      elapsedMs: 3000,
+      started: completed + 2,
+      completed,
+      failed: 1,
+      throttled: 0,
+      dropped: 0,
+      inFlight: 2,
+      requestsPerS: 4.5,
+      outputTokensPerS: 300,
+      ttftP50Ms: 42,
+    },
     scenario: 'steady',
     plannedMs: 10_000,
     plannedRequests: null,

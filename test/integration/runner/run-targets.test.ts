@@ -66,7 +66,8 @@ scenarios:
     const rows = csvRows(out);
     const header = rows[0]!;
     const totalTime = header.indexOf('total_time_ms');
-    for (const row of rows.slice(1)) expect(Number(row[totalTime])).toBe(Math.round(server.timeInfo.total_time * 1e6) / 1000);
+    for (const row of rows.slice(1))
+      expect(Number(row[totalTime])).toBe(Math.round(server.timeInfo.total_time * 1e6) / 1000);
   });
 
   it('counts open-loop arrivals beyond max_concurrency as dropped', async () => {
@@ -116,7 +117,9 @@ scenarios:
 `,
       );
       const started = performance.now();
-      const result = await runCliInProcess(['run', profile, '--base-url', stuck.url, '--out', out], { cwd: folder.dir });
+      const result = await runCliInProcess(['run', profile, '--base-url', stuck.url, '--out', out], {
+        cwd: folder.dir,
+      });
       expect(performance.now() - started).toBeLessThan(15_000);
       const group = readSummary(out).groups[0]!;
       expect(group.requests.errors['timeout']).toBe(3);
@@ -147,12 +150,18 @@ describe('request headers', () => {
         const chunk = (delta: object, finish: string | null, extra: object = {}) =>
           `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 0, model: 'rec', choices: [{ index: 0, delta, finish_reason: finish }], ...extra })}\n\n`;
         res.write(chunk({ content: 'a' }, null));
-        res.end(chunk({ content: ' b' }, 'stop', { usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 } }));
+        res.end(
+          chunk({ content: ' b' }, 'stop', { usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 } }),
+        );
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as { port: number };
-    return { url: `http://127.0.0.1:${port}`, seen, close: () => new Promise((resolve) => server.close(() => resolve())) };
+    return {
+      url: `http://127.0.0.1:${port}`,
+      seen,
+      close: () => new Promise((resolve) => server.close(() => resolve())),
+    };
   }
 
   const text = (headers: string) => `name: headers
@@ -167,13 +176,20 @@ scenarios:
     const recorder = await startHeaderRecorder();
     try {
       const out = join(folder.dir, 'headers-default');
-      const result = await runCliInProcess(['run', writeProfile('headers-default', text('{ X-Custom: "yes" }')), '--base-url', recorder.url, '--out', out], {
-        cwd: folder.dir,
-        env: { INFERENCE_API_KEY: 'sk-env-key', PATH: process.env.PATH },
-      });
+      const result = await runCliInProcess(
+        ['run', writeProfile('headers-default', text('{ X-Custom: "yes" }')), '--base-url', recorder.url, '--out', out],
+        {
+          cwd: folder.dir,
+          env: { INFERENCE_API_KEY: 'sk-env-key', PATH: process.env.PATH },
+        },
+      );
       expect(result.code, result.stderr).toBe(0);
       expect(recorder.seen).toHaveLength(3);
-      const version = (JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', '..', 'package.json'), 'utf8')) as { version: string }).version;
+      const version = (
+        JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', '..', 'package.json'), 'utf8')) as {
+          version: string;
+        }
+      ).version;
       for (const headers of recorder.seen) {
         expect(headers['x-service-3rd-party-integration']).toBe(`inferbench/${version}`);
         expect(headers['x-service-version-patch']).toBe('2');
@@ -189,8 +205,13 @@ scenarios:
     const recorder = await startHeaderRecorder();
     try {
       const out = join(folder.dir, 'headers-override');
-      const profile = writeProfile('headers-override', text('{ x-service-version-patch: "3", X-SERVICE-3RD-PARTY-INTEGRATION: "mine/1" }'));
-      const result = await runCliInProcess(['run', profile, '--base-url', recorder.url, '--out', out], { cwd: folder.dir });
+      const profile = writeProfile(
+        'headers-override',
+        text('{ x-service-version-patch: "3", X-SERVICE-3RD-PARTY-INTEGRATION: "mine/1" }'),
+      );
+      const result = await runCliInProcess(['run', profile, '--base-url', recorder.url, '--out', out], {
+        cwd: folder.dir,
+      });
       expect(result.code, result.stderr).toBe(0);
       for (const headers of recorder.seen) {
         expect(headers['x-service-version-patch']).toBe('3');
@@ -233,10 +254,13 @@ scenarios:
 
   it('never writes the key that worked', async () => {
     const out = join(folder.dir, 'key-right');
-    const result = await runCliInProcess(['run', writeProfile('keys', profileText), '--base-url', emulator.url, '--out', out, '--api-key-env', 'MY_KEY'], {
-      cwd: folder.dir,
-      env: { MY_KEY: RIGHT, PATH: process.env.PATH },
-    });
+    const result = await runCliInProcess(
+      ['run', writeProfile('keys', profileText), '--base-url', emulator.url, '--out', out, '--api-key-env', 'MY_KEY'],
+      {
+        cwd: folder.dir,
+        env: { MY_KEY: RIGHT, PATH: process.env.PATH },
+      },
+    );
     expect(result.code).toBe(0);
     expect(readSummary(out).groups[0]!.requests.ok).toBe(6);
     expectNowhere(RIGHT, out, [result.stdout, result.stderr]);
@@ -244,10 +268,13 @@ scenarios:
 
   it('never writes a rejected key, and exits 3 when every request failed', async () => {
     const out = join(folder.dir, 'key-wrong');
-    const result = await runCliInProcess(['run', writeProfile('keys', profileText), '--base-url', emulator.url, '--out', out], {
-      cwd: folder.dir,
-      env: { INFERENCE_API_KEY: WRONG, PATH: process.env.PATH },
-    });
+    const result = await runCliInProcess(
+      ['run', writeProfile('keys', profileText), '--base-url', emulator.url, '--out', out],
+      {
+        cwd: folder.dir,
+        env: { INFERENCE_API_KEY: WRONG, PATH: process.env.PATH },
+      },
+    );
     expect(result.code).toBe(3);
     expect(result.stderr).toMatch(/every request failed|401|API key/i);
     expectNowhere(WRONG, out, [result.stdout, result.stderr]);

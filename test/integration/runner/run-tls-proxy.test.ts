@@ -77,7 +77,10 @@ function oneClient(baseUrl: string, overrides: Partial<ClientOptions> = {}) {
 
 async function sendOne(client: ReturnType<typeof oneClient>): Promise<RequestRecord> {
   const record = createRequestRecord(0, 0, Math.round(performance.now() * 1000));
-  await client.send({ body: { model: MODEL, messages: [{ role: 'user', content: 'hi' }], stream: true, max_completion_tokens: 4 } }, record);
+  await client.send(
+    { body: { model: MODEL, messages: [{ role: 'user', content: 'hi' }], stream: true, max_completion_tokens: 4 } },
+    record,
+  );
   await client.close();
   return record;
 }
@@ -109,7 +112,9 @@ describe('connect and TLS handshake times', () => {
     // Concurrency 2: two connections opened, the other eight requests reused them.
     expect(filled(rows, 'connect_ms')).toBe(2);
     expect(filled(rows, 'tls_handshake_ms')).toBe(0);
-    const header = readFileSync(join(folder.dir, 'plain', 'requests.csv'), 'utf8').split('\n')[0]!.split(',');
+    const header = readFileSync(join(folder.dir, 'plain', 'requests.csv'), 'utf8')
+      .split('\n')[0]!
+      .split(',');
     expect(header.indexOf('connect_ms')).toBe(header.indexOf('schedule_lag_ms') + 1);
     expect(header.indexOf('tls_handshake_ms')).toBe(header.indexOf('schedule_lag_ms') + 2);
     const group = readSummary(join(folder.dir, 'plain')).groups[0]!;
@@ -121,112 +126,145 @@ describe('connect and TLS handshake times', () => {
 });
 
 // Skipped on a machine without openssl, never in CI (CI=true): .ci/run installs it, and a missing one fails.
-describe.skipIf(!opensslAvailable() && process.env['CI'] !== 'true')('https targets (certificates made in the test)', () => {
-  let certs: TestCerts;
-  let front: TlsFront;
-  let mutual: TlsFront;
+describe.skipIf(!opensslAvailable() && process.env['CI'] !== 'true')(
+  'https targets (certificates made in the test)',
+  () => {
+    let certs: TestCerts;
+    let front: TlsFront;
+    let mutual: TlsFront;
 
-  beforeAll(async () => {
-    certs = makeTestCerts();
-    front = await startTlsFront({ cert: certs.pem(certs.serverCert), key: certs.pem(certs.serverKey), backendPort: Number(new URL(backend.url).port) });
-    mutual = await startTlsFront({
-      cert: certs.pem(certs.serverCert),
-      key: certs.pem(certs.serverKey),
-      backendPort: Number(new URL(backend.url).port),
-      requestCert: true,
-      ca: certs.pem(certs.caCert),
+    beforeAll(async () => {
+      certs = makeTestCerts();
+      front = await startTlsFront({
+        cert: certs.pem(certs.serverCert),
+        key: certs.pem(certs.serverKey),
+        backendPort: Number(new URL(backend.url).port),
+      });
+      mutual = await startTlsFront({
+        cert: certs.pem(certs.serverCert),
+        key: certs.pem(certs.serverKey),
+        backendPort: Number(new URL(backend.url).port),
+        requestCert: true,
+        ca: certs.pem(certs.caCert),
+      });
     });
-  });
-  afterAll(async () => {
-    await front?.close();
-    await mutual?.close();
-    certs?.remove();
-  });
+    afterAll(async () => {
+      await front?.close();
+      await mutual?.close();
+      certs?.remove();
+    });
 
-  it('refuses a certificate it cannot verify: a classified connect error about the certificate, no crash', async () => {
-    const record = await sendOne(oneClient(front.url));
-    expect(record.errorClass).toBe('connect');
-    expect(record.errorMessage).toMatch(/certificate/i);
-    // The TCP connect happened; the handshake did not finish.
-    expect(record.connectEndUs - record.connectStartUs).toBeGreaterThanOrEqual(0);
-    expect(Number.isNaN(record.tlsEndUs)).toBe(true);
+    it('refuses a certificate it cannot verify: a classified connect error about the certificate, no crash', async () => {
+      const record = await sendOne(oneClient(front.url));
+      expect(record.errorClass).toBe('connect');
+      expect(record.errorMessage).toMatch(/certificate/i);
+      // The TCP connect happened; the handshake did not finish.
+      expect(record.connectEndUs - record.connectStartUs).toBeGreaterThanOrEqual(0);
+      expect(Number.isNaN(record.tlsEndUs)).toBe(true);
 
-    const result = await run(profile('refused', ''), front.url, 'refused');
-    expect(result.code).toBe(3);
-    expect(result.stderr).toMatch(/certificate/i);
-  });
+      const result = await run(profile('refused', ''), front.url, 'refused');
+      expect(result.code).toBe(3);
+      expect(result.stderr).toMatch(/certificate/i);
+    });
 
-  it('reaches it with target.tls.ca (relative to the profile), with connect and handshake times per new connection', async () => {
-    const relativeCa = relative(folder.dir, certs.caCert);
-    const result = await run(profile('with-ca', `target:\n  tls: { ca: ${JSON.stringify(relativeCa)} }`), front.url, 'with-ca');
-    expect(result.code, result.stderr).toBe(0);
-    const out = join(folder.dir, 'with-ca');
-    const summary = readSummary(out);
-    expect(summary.groups[0]!.requests.ok).toBe(10);
-    expect(summary.target.tls).toEqual({ ca: certs.caCert, cert: null, insecure_skip_verify: false });
-    const rows = csvRows(out);
-    expect(filled(rows, 'connect_ms')).toBe(2);
-    expect(filled(rows, 'tls_handshake_ms')).toBe(2);
-    // The same rows: the two requests that opened the two connections.
-    expect(rows.filter((row) => row['connect_ms'] !== '' && row['tls_handshake_ms'] !== '')).toHaveLength(2);
-    expect(summary.groups[0]!.metrics.tls_handshake_ms?.count).toBe(2);
-    expect(result.stderr).not.toMatch(/WARNING/);
-  });
-
-  it('reaches it with insecure_skip_verify, warning loudly and recording it in summary.json', async () => {
-    const result = await run(profile('insecure', 'target:\n  tls: { insecure_skip_verify: true }'), front.url, 'insecure');
-    expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).toMatch(/WARNING: target\.tls\.insecure_skip_verify is true/);
-    const summary = readSummary(join(folder.dir, 'insecure'));
-    expect(summary.groups[0]!.requests.ok).toBe(10);
-    expect(summary.target.tls?.insecure_skip_verify).toBe(true);
-    expect(summary.harness.warnings.some((w) => w.includes('insecure_skip_verify'))).toBe(true);
-  });
-
-  it('is refused by a server that requires a client certificate without one, and reaches it with cert and key', async () => {
-    const record = await sendOne(oneClient(mutual.url, { tls: { caPath: certs.caCert, certPath: null, keyPath: null, insecureSkipVerify: false } }));
-    // TLS 1.3: the client's side of the handshake completes, then the server's alert closes the
-    // connection as the request is written; undici reports that as the other side closing (reset).
-    expect(['connect', 'reset']).toContain(record.errorClass);
-    expect(mutual.stats.tlsErrors).toBeGreaterThanOrEqual(1);
-    const refused = await run(profile('mtls-refused', `target:\n  tls: { ca: ${JSON.stringify(certs.caCert)} }`), mutual.url, 'mtls-refused');
-    expect(refused.code).toBe(3);
-
-    const tls = `target:\n  tls:\n    ca: ${JSON.stringify(certs.caCert)}\n    cert: ${JSON.stringify(certs.clientCert)}\n    key: ${JSON.stringify(certs.clientKey)}`;
-    const result = await run(profile('mtls', tls), mutual.url, 'mtls');
-    expect(result.code, result.stderr).toBe(0);
-    expect(readSummary(join(folder.dir, 'mtls')).groups[0]!.requests.ok).toBe(10);
-    // Key material never reaches an output.
-    const key = readFileSync(certs.clientKey, 'utf8').split('\n')[1]!;
-    for (const file of ['summary.json', 'requests.csv', 'report.html']) expect(readFileSync(join(folder.dir, 'mtls', file), 'utf8')).not.toContain(key);
-    expect(result.stdout + result.stderr).not.toContain(key);
-  });
-
-  it('goes through HTTPS_PROXY as a CONNECT tunnel, one per connection, TLS to the target inside it', async () => {
-    const proxy = await startForwardProxy();
-    try {
-      const result = await run(profile('tunnel', `target:\n  tls: { ca: ${JSON.stringify(certs.caCert)} }`), front.url, 'tunnel', { HTTPS_PROXY: proxy.url });
+    it('reaches it with target.tls.ca (relative to the profile), with connect and handshake times per new connection', async () => {
+      const relativeCa = relative(folder.dir, certs.caCert);
+      const result = await run(
+        profile('with-ca', `target:\n  tls: { ca: ${JSON.stringify(relativeCa)} }`),
+        front.url,
+        'with-ca',
+      );
       expect(result.code, result.stderr).toBe(0);
-      expect(result.stderr).toContain(`through the proxy ${proxy.url}`);
-      // GET /v1/models on a connection of its own, then two connections for the run.
-      expect(proxy.stats.tunnels).toBe(3);
-      const rows = csvRows(join(folder.dir, 'tunnel'));
-      expect(rows.filter((row) => row['status'] === '200')).toHaveLength(10);
+      const out = join(folder.dir, 'with-ca');
+      const summary = readSummary(out);
+      expect(summary.groups[0]!.requests.ok).toBe(10);
+      expect(summary.target.tls).toEqual({ ca: certs.caCert, cert: null, insecure_skip_verify: false });
+      const rows = csvRows(out);
       expect(filled(rows, 'connect_ms')).toBe(2);
       expect(filled(rows, 'tls_handshake_ms')).toBe(2);
-      expect(readSummary(join(folder.dir, 'tunnel')).target.proxy).toBe(proxy.url);
-    } finally {
-      await proxy.close();
-    }
-  });
+      // The same rows: the two requests that opened the two connections.
+      expect(rows.filter((row) => row['connect_ms'] !== '' && row['tls_handshake_ms'] !== '')).toHaveLength(2);
+      expect(summary.groups[0]!.metrics.tls_handshake_ms?.count).toBe(2);
+      expect(result.stderr).not.toMatch(/WARNING/);
+    });
 
-  it('rejects a PEM file that is not one, naming the file (exit 2)', async () => {
-    const bogus = folder.writeProfile('not-a-cert', 'just text');
-    const result = await run(profile('bad-ca', `target:\n  tls: { ca: ${JSON.stringify(bogus)} }`), front.url, 'bad-ca');
-    expect(result.code).toBe(2);
-    expect(result.stderr).toContain(bogus);
-  });
-});
+    it('reaches it with insecure_skip_verify, warning loudly and recording it in summary.json', async () => {
+      const result = await run(
+        profile('insecure', 'target:\n  tls: { insecure_skip_verify: true }'),
+        front.url,
+        'insecure',
+      );
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr).toMatch(/WARNING: target\.tls\.insecure_skip_verify is true/);
+      const summary = readSummary(join(folder.dir, 'insecure'));
+      expect(summary.groups[0]!.requests.ok).toBe(10);
+      expect(summary.target.tls?.insecure_skip_verify).toBe(true);
+      expect(summary.harness.warnings.some((w) => w.includes('insecure_skip_verify'))).toBe(true);
+    });
+
+    it('is refused by a server that requires a client certificate without one, and reaches it with cert and key', async () => {
+      const record = await sendOne(
+        oneClient(mutual.url, {
+          tls: { caPath: certs.caCert, certPath: null, keyPath: null, insecureSkipVerify: false },
+        }),
+      );
+      // TLS 1.3: the client's side of the handshake completes, then the server's alert closes the
+      // connection as the request is written; undici reports that as the other side closing (reset).
+      expect(['connect', 'reset']).toContain(record.errorClass);
+      expect(mutual.stats.tlsErrors).toBeGreaterThanOrEqual(1);
+      const refused = await run(
+        profile('mtls-refused', `target:\n  tls: { ca: ${JSON.stringify(certs.caCert)} }`),
+        mutual.url,
+        'mtls-refused',
+      );
+      expect(refused.code).toBe(3);
+
+      const tls = `target:\n  tls:\n    ca: ${JSON.stringify(certs.caCert)}\n    cert: ${JSON.stringify(certs.clientCert)}\n    key: ${JSON.stringify(certs.clientKey)}`;
+      const result = await run(profile('mtls', tls), mutual.url, 'mtls');
+      expect(result.code, result.stderr).toBe(0);
+      expect(readSummary(join(folder.dir, 'mtls')).groups[0]!.requests.ok).toBe(10);
+      // Key material never reaches an output.
+      const key = readFileSync(certs.clientKey, 'utf8').split('\n')[1]!;
+      for (const file of ['summary.json', 'requests.csv', 'report.html'])
+        expect(readFileSync(join(folder.dir, 'mtls', file), 'utf8')).not.toContain(key);
+      expect(result.stdout + result.stderr).not.toContain(key);
+    });
+
+    it('goes through HTTPS_PROXY as a CONNECT tunnel, one per connection, TLS to the target inside it', async () => {
+      const proxy = await startForwardProxy();
+      try {
+        const result = await run(
+          profile('tunnel', `target:\n  tls: { ca: ${JSON.stringify(certs.caCert)} }`),
+          front.url,
+          'tunnel',
+          { HTTPS_PROXY: proxy.url },
+        );
+        expect(result.code, result.stderr).toBe(0);
+        expect(result.stderr).toContain(`through the proxy ${proxy.url}`);
+        // GET /v1/models on a connection of its own, then two connections for the run.
+        expect(proxy.stats.tunnels).toBe(3);
+        const rows = csvRows(join(folder.dir, 'tunnel'));
+        expect(rows.filter((row) => row['status'] === '200')).toHaveLength(10);
+        expect(filled(rows, 'connect_ms')).toBe(2);
+        expect(filled(rows, 'tls_handshake_ms')).toBe(2);
+        expect(readSummary(join(folder.dir, 'tunnel')).target.proxy).toBe(proxy.url);
+      } finally {
+        await proxy.close();
+      }
+    });
+
+    it('rejects a PEM file that is not one, naming the file (exit 2)', async () => {
+      const bogus = folder.writeProfile('not-a-cert', 'just text');
+      const result = await run(
+        profile('bad-ca', `target:\n  tls: { ca: ${JSON.stringify(bogus)} }`),
+        front.url,
+        'bad-ca',
+      );
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(bogus);
+    });
+  },
+);
 
 describe('HTTP_PROXY and NO_PROXY', () => {
   let proxy: ForwardProxy;
@@ -252,13 +290,17 @@ describe('HTTP_PROXY and NO_PROXY', () => {
     expect(readSummary(out).target.proxy).toBe(proxy.url);
     // Through a proxy connect_ms is the connect to the proxy: still one per new connection.
     expect(filled(csvRows(out), 'connect_ms')).toBe(2);
-    for (const file of ['summary.json', 'requests.csv', 'report.html']) expect(readFileSync(join(out, file), 'utf8')).not.toContain('s3cret');
+    for (const file of ['summary.json', 'requests.csv', 'report.html'])
+      expect(readFileSync(join(out, file), 'utf8')).not.toContain('s3cret');
     expect(result.stdout + result.stderr).not.toContain('s3cret');
   });
 
   it('bypasses the proxy for a host NO_PROXY names (lowercase forms too)', async () => {
     const forwarded = proxy.stats.forwarded;
-    const result = await run(profile('bypass', ''), backend.url, 'bypass', { http_proxy: proxy.url, no_proxy: 'localhost,127.0.0.1' });
+    const result = await run(profile('bypass', ''), backend.url, 'bypass', {
+      http_proxy: proxy.url,
+      no_proxy: 'localhost,127.0.0.1',
+    });
     expect(result.code, result.stderr).toBe(0);
     expect(proxy.stats.forwarded - forwarded).toBe(0);
     expect(result.stderr).not.toContain('through the proxy');

@@ -18,18 +18,33 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 /** Profiles (not emulator configs, which also live in profiles/): files with a scenarios list. */
 const shipped = readdirSync(PROFILES)
   .filter((name) => name.endsWith('.yaml'))
-  .filter((name) => Array.isArray((parse(readFileSync(join(PROFILES, name), 'utf8')) as { scenarios?: unknown } | null)?.scenarios));
+  .filter((name) =>
+    Array.isArray((parse(readFileSync(join(PROFILES, name), 'utf8')) as { scenarios?: unknown } | null)?.scenarios),
+  );
 
 describe('shipped profiles', () => {
   it('are all found', () => {
-    expect(shipped).toEqual(expect.arrayContaining(['quickstart.yaml', 'ci-regression.yaml', 'tier-comparison.yaml', 'model-comparison.yaml', 'open-loop-poisson.yaml', 'ramp.yaml']));
+    expect(shipped).toEqual(
+      expect.arrayContaining([
+        'quickstart.yaml',
+        'ci-regression.yaml',
+        'tier-comparison.yaml',
+        'model-comparison.yaml',
+        'open-loop-poisson.yaml',
+        'ramp.yaml',
+      ]),
+    );
   });
 
   for (const name of shipped) {
     it(`${name} runs against the embedded emulator and passes its thresholds`, { timeout: 120_000 }, async () => {
-      const profile = parse(readFileSync(join(PROFILES, name), 'utf8')) as { scenarios: { duration?: string; load?: { stages?: unknown } }[] };
+      const profile = parse(readFileSync(join(PROFILES, name), 'utf8')) as {
+        scenarios: { duration?: string; load?: { stages?: unknown } }[];
+      };
       const sets = profile.scenarios.flatMap((scenario, i) =>
-        scenario.duration !== undefined || scenario.load?.stages !== undefined ? ['--set', `scenarios[${i}].duration=3s`] : [],
+        scenario.duration !== undefined || scenario.load?.stages !== undefined
+          ? ['--set', `scenarios[${i}].duration=3s`]
+          : [],
       );
       const out = join(dir, name.replace('.yaml', ''));
       const result = await runCliInProcess(['run', join(PROFILES, name), '--out', out, ...sets], { cwd: dir });

@@ -3,7 +3,13 @@
  * significant digits); stats come out in the metric's unit.
  */
 import { describe, expect, it } from 'vitest';
-import { createHistogram, decodeHistogram, encodeHistogram, metricScale, metricStatsFromHistogram } from '../../../src/aggregate/histogram.js';
+import {
+  createHistogram,
+  decodeHistogram,
+  encodeHistogram,
+  metricScale,
+  metricStatsFromHistogram,
+} from '../../../src/aggregate/histogram.js';
 
 describe('histograms', () => {
   it('round-trips through compressed base64 with exact counts and the same percentiles', () => {
@@ -15,7 +21,8 @@ describe('histograms', () => {
     expect(encoded.startsWith('HISTFAAA')).toBe(true);
     const decoded = decodeHistogram(encoded);
     expect(decoded.totalCount).toBe(10_500);
-    for (const p of [0, 1, 10, 50, 90, 99, 99.9, 100]) expect(decoded.getValueAtPercentile(p)).toBe(h.getValueAtPercentile(p));
+    for (const p of [0, 1, 10, 50, 90, 99, 99.9, 100])
+      expect(decoded.getValueAtPercentile(p)).toBe(h.getValueAtPercentile(p));
     expect(decoded.mean).toBeCloseTo(h.mean, 6);
     // Stats are the same whether computed live or from the decoded histogram (merge and report rely on it).
     expect(metricStatsFromHistogram(decoded, 1000)).toEqual(metricStatsFromHistogram(h, 1000));
@@ -40,7 +47,13 @@ describe('histograms', () => {
     // Token counts are raw integers, exact below 2048.
     const tokens = createHistogram();
     [3, 5, 5, 8].forEach((v) => tokens.recordValue(v));
-    expect(metricStatsFromHistogram(tokens, metricScale('output_tokens'))).toMatchObject({ count: 4, min: 3, max: 8, p50: 5, mean: 5.25 });
+    expect(metricStatsFromHistogram(tokens, metricScale('output_tokens'))).toMatchObject({
+      count: 4,
+      min: 3,
+      max: 8,
+      p50: 5,
+      mean: 5.25,
+    });
     expect(metricScale('decode_tps')).toBe(1000);
   });
 

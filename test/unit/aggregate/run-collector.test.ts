@@ -34,7 +34,14 @@ function counted(r: RequestRecord): RecordedValues {
  * An ok streamed request of group `g` starting `atMs` after the run start: ttft `ttftMs`, then one
  * token chunk every `itlMs` for `tokens` tokens (one per chunk, ' the' each: the tokenizer agrees).
  */
-function okRecord(g: number, atMs: number, ttftMs: number, itlMs: number, tokens: number, extra: Partial<RequestRecord> = {}): RequestRecord {
+function okRecord(
+  g: number,
+  atMs: number,
+  ttftMs: number,
+  itlMs: number,
+  tokens: number,
+  extra: Partial<RequestRecord> = {},
+): RequestRecord {
   const start = RUN_START_US + atMs * 1000;
   const r = createRequestRecord(nextId++, g, start);
   r.sentUs = start + 100;
@@ -136,7 +143,8 @@ describe('run collector', () => {
     const records = Array.from({ length: 100 }, (_, i) => okRecord(0, i * 10, 100 + i, 5, 21));
     feed(collector, records);
     const g = collector.finish(RUN_START_US + 3_000_000).groups[0]!;
-    const near = (actual: number | undefined, expected: number): void => expect(Math.abs(actual! - expected)).toBeLessThanOrEqual(expected * 0.001 + 0.001);
+    const near = (actual: number | undefined, expected: number): void =>
+      expect(Math.abs(actual! - expected)).toBeLessThanOrEqual(expected * 0.001 + 0.001);
     near(g.metrics.ttft_ms!.p50, 149);
     near(g.metrics.ttft_ms!.min, 100);
     near(g.metrics.ttft_ms!.max, 199);
@@ -166,7 +174,11 @@ describe('run collector', () => {
   });
 
   it('goodput counts only ok requests meeting every SLO', () => {
-    const collector = createRunCollector({ groups: GROUPS, slo: { 'ttft_ms.p99': 150, 'itl_ms.p99': 8 }, runStartUs: RUN_START_US });
+    const collector = createRunCollector({
+      groups: GROUPS,
+      slo: { 'ttft_ms.p99': 150, 'itl_ms.p99': 8 },
+      runStartUs: RUN_START_US,
+    });
     feed(collector, [
       okRecord(0, 0, 100, 5, 10), // good
       okRecord(0, 0, 160, 5, 10), // ttft too high
@@ -231,7 +243,8 @@ describe('run collector', () => {
     expect(rows.map((p) => p.output_tokens)).toEqual([10, 5, 0]);
     expect(rows.map((p) => p.in_flight)).toEqual([1, 0, 1]);
     // Per-second histograms keep 2 significant digits (1%): enough for a chart.
-    const within1pct = (actual: number | null, expected: number): void => expect(Math.abs(actual! - expected)).toBeLessThanOrEqual(expected * 0.01);
+    const within1pct = (actual: number | null, expected: number): void =>
+      expect(Math.abs(actual! - expected)).toBeLessThanOrEqual(expected * 0.01);
     within1pct(rows[0]!.ttft_p50_ms, 100);
     within1pct(rows[0]!.ttft_p99_ms, 300);
     within1pct(rows[0]!.e2e_p50_ms, 141);

@@ -8,7 +8,17 @@ import type { ThresholdSpec } from '../../../src/profile/resolved-profile.js';
 import type { GroupSummary, MetricStats } from '../../../src/metrics/run-summary.js';
 
 function stats(p99: number): MetricStats {
-  return { count: 10, mean: p99 / 2, min: 1, max: p99 + 1, p50: p99 / 2, p90: p99 - 1, p95: p99 - 0.5, p99, p999: p99 + 0.5 };
+  return {
+    count: 10,
+    mean: p99 / 2,
+    min: 1,
+    max: p99 + 1,
+    p50: p99 / 2,
+    p90: p99 - 1,
+    p95: p99 - 0.5,
+    p99,
+    p999: p99 + 0.5,
+  };
 }
 
 function group(key: string, ttftP99: number, errorRate: number, rps: number): GroupSummary {
@@ -20,7 +30,12 @@ function group(key: string, ttftP99: number, errorRate: number, rps: number): Gr
     key,
     requests: { ok: 90, failed: 10, dropped: 0, errors: {}, attempts: 100, retried: {}, error_samples: {} },
     error_rate: errorRate,
-    throughput: { requests_per_s: rps, output_tokens_per_s: rps * 100, total_tokens_per_s: rps * 300, goodput_per_s: rps / 2 },
+    throughput: {
+      requests_per_s: rps,
+      output_tokens_per_s: rps * 100,
+      total_tokens_per_s: rps * 300,
+      goodput_per_s: rps / 2,
+    },
     duration_ms: 1000,
     metrics: { ttft_ms: stats(ttftP99) },
     histograms: {},
@@ -29,7 +44,14 @@ function group(key: string, ttftP99: number, errorRate: number, rps: number): Gr
   };
 }
 
-function spec(expression: string, metric: string, stat: string | null, op: ThresholdSpec['op'], value: number, g: string | null = null): ThresholdSpec {
+function spec(
+  expression: string,
+  metric: string,
+  stat: string | null,
+  op: ThresholdSpec['op'],
+  value: number,
+  g: string | null = null,
+): ThresholdSpec {
   return { expression, group: g, metric, stat, op, value };
 }
 

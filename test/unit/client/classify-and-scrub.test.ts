@@ -27,13 +27,22 @@ describe('classifySocketError', () => {
   it('maps codes, including a code on the cause', () => {
     expect(classifySocketError(coded('ECONNREFUSED'))).toEqual({ errorClass: 'connect', timeoutPhase: null });
     expect(classifySocketError(coded('ENOTFOUND'))).toEqual({ errorClass: 'connect', timeoutPhase: null });
-    expect(classifySocketError(coded('UND_ERR_CONNECT_TIMEOUT'))).toEqual({ errorClass: 'timeout', timeoutPhase: 'connect' });
-    expect(classifySocketError(coded('UND_ERR_HEADERS_TIMEOUT'))).toEqual({ errorClass: 'timeout', timeoutPhase: 'headers' });
+    expect(classifySocketError(coded('UND_ERR_CONNECT_TIMEOUT'))).toEqual({
+      errorClass: 'timeout',
+      timeoutPhase: 'connect',
+    });
+    expect(classifySocketError(coded('UND_ERR_HEADERS_TIMEOUT'))).toEqual({
+      errorClass: 'timeout',
+      timeoutPhase: 'headers',
+    });
     expect(classifySocketError(coded('UND_ERR_BODY_TIMEOUT'))).toEqual({ errorClass: 'timeout', timeoutPhase: 'idle' });
     expect(classifySocketError(coded('ECONNRESET'))).toEqual({ errorClass: 'reset', timeoutPhase: null });
     expect(classifySocketError(coded('UND_ERR_SOCKET'))).toEqual({ errorClass: 'reset', timeoutPhase: null });
     expect(classifySocketError(coded('HPE_INVALID_CONSTANT'))).toEqual({ errorClass: 'bad_chunk', timeoutPhase: null });
-    expect(classifySocketError(new Error('wrapped', { cause: coded('ECONNREFUSED') }))).toEqual({ errorClass: 'connect', timeoutPhase: null });
+    expect(classifySocketError(new Error('wrapped', { cause: coded('ECONNREFUSED') }))).toEqual({
+      errorClass: 'connect',
+      timeoutPhase: null,
+    });
     expect(classifySocketError('not an error')).toEqual({ errorClass: 'reset', timeoutPhase: null });
   });
 });
@@ -63,7 +72,10 @@ describe('errorDetails', () => {
   it('reads flat, wrapped and stream error shapes', () => {
     expect(errorDetails({ message: 'm', type: 't', param: null, code: 'c' })).toEqual({ message: 'm', code: 'c' });
     expect(errorDetails({ error: { message: 'm2', code: 42 } })).toEqual({ message: 'm2', code: '42' });
-    expect(errorDetails({ error: { message: 'm3', code: null }, status_code: 500 })).toEqual({ message: 'm3', code: null });
+    expect(errorDetails({ error: { message: 'm3', code: null }, status_code: 500 })).toEqual({
+      message: 'm3',
+      code: null,
+    });
     expect(errorDetails({ error: 'plain' })).toEqual({ message: 'plain', code: null });
     expect(errorDetails('text')).toEqual({ message: null, code: null });
     expect(errorDetails(null)).toEqual({ message: null, code: null });

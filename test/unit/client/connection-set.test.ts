@@ -17,17 +17,20 @@ function standIns() {
   };
   return { made, create };
 }
-const idOf = (connection: Dispatcher | null): number | null => (connection === null ? null : (connection as unknown as { id: number }).id);
+const idOf = (connection: Dispatcher | null): number | null =>
+  connection === null ? null : (connection as unknown as { id: number }).id;
 
 describe('ConnectionSet', () => {
   it('opens up to the limit, queues beyond it, hands released connections to waiters in order', () => {
     const { made, create } = standIns();
     const set = new ConnectionSet(2, create);
     const got: (number | null)[] = [];
-    const take = (wanted = true) => (connection: Dispatcher | null) => {
-      if (wanted) got.push(idOf(connection));
-      return wanted;
-    };
+    const take =
+      (wanted = true) =>
+      (connection: Dispatcher | null) => {
+        if (wanted) got.push(idOf(connection));
+        return wanted;
+      };
     set.acquire(take());
     set.acquire(take());
     set.acquire(take(false)); // ends while waiting: skipped

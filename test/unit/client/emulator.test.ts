@@ -17,7 +17,10 @@ let doneEmulator: EmulatorProcess;
 const clients: InferenceClient[] = [];
 
 beforeAll(async () => {
-  [emulator, doneEmulator] = await Promise.all([startEmulatorProcess(['--api-key', KEY]), startEmulatorProcess(['--api-key', KEY, '--done-marker'])]);
+  [emulator, doneEmulator] = await Promise.all([
+    startEmulatorProcess(['--api-key', KEY]),
+    startEmulatorProcess(['--api-key', KEY, '--done-marker']),
+  ]);
 });
 
 afterAll(async () => {
@@ -41,7 +44,11 @@ function client(overrides: Partial<ClientOptions> = {}, url = emulator.url): Inf
   return created;
 }
 
-async function send(target: InferenceClient, body: Record<string, unknown>, headers?: Record<string, string>): Promise<RequestRecord> {
+async function send(
+  target: InferenceClient,
+  body: Record<string, unknown>,
+  headers?: Record<string, string>,
+): Promise<RequestRecord> {
   const record = createRequestRecord(0, 0, Math.round(performance.now() * 1000));
   await target.send(headers === undefined ? { body } : { body, headers }, record);
   return record;
@@ -117,7 +124,11 @@ describe('client against the emulator', () => {
     ['stall_between_tokens;after=2;ms=5000', 'timeout', 'idle', { idleMs: 300 }],
   ] as const) {
     it(`injected fault ${fault} -> ${errorClass}${phase === null ? '' : ` (${phase})`}`, async () => {
-      const record = await send(client({ timeouts: { ...TIMEOUTS, ...timeouts } }), chat('small-fast-8b', { max_completion_tokens: 32 }), { 'x-emulator-fault': fault });
+      const record = await send(
+        client({ timeouts: { ...TIMEOUTS, ...timeouts } }),
+        chat('small-fast-8b', { max_completion_tokens: 32 }),
+        { 'x-emulator-fault': fault },
+      );
       expect(record.errorClass).toBe(errorClass);
       expect(record.timeoutPhase).toBe(phase);
     });

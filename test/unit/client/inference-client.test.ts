@@ -56,9 +56,18 @@ function client(url: string, overrides: Partial<ClientOptions> = {}): InferenceC
   return created;
 }
 
-const BODY = { model: 'test-model', messages: [{ role: 'user', content: 'Say hello' }], stream: true, max_completion_tokens: 8 };
+const BODY = {
+  model: 'test-model',
+  messages: [{ role: 'user', content: 'Say hello' }],
+  stream: true,
+  max_completion_tokens: 8,
+};
 
-async function send(target: InferenceClient, body: Record<string, unknown> = BODY, signal?: AbortSignal): Promise<RequestRecord> {
+async function send(
+  target: InferenceClient,
+  body: Record<string, unknown> = BODY,
+  signal?: AbortSignal,
+): Promise<RequestRecord> {
   const record = createRequestRecord(0, 0, Math.round(performance.now() * 1000));
   await target.send({ body }, record, signal);
   return record;
@@ -75,7 +84,12 @@ const ms = (us: number): number => us / 1000;
 
 describe('InferenceClient: streams', () => {
   it('records a complete stream: text, counts, usage and time_info exactly, headers and body as sent', async () => {
-    const server = await serve(startScriptServer(steps(helloStream()), 200, { 'x-ratelimit-remaining-requests-minute': '41', 'x-ratelimit-remaining-tokens-minute': '9000' }));
+    const server = await serve(
+      startScriptServer(steps(helloStream()), 200, {
+        'x-ratelimit-remaining-requests-minute': '41',
+        'x-ratelimit-remaining-tokens-minute': '9000',
+      }),
+    );
     const record = await send(client(server.url));
     expect(record.errorClass).toBeNull();
     expect(record.status).toBe(200);
@@ -151,7 +165,9 @@ describe('InferenceClient: streams', () => {
   });
 
   it('decodes CRLF framing with comments and [DONE]', async () => {
-    const server = await serve(startScriptServer(steps([': ping\r\n\r\n', ...helloStream({ eol: '\r\n', done: true })])));
+    const server = await serve(
+      startScriptServer(steps([': ping\r\n\r\n', ...helloStream({ eol: '\r\n', done: true })])),
+    );
     const record = await send(client(server.url));
     expect(record.errorClass).toBeNull();
     expect(record.outputText).toBe('Hello wörld!');
@@ -175,7 +191,9 @@ describe('InferenceClient: streams', () => {
           sseData(chunk({ role: 'assistant' })),
           sseData(chunk({ reasoning: 'think' })),
           sseData(chunk({ reasoning_content: 'ing' })),
-          sseData(chunk({ tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'get_weather' } }] })),
+          sseData(
+            chunk({ tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'get_weather' } }] }),
+          ),
           sseData(chunk({ tool_calls: [{ index: 0, function: { arguments: '{"city":"Oslo"}' } }] })),
           sseData(chunk({}, 'tool_calls')),
         ]),
@@ -237,7 +255,10 @@ describe('InferenceClient: faults are classified data', () => {
 
   it('no connection free within the connect timeout -> timeout (connect)', async () => {
     const server = await serve(startSilentServer());
-    const target = client(server.url, { maxConnections: 1, timeouts: { ...TIMEOUTS, connectMs: 200, headersMs: 1_000 } });
+    const target = client(server.url, {
+      maxConnections: 1,
+      timeouts: { ...TIMEOUTS, connectMs: 200, headersMs: 1_000 },
+    });
     const first = send(target);
     const second = await send(target);
     expect(second.errorClass).toBe('timeout');
@@ -267,7 +288,13 @@ describe('InferenceClient: faults are classified data', () => {
 
   it('stall between chunks -> timeout (idle)', async () => {
     const events = helloStream();
-    const server = await serve(startScriptServer([{ write: events[0] as string }, { write: events[1] as string }, { afterMs: 5_000, write: events[2] as string }]));
+    const server = await serve(
+      startScriptServer([
+        { write: events[0] as string },
+        { write: events[1] as string },
+        { afterMs: 5_000, write: events[2] as string },
+      ]),
+    );
     const record = await send(client(server.url, { timeouts: { ...TIMEOUTS, idleMs: 250 } }));
     expect(record.errorClass).toBe('timeout');
     expect(record.timeoutPhase).toBe('idle');
@@ -275,7 +302,10 @@ describe('InferenceClient: faults are classified data', () => {
   });
 
   it('a slow but steady stream -> timeout (total)', async () => {
-    const tokens: ScriptStep[] = Array.from({ length: 100 }, () => ({ afterMs: 50, write: sseData(chunk({ content: 'x' })) }));
+    const tokens: ScriptStep[] = Array.from({ length: 100 }, () => ({
+      afterMs: 50,
+      write: sseData(chunk({ content: 'x' })),
+    }));
     const server = await serve(startScriptServer(tokens));
     const record = await send(client(server.url, { timeouts: { ...TIMEOUTS, idleMs: 2_000, totalMs: 400 } }));
     expect(record.errorClass).toBe('timeout');
@@ -284,7 +314,9 @@ describe('InferenceClient: faults are classified data', () => {
   });
 
   it('socket reset mid-stream -> reset', async () => {
-    const server = await serve(startScriptServer([...steps(helloStream().slice(0, 3), 'none'), { afterMs: 50, destroy: true }]));
+    const server = await serve(
+      startScriptServer([...steps(helloStream().slice(0, 3), 'none'), { afterMs: 50, destroy: true }]),
+    );
     const record = await send(client(server.url));
     expect(record.errorClass).toBe('reset');
     expect(record.outputText).toBe('Hello wörld');
@@ -297,7 +329,9 @@ describe('InferenceClient: faults are classified data', () => {
   });
 
   it('unparseable data payload -> bad_chunk', async () => {
-    const server = await serve(startScriptServer(steps([helloStream()[0] as string, 'data: {"choices":[{"delta":\n\n'])));
+    const server = await serve(
+      startScriptServer(steps([helloStream()[0] as string, 'data: {"choices":[{"delta":\n\n'])),
+    );
     const record = await send(client(server.url));
     expect(record.errorClass).toBe('bad_chunk');
   });
@@ -309,7 +343,15 @@ describe('InferenceClient: faults are classified data', () => {
   });
 
   it('data: {"error":...} in the stream -> stream_error with message and code', async () => {
-    const error = { error: { message: 'model overloaded', type: 'service_unavailable_error', param: null, code: 'service_unavailable' }, status_code: 503 };
+    const error = {
+      error: {
+        message: 'model overloaded',
+        type: 'service_unavailable_error',
+        param: null,
+        code: 'service_unavailable',
+      },
+      status_code: 503,
+    };
     const server = await serve(startScriptServer(steps([...helloStream().slice(0, 2), sseData(error)], 'none')));
     const record = await send(client(server.url));
     expect(record.errorClass).toBe('stream_error');
@@ -318,7 +360,11 @@ describe('InferenceClient: faults are classified data', () => {
   });
 
   it('event: error in the stream -> stream_error', async () => {
-    const server = await serve(startScriptServer(steps([helloStream()[0] as string, 'event: error\ndata: {"message":"boom","code":"internal_error"}\n\n'])));
+    const server = await serve(
+      startScriptServer(
+        steps([helloStream()[0] as string, 'event: error\ndata: {"message":"boom","code":"internal_error"}\n\n']),
+      ),
+    );
     const record = await send(client(server.url));
     expect(record.errorClass).toBe('stream_error');
     expect(record.errorMessage).toBe('boom');
@@ -335,7 +381,12 @@ describe('InferenceClient: faults are classified data', () => {
     it(`HTTP ${status} -> ${errorClass} with the server's message and code`, async () => {
       const server = await serve(
         startTestServer((_req, res) =>
-          sendJson(res, status, { message: `failure ${status}`, type: 'x', param: null, code: `code_${status}` }, { 'x-ratelimit-remaining-requests-minute': '0' }),
+          sendJson(
+            res,
+            status,
+            { message: `failure ${status}`, type: 'x', param: null, code: `code_${status}` },
+            { 'x-ratelimit-remaining-requests-minute': '0' },
+          ),
         ),
       );
       const record = await send(client(server.url));
@@ -385,7 +436,8 @@ describe('InferenceClient: faults are classified data', () => {
     const server = await serve(
       startTestServer((req, res, index) => {
         const echoed = `bad key ${String(req.headers.authorization)} (${API_KEY.slice(3)}) ${API_KEY}`;
-        if (index === 0) sendJson(res, 401, { message: echoed, type: 'authentication_error', param: null, code: 'wrong_api_key' });
+        if (index === 0)
+          sendJson(res, 401, { message: echoed, type: 'authentication_error', param: null, code: 'wrong_api_key' });
         else playScript(res, steps([sseData({ error: { message: echoed, code: 'x' } })]));
       }),
     );
@@ -401,7 +453,9 @@ describe('InferenceClient: faults are classified data', () => {
 describe('InferenceClient: composed behaviour', () => {
   it('retries a 429 after its retry-after, then succeeds with attempts 2', async () => {
     const server = await serve(startThrottlingServer(1, '0.3'));
-    const record = await send(client(server.url, { retry: { maxAttempts: 3, on: ['http_429', 'http_5xx'], backoffMs: 10 } }));
+    const record = await send(
+      client(server.url, { retry: { maxAttempts: 3, on: ['http_429', 'http_5xx'], backoffMs: 10 } }),
+    );
     expect(record.errorClass).toBeNull();
     expect(record.attempts).toBe(2);
     expect(record.status).toBe(200);
@@ -422,7 +476,9 @@ describe('InferenceClient: composed behaviour', () => {
       }),
     );
     const started = performance.now();
-    const record = await send(client(server.url, { retry: { maxAttempts: 5, on: ['http_5xx', 'reset'], backoffMs: 40 } }));
+    const record = await send(
+      client(server.url, { retry: { maxAttempts: 5, on: ['http_5xx', 'reset'], backoffMs: 40 } }),
+    );
     expect(record.errorClass).toBeNull();
     expect(record.attempts).toBe(3);
     expect(record.chunkCount).toBe(5);
@@ -438,7 +494,11 @@ describe('InferenceClient: composed behaviour', () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 300);
     const started = performance.now();
-    const record = await send(client(server.url, { retry: { maxAttempts: 3, on: ['http_429'], backoffMs: 10 } }), BODY, controller.signal);
+    const record = await send(
+      client(server.url, { retry: { maxAttempts: 3, on: ['http_429'], backoffMs: 10 } }),
+      BODY,
+      controller.signal,
+    );
     expect(performance.now() - started).toBeLessThan(5_000);
     expect(server.requests).toHaveLength(1);
     expect(record.errorClass).toBe('timeout');
@@ -466,7 +526,9 @@ describe('InferenceClient: composed behaviour', () => {
       const received = server.requests.at(-1);
       const raw = encoding.gzip ? gunzipSync(received?.body ?? Buffer.alloc(0)) : (received?.body ?? Buffer.alloc(0));
       expect(received?.headers['content-encoding']).toBe(encoding.gzip ? 'gzip' : undefined);
-      expect(received?.headers['content-type']).toBe(encoding.contentType === 'msgpack' ? 'application/vnd.msgpack' : 'application/json');
+      expect(received?.headers['content-type']).toBe(
+        encoding.contentType === 'msgpack' ? 'application/vnd.msgpack' : 'application/json',
+      );
       const decoded = encoding.contentType === 'msgpack' ? msgpackDecode(raw) : JSON.parse(raw.toString('utf8'));
       expect(decoded).toEqual(BODY);
     }
@@ -484,8 +546,16 @@ describe('InferenceClient: composed behaviour', () => {
   it('listModels returns the ids with auth, and throws a TARGET_UNREACHABLE without the key on 401', async () => {
     const server = await serve(
       startTestServer((req, res) => {
-        if (req.headers.authorization !== `Bearer ${API_KEY}`) sendJson(res, 401, { message: `wrong key ${String(req.headers.authorization)}` });
-        else sendJson(res, 200, { object: 'list', data: [{ id: 'model-a', object: 'model' }, { id: 'model-b', object: 'model' }] });
+        if (req.headers.authorization !== `Bearer ${API_KEY}`)
+          sendJson(res, 401, { message: `wrong key ${String(req.headers.authorization)}` });
+        else
+          sendJson(res, 200, {
+            object: 'list',
+            data: [
+              { id: 'model-a', object: 'model' },
+              { id: 'model-b', object: 'model' },
+            ],
+          });
       }),
     );
     expect(await client(server.url).listModels()).toEqual(['model-a', 'model-b']);

@@ -10,7 +10,13 @@ import { createInferenceClient } from '../../../src/client/inference-client.js';
 import { createRequestRecord, type RequestRecord } from '../../../src/client/request-record.js';
 import type { InferenceClient } from '../../../src/client/types.js';
 
-const TIME_INFO = { queue_time: 0.0123, prompt_time: 0.0456789, completion_time: 0.1, total_time: 0.1579789, created: 1_767_225_600.123456 };
+const TIME_INFO = {
+  queue_time: 0.0123,
+  prompt_time: 0.0456789,
+  completion_time: 0.1,
+  total_time: 0.1579789,
+  created: 1_767_225_600.123456,
+};
 
 let server: KnownTimingServer | null = null;
 let client: InferenceClient | null = null;
@@ -71,7 +77,11 @@ describe('known-timing server and client', () => {
     expect(stats.completed).toBe(8);
     const clientTtft = median(records.map((r) => (r.firstTokenUs - r.sentUs) / 1000));
     const clientE2e = median(records.map((r) => (r.endUs - r.sentUs) / 1000));
-    const clientItl = median(records.flatMap((r) => r.tokenChunkTimesUs.slice(1).map((t, i) => (t - (r.tokenChunkTimesUs[i] as number)) / 1000)));
+    const clientItl = median(
+      records.flatMap((r) =>
+        r.tokenChunkTimesUs.slice(1).map((t, i) => (t - (r.tokenChunkTimesUs[i] as number)) / 1000),
+      ),
+    );
     // The server never writes a token early, so neither side can see less than the plan; the precise
     // agreement (within 1 ms) is measured by the accuracy benchmark, here only a loaded-CI tolerance.
     expect(median(stats.ttftMs)).toBeGreaterThanOrEqual(59);

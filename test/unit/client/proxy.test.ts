@@ -6,12 +6,17 @@
 import { describe, expect, it } from 'vitest';
 import { proxyAuthorization, proxyFor, proxySettingsFromEnv, withoutCredentials } from '../../../src/client/proxy.js';
 
-const via = (target: string, env: Record<string, string>): string | null => proxyFor(target, proxySettingsFromEnv(env))?.href ?? null;
+const via = (target: string, env: Record<string, string>): string | null =>
+  proxyFor(target, proxySettingsFromEnv(env))?.href ?? null;
 
 describe('proxy environment', () => {
   it('routes http targets through HTTP_PROXY and https targets through HTTPS_PROXY, falling back to HTTP_PROXY', () => {
-    expect(via('http://api.example.com', { HTTP_PROXY: 'http://p:3128', HTTPS_PROXY: 'http://s:3128' })).toBe('http://p:3128/');
-    expect(via('https://api.example.com', { HTTP_PROXY: 'http://p:3128', HTTPS_PROXY: 'http://s:3128' })).toBe('http://s:3128/');
+    expect(via('http://api.example.com', { HTTP_PROXY: 'http://p:3128', HTTPS_PROXY: 'http://s:3128' })).toBe(
+      'http://p:3128/',
+    );
+    expect(via('https://api.example.com', { HTTP_PROXY: 'http://p:3128', HTTPS_PROXY: 'http://s:3128' })).toBe(
+      'http://s:3128/',
+    );
     expect(via('https://api.example.com', { HTTP_PROXY: 'http://p:3128' })).toBe('http://p:3128/');
     expect(via('http://api.example.com', { HTTPS_PROXY: 'http://s:3128' })).toBeNull();
     expect(via('http://api.example.com', {})).toBeNull();
@@ -36,7 +41,9 @@ describe('proxy environment', () => {
   it('never prints credentials, and turns them into a Proxy-Authorization header', () => {
     expect(withoutCredentials('http://user:pa%40ss@proxy.example:3128')).toBe('http://proxy.example:3128');
     expect(withoutCredentials('user:secret@proxy:3128')).not.toContain('secret');
-    expect(proxyAuthorization(new URL('http://user:pa%40ss@proxy:3128'))).toBe(`Basic ${Buffer.from('user:pa@ss').toString('base64')}`);
+    expect(proxyAuthorization(new URL('http://user:pa%40ss@proxy:3128'))).toBe(
+      `Basic ${Buffer.from('user:pa@ss').toString('base64')}`,
+    );
     expect(proxyAuthorization(new URL('http://proxy:3128'))).toBeNull();
   });
 

@@ -21,7 +21,10 @@ describe('built-in catalog', () => {
     const catalog = builtinCatalog();
     expect(catalog.models.length).toBeGreaterThanOrEqual(5);
     const reasoning = catalog.models.filter((m) => m.reasoning);
-    expect(reasoning.map((m) => m.reasoning!.efforts)).toEqual([['low', 'medium', 'high'], ['none', 'low', 'medium', 'high']]);
+    expect(reasoning.map((m) => m.reasoning!.efforts)).toEqual([
+      ['low', 'medium', 'high'],
+      ['none', 'low', 'medium', 'high'],
+    ]);
     expect(reasoning.map((m) => m.reasoning!.defaultEffort)).toEqual(['medium', 'none']);
     expect(reasoning[1]!.reasoning!.formats).not.toContain('raw');
     expect(reasoning[1]!.reasoning!.formats).not.toContain('hidden');
@@ -106,13 +109,19 @@ describe('config file', () => {
   });
 
   it('an endpoint of an unknown model, and an empty catalog, are errors', () => {
-    expect(configError('endpoints:\n  - endpoint_id: e\n    model_arch_id: ghost\n').message).toContain('emu.yaml:3: endpoints.0.model_arch_id: unknown model "ghost"');
+    expect(configError('endpoints:\n  - endpoint_id: e\n    model_arch_id: ghost\n').message).toContain(
+      'emu.yaml:3: endpoints.0.model_arch_id: unknown model "ghost"',
+    );
     expect(configError('replace_builtin: true\n').message).toContain('no models');
   });
 
   it('pricing must be a decimal string and rates within 0..1', () => {
-    expect(configError('models:\n  - id: x\n    pricing: { prompt: 0.1 }\n').message).toContain('emu.yaml:3: models.0.pricing.prompt');
-    expect(configError('models:\n  - id: x\n    faults:\n      reset: 2\n').message).toContain('emu.yaml:4: models.0.faults.reset');
+    expect(configError('models:\n  - id: x\n    pricing: { prompt: 0.1 }\n').message).toContain(
+      'emu.yaml:3: models.0.pricing.prompt',
+    );
+    expect(configError('models:\n  - id: x\n    faults:\n      reset: 2\n').message).toContain(
+      'emu.yaml:4: models.0.faults.reset',
+    );
   });
 });
 
@@ -120,7 +129,10 @@ describe('README', () => {
   it('the config example of the emulator section parses', async () => {
     const { readFileSync } = await import('node:fs');
     const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
-    const section = readme.slice(readme.indexOf('<!-- section: emulator -->'), readme.indexOf('<!-- /section: emulator -->'));
+    const section = readme.slice(
+      readme.indexOf('<!-- section: emulator -->'),
+      readme.indexOf('<!-- /section: emulator -->'),
+    );
     const example = /```yaml\n([\s\S]*?)```/.exec(section)?.[1];
     expect(example).toBeDefined();
     const catalog = parseCatalogConfig(example!, 'README.md');

@@ -4,7 +4,14 @@ import type { TimeInfo } from '../../../src/protocol/chat.js';
 import { FixedTimingEngine } from '../../../src/emulator/fixed-timing-engine.js';
 import type { EngineJob } from '../../../src/emulator/engine.js';
 
-const job = (outputTokens: number): EngineJob => ({ modelId: 'm', tier: 'default', inputTokens: 10, cachedTokens: 0, outputTokens, seed: 1 });
+const job = (outputTokens: number): EngineJob => ({
+  modelId: 'm',
+  tier: 'default',
+  inputTokens: 10,
+  cachedTokens: 0,
+  outputTokens,
+  seed: 1,
+});
 
 let engine: FixedTimingEngine;
 afterEach(() => engine.close());

@@ -17,7 +17,13 @@ import {
   ttfoUs,
   ttftUs,
 } from '../../../src/measure/request-timings.js';
-import { clientOverheadUs, completionTimeUs, promptTimeUs, queueTimeUs, totalTimeUs } from '../../../src/measure/server-timings.js';
+import {
+  clientOverheadUs,
+  completionTimeUs,
+  promptTimeUs,
+  queueTimeUs,
+  totalTimeUs,
+} from '../../../src/measure/server-timings.js';
 import { fillRecordedValues } from '../../../src/measure/request-values.js';
 import { createRecordedValues } from '../../../src/metrics/request-values.js';
 import { createSloEvaluator, parseSlo } from '../../../src/measure/slo.js';
@@ -158,7 +164,15 @@ describe('token counts', () => {
       completion_tokens_details: { reasoning_tokens: 0 },
     };
     const counts = tokenCounts(r, received(r));
-    expect(counts).toMatchObject({ input: 120, output: 4, reasoning: 0, cached: 64, estimated: false, mismatch: 0, mismatched: false });
+    expect(counts).toMatchObject({
+      input: 120,
+      output: 4,
+      reasoning: 0,
+      cached: 64,
+      estimated: false,
+      mismatch: 0,
+      mismatched: false,
+    });
   });
 
   it('without usage: the real tokenizer on answer + reasoning text, input from the workload, flagged estimated', () => {
@@ -198,11 +212,9 @@ describe('token counts', () => {
 
 describe('per-request SLO (goodput)', () => {
   it('parses metric.stat keys and ignores group-level ones', () => {
-    expect(parseSlo({ 'ttft_ms.p99': 500, error_rate: 0.01, 'itl_ms.p50': 20, 'decode_tps.p50': 30 }).map((c) => c.key)).toEqual([
-      'ttft_ms.p99',
-      'itl_ms.p50',
-      'decode_tps.p50',
-    ]);
+    expect(
+      parseSlo({ 'ttft_ms.p99': 500, error_rate: 0.01, 'itl_ms.p50': 20, 'decode_tps.p50': 30 }).map((c) => c.key),
+    ).toEqual(['ttft_ms.p99', 'itl_ms.p50', 'decode_tps.p50']);
   });
 
   it('uses the request own values: its ttft, its own pXX of ITL gaps, decode_tps as a floor', () => {

@@ -31,12 +31,29 @@ describe('schema/profile.schema.json', () => {
     expect(validate({ ...base, extra: 1 })).toBe(false);
     expect(validate({ scenarios: [{ name: 's', duration: '5 s' }] })).toBe(false);
     expect(validate({ scenarios: [{ name: 's', duration: 5, tiers: ['gold'] }] })).toBe(false);
-    expect(validate({ scenarios: [{ name: 's', duration: '1m30s', load: { mode: 'rate', rate: 3, arrival: 'gamma', burstiness: 0.5 } }] })).toBe(true);
+    expect(
+      validate({
+        scenarios: [
+          { name: 's', duration: '1m30s', load: { mode: 'rate', rate: 3, arrival: 'gamma', burstiness: 0.5 } },
+        ],
+      }),
+    ).toBe(true);
     expect(validate({ ...base, slo: { 'ttft.p99': 3 } })).toBe(false);
     expect(validate({ ...base, slo: { 'ttft_ms.p99': 3 } })).toBe(true);
     expect(validate({ scenarios: [{ name: 's', duration: '1s', request: { model: 'x' } }] })).toBe(false);
     // request takes the spec's fields only (a typo is an error); the rest go in request_extra.
     expect(validate({ scenarios: [{ name: 's', duration: '1s', request: { top_k: 5 } }] })).toBe(false);
-    expect(validate({ scenarios: [{ name: 's', duration: '1s', request: { temperature: 0, stream_options: { include_usage: false } }, request_extra: { top_k: 5 } }] })).toBe(true);
+    expect(
+      validate({
+        scenarios: [
+          {
+            name: 's',
+            duration: '1s',
+            request: { temperature: 0, stream_options: { include_usage: false } },
+            request_extra: { top_k: 5 },
+          },
+        ],
+      }),
+    ).toBe(true);
   });
 });

@@ -12,7 +12,10 @@ function problems(text: string, overrides: string[] = [], name = 'p.yaml'): stri
   } catch (error) {
     if (!isInferbenchError(error) || error.code !== 'BAD_PROFILE') throw error;
     expect(error.hint).toMatch(/validate/);
-    return error.message.split('\n').slice(1).map((line) => line.trim());
+    return error.message
+      .split('\n')
+      .slice(1)
+      .map((line) => line.trim());
   }
   throw new Error('expected a BAD_PROFILE error');
 }
@@ -71,9 +74,25 @@ compare: { tolerances: { ttft_ms.p99: "10%", e2e_ms.p50: 5ms } }
   });
 
   it('merges defaults into scenarios one level deep, the scenario winning', () => {
-    expect(steady!.request).toEqual({ stream: true, stream_options: { include_usage: true }, max_completion_tokens: 256, temperature: 0 });
-    expect(open!.request).toEqual({ stream: true, stream_options: { include_usage: true }, max_completion_tokens: 256, temperature: 0.5 });
-    expect(steady!.timeouts).toEqual({ connectMs: 5000, headersMs: 60_000, firstTokenMs: 60_000, idleMs: 30_000, totalMs: 300_000 });
+    expect(steady!.request).toEqual({
+      stream: true,
+      stream_options: { include_usage: true },
+      max_completion_tokens: 256,
+      temperature: 0,
+    });
+    expect(open!.request).toEqual({
+      stream: true,
+      stream_options: { include_usage: true },
+      max_completion_tokens: 256,
+      temperature: 0.5,
+    });
+    expect(steady!.timeouts).toEqual({
+      connectMs: 5000,
+      headersMs: 60_000,
+      firstTokenMs: 60_000,
+      idleMs: 30_000,
+      totalMs: 300_000,
+    });
     expect(steady!.prompt.inputTokens).toEqual({ dist: 'normal', mean: 512, stddev: 64, min: 1, max: 832 });
     // open sets its own prompt.input_tokens: the default's distribution is replaced, not mixed.
     expect(open!.prompt.inputTokens).toEqual({ dist: 'fixed', value: 100 });
@@ -90,7 +109,14 @@ compare: { tolerances: { ttft_ms.p99: "10%", e2e_ms.p50: 5ms } }
 
   it('resolves load specs per mode, with defaults', () => {
     expect(steady!.load).toEqual({ mode: 'concurrency', concurrency: 16, stages: null });
-    expect(open!.load).toEqual({ mode: 'rate', rate: 20, arrival: 'gamma', burstiness: 0.5, maxConcurrency: 50, stages: null });
+    expect(open!.load).toEqual({
+      mode: 'rate',
+      rate: 20,
+      arrival: 'gamma',
+      burstiness: 0.5,
+      maxConcurrency: 50,
+      stages: null,
+    });
     expect(stages!.load).toEqual({
       mode: 'rate',
       rate: 15,
@@ -139,7 +165,14 @@ compare: { tolerances: { ttft_ms.p99: "10%", e2e_ms.p50: 5ms } }
     expect(profile.thresholds).toEqual([
       { expression: 'ttft_ms.p99 < 800', group: null, metric: 'ttft_ms', stat: 'p99', op: '<', value: 800 },
       { expression: 'error_rate < 0.01', group: null, metric: 'error_rate', stat: null, op: '<', value: 0.01 },
-      { expression: 'steady/model-a/flex: e2e_ms.p50 <= 2000', group: 'steady/model-a/flex', metric: 'e2e_ms', stat: 'p50', op: '<=', value: 2000 },
+      {
+        expression: 'steady/model-a/flex: e2e_ms.p50 <= 2000',
+        group: 'steady/model-a/flex',
+        metric: 'e2e_ms',
+        stat: 'p50',
+        op: '<=',
+        value: 2000,
+      },
     ]);
     expect(profile.slo).toEqual({ 'ttft_ms.p99': 500, 'itl_ms.p99': 50 });
     expect(profile.compare.tolerances).toEqual({ 'ttft_ms.p99': '10%', 'e2e_ms.p50': '5ms' });
@@ -160,7 +193,16 @@ describe('loadProfile: defaults of a minimal profile', () => {
     const profile = resolveProfileText(MINIMAL, '/x/minimal.yaml');
     expect(profile.name).toBe('minimal');
     expect(profile.sourcePath).toBe('/x/minimal.yaml');
-    expect(profile.target).toEqual({ baseUrl: null, apiKeyEnv: 'INFERENCE_API_KEY', headers: {}, emulatorConfig: null, tls: null, streamUsage: true, requestIdHeader: 'x-request-id', tokenizer: null });
+    expect(profile.target).toEqual({
+      baseUrl: null,
+      apiKeyEnv: 'INFERENCE_API_KEY',
+      headers: {},
+      emulatorConfig: null,
+      tls: null,
+      streamUsage: true,
+      requestIdHeader: 'x-request-id',
+      tokenizer: null,
+    });
     expect(profile.scenarios[0]).toEqual({
       name: 's',
       models: [],
@@ -173,7 +215,13 @@ describe('loadProfile: defaults of a minimal profile', () => {
       gracefulStopMs: 30_000,
       request: { stream: true, stream_options: { include_usage: true } },
       requestExtra: {},
-      prompt: { inputTokens: { dist: 'fixed', value: 128 }, outputTokens: null, sharedPrefixTokens: 0, system: null, dataset: null },
+      prompt: {
+        inputTokens: { dist: 'fixed', value: 128 },
+        outputTokens: null,
+        sharedPrefixTokens: 0,
+        system: null,
+        dataset: null,
+      },
       timeouts: { connectMs: 10_000, headersMs: 60_000, firstTokenMs: 60_000, idleMs: 30_000, totalMs: 600_000 },
       retry: { maxAttempts: 1, on: ['http_429', 'http_5xx', 'connect', 'reset'], backoffMs: 500 },
       encoding: { contentType: 'json', gzip: false },
@@ -202,7 +250,10 @@ describe('loadProfile: defaults of a minimal profile', () => {
   });
 
   it('lets stream be turned off and accepts bare seconds and fractional units', () => {
-    const p = resolveProfileText('scenarios:\n  - name: s\n    duration: 1.5\n    warmup: 0.5m\n    request: { stream: false }\n', 'p.yaml');
+    const p = resolveProfileText(
+      'scenarios:\n  - name: s\n    duration: 1.5\n    warmup: 0.5m\n    request: { stream: false }\n',
+      'p.yaml',
+    );
     expect(p.scenarios[0]!.durationMs).toBe(1500);
     expect(p.scenarios[0]!.warmupMs).toBe(30_000);
     expect(p.scenarios[0]!.request.stream).toBe(false);
@@ -226,17 +277,29 @@ describe('loadProfile: defaults of a minimal profile', () => {
 
 describe('loadProfile: problems', () => {
   it('names the line and column of an unknown key', () => {
-    expect(problems('scenarios:\n  - name: s\n    duration: 5s\n    lod: { mode: rate }\n')).toEqual(['p.yaml:4:5: scenarios[0].lod: unknown key (did you mean "load"?)']);
-    expect(problems('nme: x\nscenarios:\n  - name: s\n    duration: 5s\n')).toEqual(['p.yaml:1:1: nme: unknown key (did you mean "name"?)']);
-    expect(problems(`${MINIMAL}    load: { mode: rate, rate: 5, arival: poisson }\n`)).toEqual(['p.yaml:4:34: scenarios[0].load.arival: unknown key (did you mean "arrival"?)']);
+    expect(problems('scenarios:\n  - name: s\n    duration: 5s\n    lod: { mode: rate }\n')).toEqual([
+      'p.yaml:4:5: scenarios[0].lod: unknown key (did you mean "load"?)',
+    ]);
+    expect(problems('nme: x\nscenarios:\n  - name: s\n    duration: 5s\n')).toEqual([
+      'p.yaml:1:1: nme: unknown key (did you mean "name"?)',
+    ]);
+    expect(problems(`${MINIMAL}    load: { mode: rate, rate: 5, arival: poisson }\n`)).toEqual([
+      'p.yaml:4:34: scenarios[0].load.arival: unknown key (did you mean "arrival"?)',
+    ]);
     expect(problems(`${MINIMAL}    prompt: { input_tokens: { dist: uniform, min: 1, max: 2, mean: 3 } }\n`)).toEqual([
       'p.yaml:4:62: scenarios[0].prompt.input_tokens.mean: unknown key; expected one of dist, min, max',
     ]);
-    expect(problems(`${MINIMAL}    prompt: { output_tokens: { dist: lognormal, mean: 9, stddev: 2, value: 3 } }\n`)).toEqual([
+    expect(
+      problems(`${MINIMAL}    prompt: { output_tokens: { dist: lognormal, mean: 9, stddev: 2, value: 3 } }\n`),
+    ).toEqual([
       'p.yaml:4:69: scenarios[0].prompt.output_tokens.value: unknown key; expected one of dist, mean, stddev, min, max',
     ]);
-    expect(problems(`${MINIMAL}banana: 1\n`)).toEqual(['p.yaml:4:1: banana: unknown key; expected one of name, target, defaults, scenarios, thresholds, slo, compare']);
-    expect(problems(`${MINIMAL}compare: { tolerance: {} }\n`)).toEqual(['p.yaml:4:12: compare.tolerance: unknown key (did you mean "tolerances"?)']);
+    expect(problems(`${MINIMAL}banana: 1\n`)).toEqual([
+      'p.yaml:4:1: banana: unknown key; expected one of name, target, defaults, scenarios, thresholds, slo, compare',
+    ]);
+    expect(problems(`${MINIMAL}compare: { tolerance: {} }\n`)).toEqual([
+      'p.yaml:4:12: compare.tolerance: unknown key (did you mean "tolerances"?)',
+    ]);
   });
 
   it('lists every problem of a file at once, in line order, with the file name', () => {
@@ -265,34 +328,76 @@ describe('loadProfile: problems', () => {
       ['name: "has space"\n', /^p\.yaml:4:7: name: expected a name/],
       ['target: { base_url: "ftp://x" }\n', /target\.base_url: expected an http\(s\) URL/],
       ['target: { api_key_env: "sk-secret" }\n', /target\.api_key_env: expected the NAME of an environment variable/],
-      ['target: { headers: { Authorization: "Bearer x" } }\n', /target\.headers\.Authorization: keys never go in a profile/],
+      [
+        'target: { headers: { Authorization: "Bearer x" } }\n',
+        /target\.headers\.Authorization: keys never go in a profile/,
+      ],
       ['target: { headers: { X-Api-Key: "k" } }\n', /target\.headers\.X-Api-Key: keys never go in a profile/],
-      ['target: { base_url: "http://x", emulator_config: e.yaml }\n', /target\.emulator_config: applies only to the embedded emulator/],
+      [
+        'target: { base_url: "http://x", emulator_config: e.yaml }\n',
+        /target\.emulator_config: applies only to the embedded emulator/,
+      ],
       ['target: { emulator_config: missing.yaml }\n', /target\.emulator_config: file not found/],
       ['defaults: { request: { model: x } }\n', /defaults\.request\.model: model is set by scenarios\[\]\.models/],
       ['defaults: { request: { messages: [] } }\n', /defaults\.request\.messages: messages are built by the workload/],
-      ['defaults: { request: { service_tier: flex } }\n', /defaults\.request\.service_tier: service_tier is set by scenarios\[\]\.tiers/],
+      [
+        'defaults: { request: { service_tier: flex } }\n',
+        /defaults\.request\.service_tier: service_tier is set by scenarios\[\]\.tiers/,
+      ],
       ['defaults: { request: { stream: "yes" } }\n', /defaults\.request\.stream: expected boolean, received string/],
       ['defaults: { request: { max_completion_tokens: 0 } }\n', /defaults\.request\.max_completion_tokens: Too small/],
       ['defaults: { load: { mode: closed } }\n', /defaults\.load\.mode: Invalid option/],
       ['defaults: { load: { mode: rate, rate: 5, arrival: burst } }\n', /defaults\.load\.arrival: Invalid option/],
       ['defaults: { load: { mode: rate } }\n', /defaults\.load: mode rate needs rate \(or stages\)/],
       ['defaults: { load: { mode: concurrency } }\n', /defaults\.load: mode concurrency needs concurrency/],
-      ['defaults: { load: { mode: concurrency, concurrency: 2, rate: 3 } }\n', /defaults\.load\.rate: applies to mode: rate only/],
-      ['defaults: { load: { mode: rate, rate: 2, concurrency: 3 } }\n', /defaults\.load\.concurrency: applies to mode: concurrency/],
-      ['defaults: { load: { mode: rate, rate: 2, burstiness: 0.5 } }\n', /defaults\.load\.burstiness: applies to arrival: gamma only/],
-      ['defaults: { load: { mode: rate, rate: 2, burstiness: 0 , arrival: gamma} }\n', /defaults\.load\.burstiness: Too small/],
-      ['defaults: { load: { mode: rate, stages: [{ duration: 1s, concurrency: 3 }] } }\n', /defaults\.load\.stages\[0\]: a stage of a mode rate load needs rate/],
-      ['defaults: { load: { stages: [{ duration: 1s, concurrency: 3, ramp: smooth }] } }\n', /defaults\.load\.stages\[0\]\.ramp: Invalid option/],
+      [
+        'defaults: { load: { mode: concurrency, concurrency: 2, rate: 3 } }\n',
+        /defaults\.load\.rate: applies to mode: rate only/,
+      ],
+      [
+        'defaults: { load: { mode: rate, rate: 2, concurrency: 3 } }\n',
+        /defaults\.load\.concurrency: applies to mode: concurrency/,
+      ],
+      [
+        'defaults: { load: { mode: rate, rate: 2, burstiness: 0.5 } }\n',
+        /defaults\.load\.burstiness: applies to arrival: gamma only/,
+      ],
+      [
+        'defaults: { load: { mode: rate, rate: 2, burstiness: 0 , arrival: gamma} }\n',
+        /defaults\.load\.burstiness: Too small/,
+      ],
+      [
+        'defaults: { load: { mode: rate, stages: [{ duration: 1s, concurrency: 3 }] } }\n',
+        /defaults\.load\.stages\[0\]: a stage of a mode rate load needs rate/,
+      ],
+      [
+        'defaults: { load: { stages: [{ duration: 1s, concurrency: 3, ramp: smooth }] } }\n',
+        /defaults\.load\.stages\[0\]\.ramp: Invalid option/,
+      ],
       ['defaults: { load: { stages: [] } }\n', /defaults\.load\.stages: Too small/],
       ['defaults: { requests: 1.5 }\n', /defaults\.requests: expected int/],
-      ['defaults: { warmup: 1s, warmup_requests: 3 }\n', /defaults\.warmup_requests: set warmup or warmup_requests, not both/],
+      [
+        'defaults: { warmup: 1s, warmup_requests: 3 }\n',
+        /defaults\.warmup_requests: set warmup or warmup_requests, not both/,
+      ],
       ['defaults: { graceful_stop: -1 }\n', /defaults\.graceful_stop: /],
       ['defaults: { prompt: { input_tokens: 0 } }\n', /defaults\.prompt\.input_tokens: Too small/],
-      ['defaults: { prompt: { input_tokens: { dist: uniform, min: 9, max: 3 } } }\n', /defaults\.prompt\.input_tokens: min \(9\) is greater than max \(3\)/],
-      ['defaults: { prompt: { input_tokens: { dist: zipf } } }\n', /defaults\.prompt\.input_tokens\.dist: Invalid discriminator value/],
-      ['defaults: { prompt: { input_tokens: { dist: fixed, value: 3, mean: 2 } } }\n', /defaults\.prompt\.input_tokens\.mean: unknown key/],
-      ['defaults: { prompt: { input_tokens: "many" } }\n', /defaults\.prompt\.input_tokens: expected a number of tokens or/],
+      [
+        'defaults: { prompt: { input_tokens: { dist: uniform, min: 9, max: 3 } } }\n',
+        /defaults\.prompt\.input_tokens: min \(9\) is greater than max \(3\)/,
+      ],
+      [
+        'defaults: { prompt: { input_tokens: { dist: zipf } } }\n',
+        /defaults\.prompt\.input_tokens\.dist: Invalid discriminator value/,
+      ],
+      [
+        'defaults: { prompt: { input_tokens: { dist: fixed, value: 3, mean: 2 } } }\n',
+        /defaults\.prompt\.input_tokens\.mean: unknown key/,
+      ],
+      [
+        'defaults: { prompt: { input_tokens: "many" } }\n',
+        /defaults\.prompt\.input_tokens: expected a number of tokens or/,
+      ],
       ['defaults: { prompt: { shared_prefix_tokens: -1 } }\n', /defaults\.prompt\.shared_prefix_tokens: Too small/],
       ['defaults: { prompt: { system: 3 } }\n', /defaults\.prompt\.system: expected string/],
       ['defaults: { prompt: { dataset: { path: nope.jsonl } } }\n', /defaults\.prompt\.dataset\.path: file not found/],
@@ -312,7 +417,10 @@ describe('loadProfile: problems', () => {
       ['thresholds: "ttft_ms.p99 < 1"\n', /thresholds: expected array/],
       ['slo: { ttft.p99: 5 }\n', /slo\["ttft\.p99"\]: bad key: expected metric\.stat/],
       ['slo: { ttft_ms.p99: fast }\n', /slo\["ttft_ms\.p99"\]: expected number/],
-      ['compare: { tolerances: { ttft_ms.p99: "ten percent" } }\n', /compare\.tolerances\["ttft_ms\.p99"\]: expected a tolerance like "10%"/],
+      [
+        'compare: { tolerances: { ttft_ms.p99: "ten percent" } }\n',
+        /compare\.tolerances\["ttft_ms\.p99"\]: expected a tolerance like "10%"/,
+      ],
     ];
     for (const [extra, expected] of cases) {
       const found = problems(`${MINIMAL}${extra}`);
@@ -324,7 +432,9 @@ describe('loadProfile: problems', () => {
     expect(problems('name: x\n')).toEqual(['p.yaml:1:1: scenarios: required (array)']);
     expect(problems('scenarios: []\n')).toEqual(['p.yaml:1:12: scenarios: a profile needs at least one scenario']);
     expect(problems('scenarios:\n  - duration: 1s\n')).toEqual(['p.yaml:2:5: scenarios[0].name: required (string)']);
-    expect(problems('scenarios:\n  - name: s\n')).toEqual(['p.yaml:2:5: scenarios[0]: needs duration and/or requests (here or in defaults)']);
+    expect(problems('scenarios:\n  - name: s\n')).toEqual([
+      'p.yaml:2:5: scenarios[0]: needs duration and/or requests (here or in defaults)',
+    ]);
     expect(problems('')).toEqual(['p.yaml:1:1: scenarios: required (array)']);
   });
 
@@ -340,11 +450,15 @@ describe('loadProfile: problems', () => {
   });
 
   it('reports duplicate keys', () => {
-    expect(() => resolveProfileText(`${MINIMAL}    duration: 6s\n`, 'p.yaml')).toThrow(/p\.yaml:4:\d+: YAML: Map keys must be unique/);
+    expect(() => resolveProfileText(`${MINIMAL}    duration: 6s\n`, 'p.yaml')).toThrow(
+      /p\.yaml:4:\d+: YAML: Map keys must be unique/,
+    );
   });
 
   it('reports an unreadable file as BAD_PROFILE', () => {
-    expect(() => loadProfile(resolve(FIXTURES, 'does-not-exist.yaml'))).toThrow(/cannot read profile .*does-not-exist\.yaml: ENOENT/);
+    expect(() => loadProfile(resolve(FIXTURES, 'does-not-exist.yaml'))).toThrow(
+      /cannot read profile .*does-not-exist\.yaml: ENOENT/,
+    );
   });
 });
 
@@ -362,7 +476,11 @@ describe('--set overrides', () => {
     ]);
     expect(p.name).toBe('renamed');
     expect(p.scenarios[0]!.load).toEqual({ mode: 'concurrency', concurrency: 12, stages: null });
-    expect(p.scenarios[0]!.request).toEqual({ stream: true, stream_options: { include_usage: true }, temperature: 0.25 });
+    expect(p.scenarios[0]!.request).toEqual({
+      stream: true,
+      stream_options: { include_usage: true },
+      temperature: 0.25,
+    });
     expect(p.scenarios[0]!.prompt.inputTokens).toEqual({ dist: 'uniform', min: 5, max: 9 });
     expect(p.scenarios[0]!.durationMs).toBe(120_000);
     expect(p.groups.map((g) => g.key)).toEqual(['s/a/flex', 's/b/flex']);
@@ -371,32 +489,55 @@ describe('--set overrides', () => {
   });
 
   it('overrides a single array element and keeps the others', () => {
-    const p = resolveProfileText('scenarios:\n  - name: s\n    duration: 1s\n    models: [a, b, c]\n', 'p.yaml', ['scenarios[0].models[1]=z']);
+    const p = resolveProfileText('scenarios:\n  - name: s\n    duration: 1s\n    models: [a, b, c]\n', 'p.yaml', [
+      'scenarios[0].models[1]=z',
+    ]);
     expect(p.scenarios[0]!.models).toEqual(['a', 'z', 'c']);
   });
 
   it('treats the rest of an slo or tolerance path as one dotted key', () => {
-    const p = resolveProfileText(MINIMAL, 'p.yaml', ['slo.ttft_ms.p99=250', 'compare.tolerances.e2e_ms.p50=15%', 'slo["itl_ms.p90"]=20']);
+    const p = resolveProfileText(MINIMAL, 'p.yaml', [
+      'slo.ttft_ms.p99=250',
+      'compare.tolerances.e2e_ms.p50=15%',
+      'slo["itl_ms.p90"]=20',
+    ]);
     expect(p.slo).toEqual({ 'ttft_ms.p99': 250, 'itl_ms.p90': 20 });
     expect(p.compare.tolerances).toEqual({ 'e2e_ms.p50': '15%' });
   });
 
   it('names the --set argument for a path that the schema does not know or a bad value', () => {
-    expect(problems(MINIMAL, ['scenarios[0].lod.rate=3'])).toEqual(['--set scenarios[0].lod.rate=3: scenarios[0].lod: unknown key (did you mean "load"?)']);
+    expect(problems(MINIMAL, ['scenarios[0].lod.rate=3'])).toEqual([
+      '--set scenarios[0].lod.rate=3: scenarios[0].lod: unknown key (did you mean "load"?)',
+    ]);
     expect(problems(MINIMAL, ['scenarios[0].load.concurrency=lots'])).toEqual([
       '--set scenarios[0].load.concurrency=lots: scenarios[0].load.concurrency: expected number, received string',
     ]);
-    expect(problems(MINIMAL, ['scenarios[2].name=x'])).toEqual(['--set scenarios[2].name=x: scenarios[2].name: index 2 is out of range (the list has 1 item)']);
-    expect(problems(MINIMAL, ['scenarios.name=x'])).toEqual(['--set scenarios.name=x: scenarios.name: "name" is a key, but its parent is not a mapping']);
-    expect(problems(MINIMAL, ['name[0]=x'])).toEqual(['--set name[0]=x: name[0]: there is no list at "name" to index; set the whole list instead, e.g. name=[...]']);
-    expect(problems(MINIMAL, ['scenarios[0].name[0]=x'])).toEqual(['--set scenarios[0].name[0]=x: scenarios[0].name[0]: [0] indexes a list, but this field is not a list']);
-    expect(problems(MINIMAL, ['no-equals-sign'])).toEqual(['--set no-equals-sign: (profile): expected path=value, e.g. scenarios[0].load.rate=20']);
-    expect(problems(MINIMAL, ['scenarios..x=1'])[0]).toMatch(/^--set scenarios\.\.x=1: \(profile\): cannot read the path at/);
+    expect(problems(MINIMAL, ['scenarios[2].name=x'])).toEqual([
+      '--set scenarios[2].name=x: scenarios[2].name: index 2 is out of range (the list has 1 item)',
+    ]);
+    expect(problems(MINIMAL, ['scenarios.name=x'])).toEqual([
+      '--set scenarios.name=x: scenarios.name: "name" is a key, but its parent is not a mapping',
+    ]);
+    expect(problems(MINIMAL, ['name[0]=x'])).toEqual([
+      '--set name[0]=x: name[0]: there is no list at "name" to index; set the whole list instead, e.g. name=[...]',
+    ]);
+    expect(problems(MINIMAL, ['scenarios[0].name[0]=x'])).toEqual([
+      '--set scenarios[0].name[0]=x: scenarios[0].name[0]: [0] indexes a list, but this field is not a list',
+    ]);
+    expect(problems(MINIMAL, ['no-equals-sign'])).toEqual([
+      '--set no-equals-sign: (profile): expected path=value, e.g. scenarios[0].load.rate=20',
+    ]);
+    expect(problems(MINIMAL, ['scenarios..x=1'])[0]).toMatch(
+      /^--set scenarios\.\.x=1: \(profile\): cannot read the path at/,
+    );
   });
 
   it('lists override problems together with the file problems', () => {
     const found = problems(`${MINIMAL}    lod: 1\n`, ['scenarios[0].seed=-5']);
-    expect(found).toEqual(['p.yaml:4:5: scenarios[0].lod: unknown key (did you mean "load"?)', '--set scenarios[0].seed=-5: scenarios[0].seed: Too small: expected number to be >=0']);
+    expect(found).toEqual([
+      'p.yaml:4:5: scenarios[0].lod: unknown key (did you mean "load"?)',
+      '--set scenarios[0].seed=-5: scenarios[0].seed: Too small: expected number to be >=0',
+    ]);
   });
 
   it('lets an override fix a problem of the file', () => {

@@ -28,8 +28,15 @@ describe('shipped profiles', () => {
     });
   }
 
-  it('uses ids of the emulator\'s built-in catalog, priority only on the dedicated endpoint', () => {
-    const known = new Set(['small-fast-8b', 'large-70b', 'reasoner-120b', 'thinker-32b', 'vision-17b', 'ep-large-70b-dedicated']);
+  it("uses ids of the emulator's built-in catalog, priority only on the dedicated endpoint", () => {
+    const known = new Set([
+      'small-fast-8b',
+      'large-70b',
+      'reasoner-120b',
+      'thinker-32b',
+      'vision-17b',
+      'ep-large-70b-dedicated',
+    ]);
     for (const name of SHIPPED) {
       const profile = loadProfile(resolve(PROFILES, `${name}.yaml`));
       for (const group of profile.groups) {

@@ -24,18 +24,32 @@ scenarios:
 describe('target.tls', () => {
   it('resolves paths against the profile folder', () => {
     const profile = resolveProfileText(text('{ ca: ca.pem, insecure_skip_verify: false }'), join(dir, 'p.yaml'));
-    expect(profile.target.tls).toEqual({ caPath: join(dir, 'ca.pem'), certPath: null, keyPath: null, insecureSkipVerify: false });
-    expect(resolveProfileText(text('{ insecure_skip_verify: true }'), join(dir, 'p.yaml')).target.tls?.insecureSkipVerify).toBe(true);
+    expect(profile.target.tls).toEqual({
+      caPath: join(dir, 'ca.pem'),
+      certPath: null,
+      keyPath: null,
+      insecureSkipVerify: false,
+    });
+    expect(
+      resolveProfileText(text('{ insecure_skip_verify: true }'), join(dir, 'p.yaml')).target.tls?.insecureSkipVerify,
+    ).toBe(true);
     expect(resolveProfileText(text('{}').replace('  tls: {}\n', ''), join(dir, 'p.yaml')).target.tls).toBeNull();
   });
 
   it('names the file, line and field of a missing file and of a cert without key', () => {
     expect(() => resolveProfileText(text('{ ca: missing.pem, cert: ca.pem }'), join(dir, 'p.yaml'))).toThrow(
-      expect.objectContaining({ code: 'BAD_PROFILE', message: expect.stringMatching(/p\.yaml:4:\d+: target\.tls\.ca: file not found: .*missing\.pem[\s\S]*target\.tls\.cert: a client certificate needs both cert and key; key is missing/) }),
+      expect.objectContaining({
+        code: 'BAD_PROFILE',
+        message: expect.stringMatching(
+          /p\.yaml:4:\d+: target\.tls\.ca: file not found: .*missing\.pem[\s\S]*target\.tls\.cert: a client certificate needs both cert and key; key is missing/,
+        ),
+      }),
     );
   });
 
   it('refuses unknown keys', () => {
-    expect(() => resolveProfileText(text('{ verify: false }'), join(dir, 'p.yaml'))).toThrow(/target\.tls\.verify|verify/);
+    expect(() => resolveProfileText(text('{ verify: false }'), join(dir, 'p.yaml'))).toThrow(
+      /target\.tls\.verify|verify/,
+    );
   });
 });

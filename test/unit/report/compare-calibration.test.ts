@@ -28,7 +28,9 @@ describe('compare calibration', () => {
     for (let seed = 100; seed < 160; seed += 2) {
       const base = await input(seed, 1);
       const same = compareRuns(base, await input(seed + 1, 1));
-      falseAlarms.push(...same.comparisons.filter((c) => c.verdict === 'regression').map((c) => `${seed}: ${c.reason}`));
+      falseAlarms.push(
+        ...same.comparisons.filter((c) => c.verdict === 'regression').map((c) => `${seed}: ${c.reason}`),
+      );
       if (compareRuns(base, await input(seed + 1, 1.15)).regressions > 0) detected++;
     }
     expect(falseAlarms).toEqual([]);

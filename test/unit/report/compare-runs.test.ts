@@ -75,8 +75,12 @@ describe('compareRuns', () => {
   it('a loose tolerance absorbs a significant slowdown; error_rate uses an absolute tolerance', async () => {
     const base = await input({ seed: 1 });
     const slow = await input({ seed: 2, slowdown: 1.5, failureRate: 0.12 });
-    const loose = compareRuns(base, slow, { tolerances: { 'ttft_ms.p50': '80%', 'ttft_ms.p99': 'off', 'e2e_ms.p50': '1000ms' } });
-    expect(loose.comparisons.find((c) => c.metricId === 'ttft_ms.p50' && c.group === base.summary.groups[0]!.key)!.verdict).not.toBe('regression');
+    const loose = compareRuns(base, slow, {
+      tolerances: { 'ttft_ms.p50': '80%', 'ttft_ms.p99': 'off', 'e2e_ms.p50': '1000ms' },
+    });
+    expect(
+      loose.comparisons.find((c) => c.metricId === 'ttft_ms.p50' && c.group === base.summary.groups[0]!.key)!.verdict,
+    ).not.toBe('regression');
     expect(loose.comparisons.some((c) => c.metricId === 'ttft_ms.p99')).toBe(false);
     const errorRate = loose.comparisons.filter((c) => c.metricId === 'error_rate');
     expect(errorRate.every((c) => c.test === "Fisher's exact test")).toBe(true);
@@ -87,13 +91,24 @@ describe('compareRuns', () => {
     const base = await input({ seed: 1, compareTolerances: { 'ttft_ms.p50': '500%' } });
     const slow = await input({ seed: 2, slowdown: 1.5 });
     const result = compareRuns(base, slow);
-    expect(result.comparisons.filter((c) => c.metricId === 'ttft_ms.p50').every((c) => c.verdict !== 'regression' && c.tolerance === '+500%')).toBe(true);
+    expect(
+      result.comparisons
+        .filter((c) => c.metricId === 'ttft_ms.p50')
+        .every((c) => c.verdict !== 'regression' && c.tolerance === '+500%'),
+    ).toBe(true);
   });
 
   it('warns when a run is incomplete or its client was the bottleneck', async () => {
     const base = await input({ seed: 1 });
     const cand = await input({ seed: 1 });
-    const shaky = { ...cand, summary: { ...cand.summary, complete: false, harness: { ...cand.summary.harness, client_bottleneck: true, warnings: ['event-loop delay p99 40 ms'] } } };
+    const shaky = {
+      ...cand,
+      summary: {
+        ...cand.summary,
+        complete: false,
+        harness: { ...cand.summary.harness, client_bottleneck: true, warnings: ['event-loop delay p99 40 ms'] },
+      },
+    };
     const result = compareRuns(base, shaky);
     expect(result.warnings).toEqual([
       'the candidate run is incomplete (interrupted or stopped early)',
@@ -104,7 +119,12 @@ describe('compareRuns', () => {
 
   it('refuses runs with different workloads or models unless forced, and never for a different target', async () => {
     const base = await input({ seed: 1 });
-    const other = await input({ seed: 1, workloadHash: 'b'.repeat(64), models: ['model-a'], baseUrl: 'https://api.example.com' });
+    const other = await input({
+      seed: 1,
+      workloadHash: 'b'.repeat(64),
+      models: ['model-a'],
+      baseUrl: 'https://api.example.com',
+    });
     try {
       compareRuns(base, other);
       expect.unreachable();
@@ -140,7 +160,14 @@ describe('compareRuns', () => {
 
   describe('--pair', () => {
     const named = (model: string, seed: number, extra: FixtureOptions = {}) =>
-      input({ seed, models: [model], tiers: [null], workloadHash: `${model.length}`.repeat(64).slice(0, 64), workloadHashWithoutModels: 'd'.repeat(64), ...extra });
+      input({
+        seed,
+        models: [model],
+        tiers: [null],
+        workloadHash: `${model.length}`.repeat(64).slice(0, 64),
+        workloadHashWithoutModels: 'd'.repeat(64),
+        ...extra,
+      });
 
     it('compares groups whose model names differ when the workload without model names is the same', async () => {
       const vllm = await named('llama', 1);
@@ -151,7 +178,9 @@ describe('compareRuns', () => {
       expect(result.forced).toBe(false);
       expect(result.pairs).toEqual([{ baseline: 'steady/llama/-', candidate: 'steady/llama-3/-' }]);
       expect(result.comparisons.length).toBeGreaterThan(0);
-      expect(result.comparisons.every((c) => c.group === 'steady/llama/-' && c.candidateGroup === 'steady/llama-3/-')).toBe(true);
+      expect(
+        result.comparisons.every((c) => c.group === 'steady/llama/-' && c.candidateGroup === 'steady/llama-3/-'),
+      ).toBe(true);
       // The requests.csv values of the paired candidate group are used, not only the histograms.
       expect(result.comparisons.find((c) => c.metricId === 'ttft_ms.p50')!.test).toMatch(/requests\.csv/);
     });
@@ -159,19 +188,41 @@ describe('compareRuns', () => {
     it('still refuses paired groups whose requests differ, or a run that recorded no hash without models', async () => {
       const vllm = await named('llama', 1);
       const otherPrompts = await named('llama-3', 2, { workloadHashWithoutModels: 'c'.repeat(64) });
-      expect(() => compareRuns(vllm, otherPrompts, { pairs: ['steady/llama/-=steady/llama-3/-'] })).toThrow(/workload hash without model names differs/);
+      expect(() => compareRuns(vllm, otherPrompts, { pairs: ['steady/llama/-=steady/llama-3/-'] })).toThrow(
+        /workload hash without model names differs/,
+      );
       const old = await named('llama-3', 2, { workloadHashWithoutModels: null });
       expect(old.summary.workload_hash_without_models).toBeNull();
-      expect(() => compareRuns(vllm, old, { pairs: ['steady/llama/-=steady/llama-3/-'] })).toThrow(/no workload_hash_without_models/);
+      expect(() => compareRuns(vllm, old, { pairs: ['steady/llama/-=steady/llama-3/-'] })).toThrow(
+        /no workload_hash_without_models/,
+      );
       expect(compareRuns(vllm, old, { pairs: ['steady/llama/-=steady/llama-3/-'], force: true }).forced).toBe(true);
     });
 
     it('refuses a pair across tiers and groups left without a partner', async () => {
-      const base = await input({ seed: 1, models: ['llama'], tiers: ['priority', 'flex'], workloadHash: '1'.repeat(64), workloadHashWithoutModels: 'd'.repeat(64) });
-      const cand = await input({ seed: 2, models: ['llama-3'], tiers: ['priority', 'flex'], workloadHash: '2'.repeat(64), workloadHashWithoutModels: 'd'.repeat(64) });
-      expect(() => compareRuns(base, cand, { pairs: ['steady/llama/priority=steady/llama-3/flex'] })).toThrow(/tiers differ \(priority vs flex\)[\s\S]*groups without a partner/);
-      const both = compareRuns(base, cand, { pairs: ['steady/llama/priority=steady/llama-3/priority', 'steady/llama/flex=steady/llama-3/flex'] });
-      expect(new Set(both.comparisons.map((c) => `${c.group}=${c.candidateGroup}`))).toEqual(new Set(['steady/llama/priority=steady/llama-3/priority', 'steady/llama/flex=steady/llama-3/flex']));
+      const base = await input({
+        seed: 1,
+        models: ['llama'],
+        tiers: ['priority', 'flex'],
+        workloadHash: '1'.repeat(64),
+        workloadHashWithoutModels: 'd'.repeat(64),
+      });
+      const cand = await input({
+        seed: 2,
+        models: ['llama-3'],
+        tiers: ['priority', 'flex'],
+        workloadHash: '2'.repeat(64),
+        workloadHashWithoutModels: 'd'.repeat(64),
+      });
+      expect(() => compareRuns(base, cand, { pairs: ['steady/llama/priority=steady/llama-3/flex'] })).toThrow(
+        /tiers differ \(priority vs flex\)[\s\S]*groups without a partner/,
+      );
+      const both = compareRuns(base, cand, {
+        pairs: ['steady/llama/priority=steady/llama-3/priority', 'steady/llama/flex=steady/llama-3/flex'],
+      });
+      expect(new Set(both.comparisons.map((c) => `${c.group}=${c.candidateGroup}`))).toEqual(
+        new Set(['steady/llama/priority=steady/llama-3/priority', 'steady/llama/flex=steady/llama-3/flex']),
+      );
     });
 
     it('a --pair naming no group of its run is BAD_USAGE listing the group keys', async () => {
@@ -188,10 +239,14 @@ describe('compareRuns', () => {
         } catch (error) {
           expect(isInferbenchError(error) && error.code, flag).toBe('BAD_USAGE');
           expect((error as Error).message).toMatch(pattern);
-          expect((error as InferbenchError).hint).toContain('baseline groups: steady/llama/-; candidate groups: steady/llama-3/-');
+          expect((error as InferbenchError).hint).toContain(
+            'baseline groups: steady/llama/-; candidate groups: steady/llama-3/-',
+          );
         }
       }
-      expect(() => compareRuns(vllm, sglang, { pairs: ['steady/llama/-=steady/llama-3/-', 'steady/llama/-=steady/llama-3/-'] })).toThrow(/paired more than once/);
+      expect(() =>
+        compareRuns(vllm, sglang, { pairs: ['steady/llama/-=steady/llama-3/-', 'steady/llama/-=steady/llama-3/-'] }),
+      ).toThrow(/paired more than once/);
     });
   });
 

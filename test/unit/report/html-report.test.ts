@@ -9,7 +9,13 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { build, encodeIntoCompressedBase64 } from 'hdr-histogram-js';
 import { embedJson, renderHtmlPage } from '../../../src/report/html/page-shell.js';
-import { cdfGrid, cdfSeries, decodeHistogram, percentileGrid, percentileSeries } from '../../../src/report/html/histogram-series.js';
+import {
+  cdfGrid,
+  cdfSeries,
+  decodeHistogram,
+  percentileGrid,
+  percentileSeries,
+} from '../../../src/report/html/histogram-series.js';
 import { buildReportDocument } from '../../../src/report/html/build-report-document.js';
 import { renderHtmlReport } from '../../../src/report/html/write-html-report.js';
 import type { Block, Section } from '../../../src/report/html/document-model.js';
@@ -97,7 +103,9 @@ describe('report document', () => {
     const group = run.summary.groups[0]!;
     const failedSummary = {
       ...run.summary,
-      groups: [{ ...group, metrics: {}, histograms: {}, requests: { ...group.requests, ok: 0, failed: 200 }, error_rate: 1 }],
+      groups: [
+        { ...group, metrics: {}, histograms: {}, requests: { ...group.requests, ok: 0, failed: 200 }, error_rate: 1 },
+      ],
     };
     const doc = buildReportDocument(failedSummary, []);
     const text = JSON.stringify(doc);

@@ -28,8 +28,15 @@ describe('JUnit XML', () => {
   it('is valid XML with one testcase per group x metric and a failure per regression', () => {
     const xml = formatCompareJunit(result);
     expect(XMLValidator.validate(xml)).toBe(true);
-    const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@', isArray: (name) => ['testsuite', 'testcase'].includes(name) }).parse(xml);
-    const suites = doc.testsuites.testsuite as { '@name': string; testcase: { '@name': string; failure?: { '@message': string } }[] }[];
+    const doc = new XMLParser({
+      ignoreAttributes: false,
+      attributeNamePrefix: '@',
+      isArray: (name) => ['testsuite', 'testcase'].includes(name),
+    }).parse(xml);
+    const suites = doc.testsuites.testsuite as {
+      '@name': string;
+      testcase: { '@name': string; failure?: { '@message': string } }[];
+    }[];
     expect(suites).toHaveLength(4);
     const cases = suites.flatMap((s) => s.testcase);
     expect(cases).toHaveLength(result.comparisons.length);

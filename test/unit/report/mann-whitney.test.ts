@@ -1,7 +1,12 @@
 /** Mann-Whitney U on weighted samples: reference values (scipy, asymptotic with continuity), ties, weights. */
 import { describe, expect, it } from 'vitest';
 import { build, encodeIntoCompressedBase64 } from 'hdr-histogram-js';
-import { mannWhitneyU, standardNormalCdf, toWeighted, twoProportionTest } from '../../../src/report/compare/mann-whitney.js';
+import {
+  mannWhitneyU,
+  standardNormalCdf,
+  toWeighted,
+  twoProportionTest,
+} from '../../../src/report/compare/mann-whitney.js';
 import { decodeHistogram } from '../../../src/report/html/histogram-series.js';
 import { fisherExact, quantileTest } from '../../../src/report/compare/quantile-test.js';
 
@@ -29,7 +34,10 @@ describe('mannWhitneyU', () => {
   it('weighted buckets give the same answer as the expanded sample', () => {
     const a = [3, 3, 3, 4, 4, 9, 10, 10];
     const b = [4, 5, 5, 5, 9, 11, 12, 12, 12];
-    const expanded = mannWhitneyU(a.map((value) => ({ value, count: 1 })), b.map((value) => ({ value, count: 1 })));
+    const expanded = mannWhitneyU(
+      a.map((value) => ({ value, count: 1 })),
+      b.map((value) => ({ value, count: 1 })),
+    );
     const weighted = mannWhitneyU(toWeighted(a), toWeighted(b));
     expect(weighted.u).toBe(expanded.u);
     expect(weighted.p).toBeCloseTo(expanded.p, 12);
@@ -42,7 +50,7 @@ describe('mannWhitneyU', () => {
       return decodeHistogram(encodeIntoCompressedBase64(h), 'ttft_ms')!;
     };
     let seed = 1;
-    const rand = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+    const rand = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
     const draw = (n: number, scale: number) => Array.from({ length: n }, () => scale * (50 + 50 * rand()));
     const base = hist(draw(500, 1));
     const same = hist(draw(500, 1));

@@ -4,7 +4,17 @@ import { aggregateRepeats, repeatStat, tCritical95 } from '../../../src/report/r
 import type { RunSummary } from '../../../src/metrics/run-summary.js';
 
 function run(ttftP50: number, tokensPerS: number): { dir: string; summary: RunSummary } {
-  const stats = { count: 10, mean: ttftP50, min: 1, max: 99, p50: ttftP50, p90: ttftP50, p95: ttftP50, p99: ttftP50 * 2, p999: ttftP50 * 2 };
+  const stats = {
+    count: 10,
+    mean: ttftP50,
+    min: 1,
+    max: 99,
+    p50: ttftP50,
+    p90: ttftP50,
+    p95: ttftP50,
+    p99: ttftP50 * 2,
+    p999: ttftP50 * 2,
+  };
   return {
     dir: `/runs/${ttftP50}`,
     summary: {

@@ -7,7 +7,9 @@ describe('withoutCredentials', () => {
     expect(withoutCredentials('https://alice:s3cret@api.example.com')).toBe('https://api.example.com');
     expect(withoutCredentials('https://alice:s3cret@api.example.com/base/')).toBe('https://api.example.com/base/');
     expect(withoutCredentials('https://alice@api.example.com:8443/v2')).toBe('https://api.example.com:8443/v2');
-    expect(withoutCredentials('https://api.example.com/x?api_key=abc&region=eu')).toBe('https://api.example.com/x?api_key=REDACTED&region=eu');
+    expect(withoutCredentials('https://api.example.com/x?api_key=abc&region=eu')).toBe(
+      'https://api.example.com/x?api_key=REDACTED&region=eu',
+    );
     expect(withoutCredentials('http://127.0.0.1:40559')).toBe('http://127.0.0.1:40559');
     expect(withoutCredentials('not a url //bob:pw@host')).toBe('not a url //host');
   });

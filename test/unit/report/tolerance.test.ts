@@ -1,7 +1,13 @@
 /** Compare tolerances: parsing, precedence and the errors they give. */
 import { describe, expect, it } from 'vitest';
 import { isInferbenchError } from '../../../src/errors.js';
-import { DEFAULT_TOLERANCES, parseMetricId, parseToleranceFlags, parseToleranceValue, resolveTolerances } from '../../../src/report/compare/tolerance.js';
+import {
+  DEFAULT_TOLERANCES,
+  parseMetricId,
+  parseToleranceFlags,
+  parseToleranceValue,
+  resolveTolerances,
+} from '../../../src/report/compare/tolerance.js';
 
 describe('tolerances', () => {
   it('parses relative, absolute and off', () => {

@@ -11,7 +11,12 @@ import { createRng } from '../../../src/util/rng.js';
 
 type RateLoad = Extract<LoadSpec, { mode: 'rate' }>;
 
-function rateLoad(arrival: RateLoad['arrival'], rate: number, burstiness = 1, stages: LoadStage[] | null = null): RateLoad {
+function rateLoad(
+  arrival: RateLoad['arrival'],
+  rate: number,
+  burstiness = 1,
+  stages: LoadStage[] | null = null,
+): RateLoad {
   return { mode: 'rate', rate, arrival, burstiness, maxConcurrency: 1_000_000, stages };
 }
 

@@ -10,7 +10,6 @@ import { arrivalUs } from '../../../src/util/arrival-clock.js';
 import { ManualClock, systemClock } from '../../../src/util/clock.js';
 import { busyWaitMs } from '../../helpers/busy-wait.js';
 
-
 /** A self-rescheduling setImmediate counting event-loop turns, until stopped. */
 function turnCounter(): { turn: () => number; stop: () => void } {
   let turns = 0;
@@ -91,7 +90,7 @@ describe('LaunchPacer', () => {
         });
       });
       client.write('x');
-      const at = await (await busy);
+      const at = await await busy;
       turns.stop();
       expect(at[1]).toBeGreaterThan(at[0] as number);
     } finally {

@@ -13,7 +13,15 @@ import { createRng } from '../../../src/util/rng.js';
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 function rate(r: number, options: Partial<Extract<LoadSpec, { mode: 'rate' }>> = {}): LoadSpec {
-  return { mode: 'rate', rate: r, arrival: 'constant', burstiness: 1, maxConcurrency: 10_000, stages: null, ...options };
+  return {
+    mode: 'rate',
+    rate: r,
+    arrival: 'constant',
+    burstiness: 1,
+    maxConcurrency: 10_000,
+    stages: null,
+    ...options,
+  };
 }
 
 /** Records every launch (intended time, actual time, in flight at launch) and settles after `holdMs`. */
@@ -46,7 +54,9 @@ describe('open loop', () => {
     });
     const outcome = await run.finished;
     expect(outcome).toEqual({ launched: 20, dropped: 0, stoppedEarly: false });
-    expect(rec.launches.map((l) => l.intendedMs - startMs)).toEqual(rec.launches.map((_, i) => expect.closeTo(i * 10, 6)));
+    expect(rec.launches.map((l) => l.intendedMs - startMs)).toEqual(
+      rec.launches.map((_, i) => expect.closeTo(i * 10, 6)),
+    );
     expect(rec.launches.map((l) => l.index)).toEqual([...Array(20).keys()]);
     for (const launch of rec.launches) expect(launch.actualMs).toBeGreaterThanOrEqual(launch.intendedMs);
   });
@@ -82,7 +92,9 @@ describe('open loop', () => {
     rec.launches.forEach((l, i) => expect(l.intendedMs - startMs).toBeCloseTo(i * 10, 6));
     // Arrivals due during the block went out together afterwards with their original intended times.
     const blockedOffsetMs = blockStart - startMs;
-    const late = rec.launches.filter((l) => l.intendedMs - startMs > blockedOffsetMs + 5 && l.intendedMs - startMs < blockedOffsetMs + 60);
+    const late = rec.launches.filter(
+      (l) => l.intendedMs - startMs > blockedOffsetMs + 5 && l.intendedMs - startMs < blockedOffsetMs + 60,
+    );
     expect(late.length).toBeGreaterThanOrEqual(4);
     for (const l of late) expect(l.actualMs - l.intendedMs).toBeGreaterThan(35);
     const firstLate = late[0]!;
@@ -199,10 +211,15 @@ describe('closed loop', () => {
     expect(outcome.launched).toBeLessThanOrEqual(21);
 
     const rec2 = recorder(20);
-    const run = startSchedule({ mode: 'concurrency', concurrency: 2, stages: null }, { durationMs: null, requests: null }, rec2.callbacks, {
-      clock: systemClock,
-      rng: createRng(1),
-    });
+    const run = startSchedule(
+      { mode: 'concurrency', concurrency: 2, stages: null },
+      { durationMs: null, requests: null },
+      rec2.callbacks,
+      {
+        clock: systemClock,
+        rng: createRng(1),
+      },
+    );
     await sleep(90);
     run.stop();
     const stopped = await run.finished;
@@ -219,11 +236,16 @@ describe('closed loop', () => {
       { durationMs: 300, target: 5, ramp: 'step' },
     ];
     const startMs = performance.now();
-    const outcome = await startSchedule({ mode: 'concurrency', concurrency: 1, stages }, { durationMs: null, requests: null }, rec.callbacks, {
-      clock: systemClock,
-      rng: createRng(1),
-      startMs,
-    }).finished;
+    const outcome = await startSchedule(
+      { mode: 'concurrency', concurrency: 1, stages },
+      { durationMs: null, requests: null },
+      rec.callbacks,
+      {
+        clock: systemClock,
+        rng: createRng(1),
+        startMs,
+      },
+    ).finished;
     expect(outcome.stoppedEarly).toBe(false);
     const early = rec.launches.filter((l) => l.intendedMs - startMs < 280);
     const late = rec.launches.filter((l) => l.intendedMs - startMs > 400);

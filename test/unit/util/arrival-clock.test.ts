@@ -11,7 +11,6 @@ import { busyWaitMs } from '../../helpers/busy-wait.js';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-
 let server: Server | null = null;
 const sockets: Socket[] = [];
 afterEach(async () => {

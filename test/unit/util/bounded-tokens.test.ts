@@ -3,7 +3,13 @@
  * froze the harness for minutes), exact on ordinary text, resumable in slices.
  */
 import { describe, expect, it } from 'vitest';
-import { MAX_PIECE_CHARS, MAX_RUN_CHARS, TokenCountJob, countTokensBounded, nextPieceEnd } from '../../../src/util/bounded-tokens.js';
+import {
+  MAX_PIECE_CHARS,
+  MAX_RUN_CHARS,
+  TokenCountJob,
+  countTokensBounded,
+  nextPieceEnd,
+} from '../../../src/util/bounded-tokens.js';
 import { createRng } from '../../../src/util/rng.js';
 import { generateTokenText } from '../../../src/util/token-text.js';
 import { countTokens, o200kTokenizer } from '../../../src/util/tokenizer.js';
@@ -14,8 +20,28 @@ const o200k = o200kTokenizer();
 function ordinaryText(seed: number, words: number): string {
   const rng = createRng(seed);
   const vocabulary = [
-    'the', 'Model', 'streams', 'tokens,', 'latency.', '12345', '3.14', 'don\'t', 'naïve', '東京', 'emoji 🎉',
-    'x=1;', 'if (a) {', '}', '\n', '\n\n', '  ', '\t', 'https://example.com/a/b', '"quoted"', 'Ünïcödé', '—',
+    'the',
+    'Model',
+    'streams',
+    'tokens,',
+    'latency.',
+    '12345',
+    '3.14',
+    "don't",
+    'naïve',
+    '東京',
+    'emoji 🎉',
+    'x=1;',
+    'if (a) {',
+    '}',
+    '\n',
+    '\n\n',
+    '  ',
+    '\t',
+    'https://example.com/a/b',
+    '"quoted"',
+    'Ünïcödé',
+    '—',
   ];
   const out: string[] = [];
   for (let i = 0; i < words; i++) out.push(vocabulary[rng.int(0, vocabulary.length - 1)]!);

@@ -12,7 +12,11 @@ import type { ChatMessage } from '../../../src/protocol/chat.js';
 const FIXTURES = resolve(import.meta.dirname, '../../fixtures/profiles');
 
 function profileOf(scenarioYaml: string, overrides: string[] = []): ResolvedProfile {
-  return resolveProfileText(`scenarios:\n  - name: s\n    requests: 10\n${scenarioYaml}`, resolve(FIXTURES, 'inline.yaml'), overrides);
+  return resolveProfileText(
+    `scenarios:\n  - name: s\n    requests: 10\n${scenarioYaml}`,
+    resolve(FIXTURES, 'inline.yaml'),
+    overrides,
+  );
 }
 
 function workloadOf(profile: ResolvedProfile, groupIndex = 0) {
@@ -25,7 +29,10 @@ const textOf = (messages: unknown): string =>
   (messages as ChatMessage[]).map((m) => (typeof m.content === 'string' ? m.content : '')).join('');
 
 function contentTokens(messages: unknown): number {
-  return (messages as ChatMessage[]).reduce((sum, m) => sum + countTokens(typeof m.content === 'string' ? m.content : ''), 0);
+  return (messages as ChatMessage[]).reduce(
+    (sum, m) => sum + countTokens(typeof m.content === 'string' ? m.content : ''),
+    0,
+  );
 }
 
 describe('createWorkload: request bodies', () => {
@@ -34,8 +41,24 @@ describe('createWorkload: request bodies', () => {
       '    models: [m1]\n    tiers: [flex, default]\n    request: { temperature: 0, top_p: 0.5 }\n    prompt: { input_tokens: 50, output_tokens: 20 }\n',
     );
     const plan = workloadOf(profile, 0).next(0);
-    expect(Object.keys(plan.body)).toEqual(['model', 'messages', 'stream', 'temperature', 'top_p', 'stream_options', 'service_tier', 'max_completion_tokens']);
-    expect(plan.body).toMatchObject({ model: 'm1', stream: true, temperature: 0, top_p: 0.5, service_tier: 'flex', max_completion_tokens: 20 });
+    expect(Object.keys(plan.body)).toEqual([
+      'model',
+      'messages',
+      'stream',
+      'temperature',
+      'top_p',
+      'stream_options',
+      'service_tier',
+      'max_completion_tokens',
+    ]);
+    expect(plan.body).toMatchObject({
+      model: 'm1',
+      stream: true,
+      temperature: 0,
+      top_p: 0.5,
+      service_tier: 'flex',
+      max_completion_tokens: 20,
+    });
     expect(plan.body.messages).toHaveLength(1);
     expect((plan.body.messages as ChatMessage[])[0]!.role).toBe('user');
     expect(workloadOf(profile, 1).next(0).body.service_tier).toBe('default');
@@ -68,7 +91,11 @@ describe('createWorkload: token-exact prompts', () => {
   });
 
   it('draws lengths from the distribution and reports each exactly', () => {
-    const workload = workloadOf(profileOf('    prompt: { input_tokens: { dist: uniform, min: 10, max: 300 }, output_tokens: { dist: normal, mean: 50, stddev: 20, min: 30, max: 70 } }\n'));
+    const workload = workloadOf(
+      profileOf(
+        '    prompt: { input_tokens: { dist: uniform, min: 10, max: 300 }, output_tokens: { dist: normal, mean: 50, stddev: 20, min: 30, max: 70 } }\n',
+      ),
+    );
     const lengths = new Set<number>();
     for (let i = 0; i < 60; i++) {
       const plan = workload.next(i);
@@ -84,7 +111,11 @@ describe('createWorkload: token-exact prompts', () => {
 
   it('stays exact over many windows of the text pool, with and without a shared prefix', () => {
     for (const prefix of [0, 33]) {
-      const workload = workloadOf(profileOf(`    prompt: { input_tokens: { dist: uniform, min: 1, max: 3000 }, shared_prefix_tokens: ${prefix} }\n`));
+      const workload = workloadOf(
+        profileOf(
+          `    prompt: { input_tokens: { dist: uniform, min: 1, max: 3000 }, shared_prefix_tokens: ${prefix} }\n`,
+        ),
+      );
       for (let i = 0; i < 150; i++) {
         const plan = workload.next(i);
         expect(contentTokens(plan.body.messages), `request ${i}`).toBe(plan.expectedInputTokens);
@@ -93,13 +124,17 @@ describe('createWorkload: token-exact prompts', () => {
   });
 
   it('builds prompts longer than the text pool exactly too', () => {
-    const plan = workloadOf(profileOf('    prompt: { input_tokens: { dist: uniform, min: 40000, max: 70000 } }\n')).next(0);
+    const plan = workloadOf(
+      profileOf('    prompt: { input_tokens: { dist: uniform, min: 40000, max: 70000 } }\n'),
+    ).next(0);
     expect(contentTokens(plan.body.messages)).toBe(plan.expectedInputTokens);
   });
 
   it('counts the system prompt and the shared prefix, exactly', () => {
     const system = 'You are a helpful assistant. Answer briefly.';
-    const workload = workloadOf(profileOf(`    prompt: { input_tokens: 40, shared_prefix_tokens: 300, system: "${system}" }\n`));
+    const workload = workloadOf(
+      profileOf(`    prompt: { input_tokens: 40, shared_prefix_tokens: 300, system: "${system}" }\n`),
+    );
     const a = workload.next(0);
     const b = workload.next(1);
     const [sysA, userA] = a.body.messages as ChatMessage[];
@@ -117,7 +152,9 @@ describe('createWorkload: token-exact prompts', () => {
   });
 
   it('shares the prefix across groups of the scenario, but not the rest of the text', () => {
-    const profile = profileOf('    models: [m1]\n    tiers: [default, flex]\n    prompt: { input_tokens: 30, shared_prefix_tokens: 100 }\n');
+    const profile = profileOf(
+      '    models: [m1]\n    tiers: [default, flex]\n    prompt: { input_tokens: 30, shared_prefix_tokens: 100 }\n',
+    );
     const a = textOf(workloadOf(profile, 0).next(5).body.messages);
     const b = textOf(workloadOf(profile, 1).next(5).body.messages);
     expect(countTokens(a.slice(0, commonPrefixLength(a, b)))).toBeGreaterThanOrEqual(100);
@@ -126,7 +163,8 @@ describe('createWorkload: token-exact prompts', () => {
 });
 
 describe('createWorkload: determinism', () => {
-  const yaml = '    models: [m1, m2]\n    prompt: { input_tokens: { dist: lognormal, mean: 200, stddev: 80 }, output_tokens: { dist: uniform, min: 5, max: 500 } }\n';
+  const yaml =
+    '    models: [m1, m2]\n    prompt: { input_tokens: { dist: lognormal, mean: 200, stddev: 80 }, output_tokens: { dist: uniform, min: 5, max: 500 } }\n';
 
   it('builds the same request for the same (seed, group, index) in any order and in a new workload', () => {
     const first = workloadOf(profileOf(yaml));
@@ -149,7 +187,7 @@ describe('createWorkload: determinism', () => {
     expect(textOf(otherGroup.body.messages)).not.toBe(textOf(base.body.messages));
   });
 
-  it('pins the text of request 0 (a change here changes every benchmark\'s workload)', () => {
+  it("pins the text of request 0 (a change here changes every benchmark's workload)", () => {
     const plan = workloadOf(profileOf('    prompt: { input_tokens: 12 }\n')).next(0);
     const text = textOf(plan.body.messages);
     expect(countTokens(text)).toBe(12);
@@ -201,7 +239,10 @@ describe('createWorkload: datasets', () => {
   it('fails with the file and line of a bad dataset line', () => {
     const path = join(dir, 'bad.jsonl');
     writeFileSync(path, '{"prompt": "ok"}\nnot json\n');
-    const profile = resolveProfileText(`scenarios:\n  - name: d\n    requests: 1\n    prompt: { dataset: { path: ${path} } }\n`, join(dir, 'p.yaml'));
+    const profile = resolveProfileText(
+      `scenarios:\n  - name: d\n    requests: 1\n    prompt: { dataset: { path: ${path} } }\n`,
+      join(dir, 'p.yaml'),
+    );
     expect(() => workloadOf(profile)).toThrow(`${path}:2: not valid JSON`);
     const fieldless = resolveProfileText(
       `scenarios:\n  - name: d\n    requests: 1\n    prompt: { dataset: { path: ${resolve(FIXTURES, 'bad-dataset.jsonl')}, field: text } }\n`,

@@ -31,7 +31,14 @@ beforeAll(async () => {
 });
 
 function profileOf(scenarioYaml: string, overrides: string[] = []): ResolvedProfile {
-  return resolveGroupModels(resolveProfileText(`scenarios:\n  - name: s\n    requests: 10\n${scenarioYaml}`, resolve(FIXTURES, 'inline.yaml'), overrides), 'model-x');
+  return resolveGroupModels(
+    resolveProfileText(
+      `scenarios:\n  - name: s\n    requests: 10\n${scenarioYaml}`,
+      resolve(FIXTURES, 'inline.yaml'),
+      overrides,
+    ),
+    'model-x',
+  );
 }
 
 function workloadOf(profile: ResolvedProfile, tokenizer: EncodingTokenizer, groupIndex = 0) {
@@ -56,7 +63,8 @@ describe('the piece vocabulary of a named tokenizer', () => {
     expect(vocab.openers).toEqual(expect.arrayContaining(['The', 'Model', 'Data', 'Output', 'Input', 'Each', 'When']));
     expect(vocab.openers).not.toContain('Latency');
     expect(vocab.punctuation).toEqual(['.', ',']);
-    for (const piece of [...vocab.words, ...vocab.openers, ...vocab.punctuation]) expect(bpe.encode(`The${piece}`).length - 1, piece).toBe(1);
+    for (const piece of [...vocab.words, ...vocab.openers, ...vocab.punctuation])
+      expect(bpe.encode(`The${piece}`).length - 1, piece).toBe(1);
     // Built once per tokenizer; the o200k vocabulary is untouched.
     expect(tokenVocabulary(bpe)).toBe(vocab);
     expect(tokenVocabulary(o200kTokenizer())).toBe(tokenVocabulary());
@@ -76,11 +84,17 @@ describe('synthetic prompts in a named tokenizer', () => {
     for (const tokenizer of [bpe, wordLevel]) {
       for (const tokens of [1, 2, 7, 64, 500, 2000]) {
         for (const seed of [1, 2, 42]) {
-          const workload = workloadOf(profileOf(`    seed: ${seed}\n    prompt: { input_tokens: ${tokens} }\n`), tokenizer);
+          const workload = workloadOf(
+            profileOf(`    seed: ${seed}\n    prompt: { input_tokens: ${tokens} }\n`),
+            tokenizer,
+          );
           for (let i = 0; i < 4; i++) {
             const plan = workload.next(i);
             expect(plan.expectedInputTokens).toBe(tokens);
-            expect(tokensIn(tokenizer, plan.body.messages), `${tokenizer.name} ${tokens} seed ${seed} request ${i}`).toBe(tokens);
+            expect(
+              tokensIn(tokenizer, plan.body.messages),
+              `${tokenizer.name} ${tokens} seed ${seed} request ${i}`,
+            ).toBe(tokens);
           }
         }
       }
@@ -103,10 +117,17 @@ describe('synthetic prompts in a named tokenizer', () => {
   it('stay exact over many windows of a length distribution, with and without a shared prefix', () => {
     for (const tokenizer of [bpe, wordLevel]) {
       for (const prefix of [0, 33]) {
-        const workload = workloadOf(profileOf(`    prompt: { input_tokens: { dist: uniform, min: 1, max: 3000 }, shared_prefix_tokens: ${prefix} }\n`), tokenizer);
+        const workload = workloadOf(
+          profileOf(
+            `    prompt: { input_tokens: { dist: uniform, min: 1, max: 3000 }, shared_prefix_tokens: ${prefix} }\n`,
+          ),
+          tokenizer,
+        );
         for (let i = 0; i < 120; i++) {
           const plan = workload.next(i);
-          expect(tokensIn(tokenizer, plan.body.messages), `${tokenizer.name} prefix ${prefix} request ${i}`).toBe(plan.expectedInputTokens);
+          expect(tokensIn(tokenizer, plan.body.messages), `${tokenizer.name} prefix ${prefix} request ${i}`).toBe(
+            plan.expectedInputTokens,
+          );
         }
       }
     }
@@ -114,7 +135,10 @@ describe('synthetic prompts in a named tokenizer', () => {
 
   it('count the system prompt and the shared prefix in it, and they add up', () => {
     const system = 'You are a helpful assistant. Answer with the data, briefly.';
-    const workload = workloadOf(profileOf(`    prompt: { input_tokens: 40, shared_prefix_tokens: 300, system: "${system}" }\n`), bpe);
+    const workload = workloadOf(
+      profileOf(`    prompt: { input_tokens: 40, shared_prefix_tokens: 300, system: "${system}" }\n`),
+      bpe,
+    );
     const a = workload.next(0);
     const b = workload.next(1);
     const [sysA, userA] = a.body.messages as ChatMessage[];
@@ -164,17 +188,29 @@ describe('dataset prompts in a named tokenizer', () => {
 describe('a tokenizer the pieces cannot be exact in', () => {
   it('is a profile error when too few words are one token (a character-level tokenizer)', () => {
     const chars = fakeTokenizer('chars', (text) => [...text]);
-    expect(() => workloadOf(profileOf('    prompt: { input_tokens: 10 }\n'), chars)).toThrow(/target\.tokenizer chars: only 0 of \d+ common English words/);
+    expect(() => workloadOf(profileOf('    prompt: { input_tokens: 10 }\n'), chars)).toThrow(
+      /target\.tokenizer chars: only 0 of \d+ common English words/,
+    );
     // A dataset needs no pieces: it is only counted.
-    const dataset = resolveGroupModels(resolveProfileText('scenarios:\n  - name: d\n    requests: 1\n    prompt: { dataset: { path: prompts.jsonl, field: text } }\n', resolve(FIXTURES, 'inline.yaml')), 'm');
+    const dataset = resolveGroupModels(
+      resolveProfileText(
+        'scenarios:\n  - name: d\n    requests: 1\n    prompt: { dataset: { path: prompts.jsonl, field: text } }\n',
+        resolve(FIXTURES, 'inline.yaml'),
+      ),
+      'm',
+    );
     const plan = workloadOf(dataset, chars).next(0);
     expect(plan.expectedInputTokens).toBe(tokensIn(chars, plan.body.messages));
   });
 
   it('is a profile error, found when the workload is built, when merges cross word boundaries', () => {
     // One token per word, except that a word repeated right after itself merges into the previous token.
-    const merging = fakeTokenizer('merging', (text) => text.split(/(?=[ .,])/).filter((piece, i, all) => piece !== '' && (i === 0 || piece !== all[i - 1])));
-    expect(() => workloadOf(profileOf('    prompt: { input_tokens: 10 }\n'), merging)).toThrow(/target\.tokenizer merging: cannot build token-exact prompts \(16384 one-token pieces encode to \d+ tokens\)/);
+    const merging = fakeTokenizer('merging', (text) =>
+      text.split(/(?=[ .,])/).filter((piece, i, all) => piece !== '' && (i === 0 || piece !== all[i - 1])),
+    );
+    expect(() => workloadOf(profileOf('    prompt: { input_tokens: 10 }\n'), merging)).toThrow(
+      /target\.tokenizer merging: cannot build token-exact prompts \(16384 one-token pieces encode to \d+ tokens\)/,
+    );
   });
 });
 
@@ -202,7 +238,9 @@ describe('the workload hash', () => {
 
 describe('building a workload with a named tokenizer', () => {
   it('costs a one-off check at creation and nothing per request (loose bounds; see the report for the figures)', () => {
-    const profile = profileOf('    prompt: { input_tokens: { dist: uniform, min: 100, max: 8000 }, shared_prefix_tokens: 200 }\n');
+    const profile = profileOf(
+      '    prompt: { input_tokens: { dist: uniform, min: 100, max: 8000 }, shared_prefix_tokens: 200 }\n',
+    );
     let start = performance.now();
     const workload = workloadOf(profile, bpe);
     const buildMs = performance.now() - start;

@@ -15,7 +15,8 @@ const BASE = `scenarios:
     request: { temperature: 0, max_completion_tokens: 64 }
     prompt: { input_tokens: 100 }
 `;
-const hashOf = (text: string, overrides: string[] = [], name = '/tmp/p.yaml') => workloadHash(resolveProfileText(text, name, overrides));
+const hashOf = (text: string, overrides: string[] = [], name = '/tmp/p.yaml') =>
+  workloadHash(resolveProfileText(text, name, overrides));
 
 describe('workloadHash', () => {
   it('is a stable SHA-256 hex digest', () => {
@@ -25,8 +26,19 @@ describe('workloadHash', () => {
 
   it('ignores what does not change the requests: load, limits, timeouts, key order, profile name', () => {
     const h = hashOf(BASE);
-    expect(hashOf(BASE, ['scenarios[0].load.concurrency=64', 'scenarios[0].duration=1m', 'scenarios[0].timeouts={ total: 5s }', 'name=other'])).toBe(h);
-    expect(hashOf(BASE.replace('{ temperature: 0, max_completion_tokens: 64 }', '{ max_completion_tokens: 64, temperature: 0 }'))).toBe(h);
+    expect(
+      hashOf(BASE, [
+        'scenarios[0].load.concurrency=64',
+        'scenarios[0].duration=1m',
+        'scenarios[0].timeouts={ total: 5s }',
+        'name=other',
+      ]),
+    ).toBe(h);
+    expect(
+      hashOf(
+        BASE.replace('{ temperature: 0, max_completion_tokens: 64 }', '{ max_completion_tokens: 64, temperature: 0 }'),
+      ),
+    ).toBe(h);
   });
 
   it('changes with anything that is sent', () => {
@@ -76,10 +88,14 @@ describe('workloadHash', () => {
 });
 
 describe('workloadHashWithoutModels', () => {
-  const without = (text: string, overrides: string[] = []) => workloadHashWithoutModels(resolveProfileText(text, '/tmp/p.yaml', overrides));
+  const without = (text: string, overrides: string[] = []) =>
+    workloadHashWithoutModels(resolveProfileText(text, '/tmp/p.yaml', overrides));
 
   it('is the same for the same requests sent to models named differently, unlike workloadHash', () => {
-    const profile = resolveProfileText('scenarios:\n  - name: s\n    requests: 3\n    prompt: { input_tokens: 64 }\n', '/tmp/p.yaml');
+    const profile = resolveProfileText(
+      'scenarios:\n  - name: s\n    requests: 3\n    prompt: { input_tokens: 64 }\n',
+      '/tmp/p.yaml',
+    );
     const vllm = resolveGroupModels(profile, 'llama');
     const sglang = resolveGroupModels(profile, 'llama-3');
     expect(workloadHash(vllm)).not.toBe(workloadHash(sglang));
@@ -91,7 +107,13 @@ describe('workloadHashWithoutModels', () => {
 
   it('changes with anything else that is sent', () => {
     const h = without(BASE);
-    for (const change of ['scenarios[0].seed=2', 'scenarios[0].tiers=[flex]', 'scenarios[0].request.temperature=1', 'scenarios[0].prompt.input_tokens=101', 'scenarios[0].name=t']) {
+    for (const change of [
+      'scenarios[0].seed=2',
+      'scenarios[0].tiers=[flex]',
+      'scenarios[0].request.temperature=1',
+      'scenarios[0].prompt.input_tokens=101',
+      'scenarios[0].name=t',
+    ]) {
       expect(without(BASE, [change]), change).not.toBe(h);
     }
   });
@@ -99,7 +121,8 @@ describe('workloadHashWithoutModels', () => {
 
 describe('canonicalJson', () => {
   it('sorts keys at every depth and drops undefined', () => {
-    expect(canonicalJson({ b: 1, a: { d: [2, { y: 1, x: null }], c: undefined } })).toBe('{"a":{"d":[2,{"x":null,"y":1}]},"b":1}');
+    expect(canonicalJson({ b: 1, a: { d: [2, { y: 1, x: null }], c: undefined } })).toBe(
+      '{"a":{"d":[2,{"x":null,"y":1}]},"b":1}',
+    );
   });
 });
-

@@ -191,7 +191,10 @@ describe('capacity engine', () => {
 
   it('survives a writer that throws and keeps serving other streams', async () => {
     const errors: unknown[] = [];
-    const engine = new CapacityEngine({ capacityOf: () => ({ ...ONE_SLOT, slots: 2 }), onCallbackError: (e) => errors.push(e) });
+    const engine = new CapacityEngine({
+      capacityOf: () => ({ ...ONE_SLOT, slots: 2 }),
+      onCallbackError: (e) => errors.push(e),
+    });
     engines.push(engine);
     engine.submit(
       { modelId: 'm', tier: 'default', inputTokens: 1, cachedTokens: 0, outputTokens: 50, seed: 1 },

@@ -16,7 +16,13 @@ class Entry implements Queueable {
 describe('tier queue', () => {
   it('serves by tier, FIFO within a tier, skipping cancelled entries', () => {
     const queue = new TierQueue<Entry>();
-    const entries = [new Entry('flex', 1, 'f1'), new Entry('default', 2, 'd1'), new Entry('priority', 3, 'p1'), new Entry('default', 4, 'd2'), new Entry('priority', 5, 'p2')];
+    const entries = [
+      new Entry('flex', 1, 'f1'),
+      new Entry('default', 2, 'd1'),
+      new Entry('priority', 3, 'p1'),
+      new Entry('default', 4, 'd2'),
+      new Entry('priority', 5, 'p2'),
+    ];
     for (const e of entries) queue.push(e);
     entries[3]!.cancelled = true;
     queue.noteCancelled();

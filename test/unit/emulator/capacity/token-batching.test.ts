@@ -10,7 +10,14 @@ import type { CapacitySpec } from '../../../../src/emulator/model-spec.js';
 import { ManualClock } from '../../../../src/util/clock.js';
 
 /** 500 tokens/s: tokens due every 2 ms from 5 ms (the TTFT floor), exactly (no jitter). */
-const SPEC: CapacitySpec = { prefillTokensPerS: 1_000_000, decodeTokensPerS: 500, slots: 1, ttftFloorMs: 5, jitter: 0, cacheSpeedup: 0 };
+const SPEC: CapacitySpec = {
+  prefillTokensPerS: 1_000_000,
+  decodeTokensPerS: 500,
+  slots: 1,
+  ttftFloorMs: 5,
+  jitter: 0,
+  cacheSpeedup: 0,
+};
 const GAP_MS = 2;
 const FIRST_MS = 5;
 const TOKENS = 12;

@@ -24,17 +24,20 @@ describe('x-emulator-fault header', () => {
     expect(parseFaultHeader(value, defaults)).toEqual(plan);
   });
 
-  it.each(['explode', 'http_500;after=x', 'reset;when=3', 'http_404'])('rejects %j with a 400 naming the header', (value) => {
-    let error: unknown;
-    try {
-      parseFaultHeader(value, defaults);
-    } catch (e) {
-      error = e;
-    }
-    expect(error).toBeInstanceOf(ApiError);
-    expect((error as ApiError).status).toBe(400);
-    expect((error as ApiError).param).toBe('x-emulator-fault');
-  });
+  it.each(['explode', 'http_500;after=x', 'reset;when=3', 'http_404'])(
+    'rejects %j with a 400 naming the header',
+    (value) => {
+      let error: unknown;
+      try {
+        parseFaultHeader(value, defaults);
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(ApiError);
+      expect((error as ApiError).status).toBe(400);
+      expect((error as ApiError).param).toBe('x-emulator-fault');
+    },
+  );
 });
 
 describe('seeded fault injector', () => {
@@ -46,7 +49,11 @@ describe('seeded fault injector', () => {
   it('follows the header over the rates, with the model stall length as the default', () => {
     const injector = new SeededFaultInjector();
     const model = modelWith({ http500: 1, stallMs: 321 });
-    expect(injector.decide(model, 'stall_before_headers', 1)).toEqual({ kind: 'stall_before_headers', afterTokens: 3, stallMs: 321 });
+    expect(injector.decide(model, 'stall_before_headers', 1)).toEqual({
+      kind: 'stall_before_headers',
+      afterTokens: 3,
+      stallMs: 321,
+    });
     expect(injector.decide(model, undefined, 1).kind).toBe('http_500');
   });
 

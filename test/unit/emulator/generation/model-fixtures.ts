@@ -35,8 +35,23 @@ export const textModel: ModelSpec = {
   quantization: 'fp16',
   reasoning: null,
   typicalOutputTokens: 120,
-  capacity: { prefillTokensPerS: 10_000, decodeTokensPerS: 100, slots: 8, ttftFloorMs: 10, jitter: 0, cacheSpeedup: 0.5 },
-  faults: { http500: 0, http503: 0, streamError: 0, reset: 0, stallBeforeHeaders: 0, stallBetweenTokens: 0, stallMs: 0 },
+  capacity: {
+    prefillTokensPerS: 10_000,
+    decodeTokensPerS: 100,
+    slots: 8,
+    ttftFloorMs: 10,
+    jitter: 0,
+    cacheSpeedup: 0.5,
+  },
+  faults: {
+    http500: 0,
+    http503: 0,
+    streamError: 0,
+    reset: 0,
+    stallBeforeHeaders: 0,
+    stallBetweenTokens: 0,
+    stallMs: 0,
+  },
 };
 
 export const visionModel: ModelSpec = {

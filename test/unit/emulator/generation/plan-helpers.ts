@@ -15,7 +15,9 @@ export function plan(extra: Record<string, unknown>, model: ModelSpec = textMode
 }
 
 const join = (plan: CompletionPlan, kind: string, toolIndex?: number) =>
-  plan.tokens.filter((t) => t.kind === kind && (toolIndex === undefined || t.toolIndex === toolIndex)).map((t) => t.text);
+  plan.tokens
+    .filter((t) => t.kind === kind && (toolIndex === undefined || t.toolIndex === toolIndex))
+    .map((t) => t.text);
 
 /** Tokens, text and counts agree, as the real tokenizer sees them. */
 export function expectConsistent(plan: CompletionPlan): void {

@@ -8,7 +8,17 @@ const STOPS = [',', '.', ' the', 'er', 'ing ', 'a', '"', '":', 'zz'];
 const FORMATS = [
   undefined,
   { type: 'json_object' },
-  { type: 'json_schema', json_schema: { name: 's', schema: { type: 'object', properties: { a: { type: 'string' }, b: { type: 'array', items: { type: 'number' } } }, required: ['a', 'b'] } } },
+  {
+    type: 'json_schema',
+    json_schema: {
+      name: 's',
+      schema: {
+        type: 'object',
+        properties: { a: { type: 'string' }, b: { type: 'array', items: { type: 'number' } } },
+        required: ['a', 'b'],
+      },
+    },
+  },
 ];
 
 describe('planCompletion: invariants over random combinations', () => {
@@ -16,9 +26,13 @@ describe('planCompletion: invariants over random combinations', () => {
     const rng = createRng(2024);
     for (let i = 0; i < 300; i++) {
       const model = rng.next() < 0.4 ? reasoningModel : textModel;
-      const request: Record<string, unknown> = { seed: rng.int(0, 1e6), messages: [{ role: 'user', content: 'Answer in JSON or prose.' }] };
+      const request: Record<string, unknown> = {
+        seed: rng.int(0, 1e6),
+        messages: [{ role: 'user', content: 'Answer in JSON or prose.' }],
+      };
       if (rng.next() < 0.5) request['max_completion_tokens'] = rng.int(1, 300);
-      if (rng.next() < 0.5) request['stop'] = [STOPS[rng.int(0, STOPS.length - 1)]!, STOPS[rng.int(0, STOPS.length - 1)]!];
+      if (rng.next() < 0.5)
+        request['stop'] = [STOPS[rng.int(0, STOPS.length - 1)]!, STOPS[rng.int(0, STOPS.length - 1)]!];
       const format = FORMATS[rng.int(0, FORMATS.length - 1)];
       if (format) request['response_format'] = format;
       if (model === reasoningModel) request['reasoning_format'] = ['parsed', 'raw', 'hidden'][rng.int(0, 2)];
@@ -35,10 +49,19 @@ describe('planCompletion: invariants over random combinations', () => {
       const content = result.content ?? '';
       // Stops apply to the answer, not to the reasoning inside raw <think> tags.
       const close = content.indexOf('</think>');
-      const answer = request['reasoning_format'] !== 'raw' || model !== reasoningModel ? content : close < 0 ? '' : content.slice(close + '</think>'.length);
+      const answer =
+        request['reasoning_format'] !== 'raw' || model !== reasoningModel
+          ? content
+          : close < 0
+            ? ''
+            : content.slice(close + '</think>'.length);
       for (const stop of stops) expect(answer.includes(stop), `${context} -> ${answer}`).toBe(false);
       if (result.finishReason === 'length' && cap !== undefined) expect(result.tokens.length, context).toBe(cap);
-      if (request['logprobs']) expect(result.tokens.every((t) => t.top.length === request['top_logprobs']), context).toBe(true);
+      if (request['logprobs'])
+        expect(
+          result.tokens.every((t) => t.top.length === request['top_logprobs']),
+          context,
+        ).toBe(true);
     }
   });
 });

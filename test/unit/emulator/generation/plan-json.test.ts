@@ -10,7 +10,12 @@ import { schemaErrors } from './schema-validator.js';
 const SCHEMAS: Record<string, Record<string, unknown>> = {
   flat: {
     type: 'object',
-    properties: { name: { type: 'string' }, age: { type: 'integer', minimum: 0, maximum: 120 }, active: { type: 'boolean' }, note: { type: 'null' } },
+    properties: {
+      name: { type: 'string' },
+      age: { type: 'integer', minimum: 0, maximum: 120 },
+      active: { type: 'boolean' },
+      note: { type: 'null' },
+    },
     required: ['name', 'age', 'active', 'note'],
     additionalProperties: false,
   },
@@ -36,7 +41,11 @@ const SCHEMAS: Record<string, Record<string, unknown>> = {
     type: 'object',
     properties: {
       tags: { type: 'array', items: { type: 'string', minLength: 3, maxLength: 8 }, minItems: 2, maxItems: 4 },
-      matrix: { type: 'array', items: { type: 'array', items: { type: 'integer' }, minItems: 1, maxItems: 2 }, maxItems: 3 },
+      matrix: {
+        type: 'array',
+        items: { type: 'array', items: { type: 'integer' }, minItems: 1, maxItems: 2 },
+        maxItems: 3,
+      },
       pair: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'integer' }], items: false, minItems: 2 },
       colours: { type: 'array', items: { enum: ['red', 'green', 'blue'] }, uniqueItems: true, minItems: 3 },
       empty: { type: 'array', items: { type: 'string' }, maxItems: 0 },
@@ -52,12 +61,27 @@ const SCHEMAS: Record<string, Record<string, unknown>> = {
       value: { anyOf: [{ type: 'string' }, { type: 'number', minimum: 5, maximum: 6 }] },
       shape: {
         oneOf: [
-          { type: 'object', properties: { circle: { type: 'number', minimum: 0 } }, required: ['circle'], additionalProperties: false },
-          { type: 'object', properties: { square: { type: 'integer', minimum: 0 } }, required: ['square'], additionalProperties: false },
+          {
+            type: 'object',
+            properties: { circle: { type: 'number', minimum: 0 } },
+            required: ['circle'],
+            additionalProperties: false,
+          },
+          {
+            type: 'object',
+            properties: { square: { type: 'integer', minimum: 0 } },
+            required: ['square'],
+            additionalProperties: false,
+          },
         ],
       },
       maybe: { type: ['string', 'null'] },
-      merged: { allOf: [{ type: 'object', properties: { a: { type: 'string' } }, required: ['a'] }, { properties: { b: { type: 'boolean' } }, required: ['b'] }] },
+      merged: {
+        allOf: [
+          { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] },
+          { properties: { b: { type: 'boolean' } }, required: ['b'] },
+        ],
+      },
     },
     required: ['kind', 'level', 'value', 'shape', 'maybe', 'merged'],
     additionalProperties: false,
@@ -65,7 +89,12 @@ const SCHEMAS: Record<string, Record<string, unknown>> = {
   refs: {
     type: 'object',
     $defs: {
-      point: { type: 'object', properties: { x: { type: 'number' }, y: { type: 'number' } }, required: ['x', 'y'], additionalProperties: false },
+      point: {
+        type: 'object',
+        properties: { x: { type: 'number' }, y: { type: 'number' } },
+        required: ['x', 'y'],
+        additionalProperties: false,
+      },
       node: {
         type: 'object',
         properties: { label: { type: 'string' }, children: { type: 'array', items: { $ref: '#/$defs/node' } } },
@@ -73,7 +102,11 @@ const SCHEMAS: Record<string, Record<string, unknown>> = {
         additionalProperties: false,
       },
     },
-    properties: { origin: { $ref: '#/$defs/point' }, path: { type: 'array', items: { $ref: '#/$defs/point' } }, tree: { $ref: '#/$defs/node' } },
+    properties: {
+      origin: { $ref: '#/$defs/point' },
+      path: { type: 'array', items: { $ref: '#/$defs/point' } },
+      tree: { $ref: '#/$defs/node' },
+    },
     required: ['origin', 'path', 'tree'],
     additionalProperties: false,
   },
@@ -83,15 +116,18 @@ const SCHEMAS: Record<string, Record<string, unknown>> = {
 const asksJson = [{ role: 'user', content: 'Reply in JSON.' }];
 
 describe('planCompletion: structured outputs', () => {
-  it.each(Object.entries(SCHEMAS))('json_schema %s: output is valid against the schema for many seeds', (name, schema) => {
-    for (let seed = 1; seed <= 40; seed++) {
-      const result = plan({ seed, response_format: { type: 'json_schema', json_schema: { name, schema } } });
-      expect(result.finishReason).toBe('stop');
-      const value = JSON.parse(result.content!);
-      expect(schemaErrors(schema, value), `${name} seed ${seed}: ${result.content}`).toBeNull();
-      expect(countTokens(result.content!)).toBe(result.tokens.length);
-    }
-  });
+  it.each(Object.entries(SCHEMAS))(
+    'json_schema %s: output is valid against the schema for many seeds',
+    (name, schema) => {
+      for (let seed = 1; seed <= 40; seed++) {
+        const result = plan({ seed, response_format: { type: 'json_schema', json_schema: { name, schema } } });
+        expect(result.finishReason).toBe('stop');
+        const value = JSON.parse(result.content!);
+        expect(schemaErrors(schema, value), `${name} seed ${seed}: ${result.content}`).toBeNull();
+        expect(countTokens(result.content!)).toBe(result.tokens.length);
+      }
+    },
+  );
 
   it('schema values vary with the seed', () => {
     const outputs = new Set<string>();
@@ -109,7 +145,11 @@ describe('planCompletion: structured outputs', () => {
   });
 
   it('a length cap may end the JSON mid-value, with finish_reason length', () => {
-    const result = plan({ seed: 1, max_completion_tokens: 5, response_format: { type: 'json_schema', json_schema: { name: 'flat', schema: SCHEMAS['flat'] } } });
+    const result = plan({
+      seed: 1,
+      max_completion_tokens: 5,
+      response_format: { type: 'json_schema', json_schema: { name: 'flat', schema: SCHEMAS['flat'] } },
+    });
     expect(result.tokens).toHaveLength(5);
     expect(result.finishReason).toBe('length');
     expect(() => JSON.parse(result.content!)).toThrow();
@@ -117,15 +157,25 @@ describe('planCompletion: structured outputs', () => {
 
   it('stop cuts JSON too and keeps usage exact', () => {
     const schema = SCHEMAS['flat']!;
-    const full = plan({ seed: 2, response_format: { type: 'json_schema', json_schema: { name: 'flat', schema } } }).content!;
-    const result = plan({ seed: 2, stop: '"age', response_format: { type: 'json_schema', json_schema: { name: 'flat', schema } } });
+    const full = plan({ seed: 2, response_format: { type: 'json_schema', json_schema: { name: 'flat', schema } } })
+      .content!;
+    const result = plan({
+      seed: 2,
+      stop: '"age',
+      response_format: { type: 'json_schema', json_schema: { name: 'flat', schema } },
+    });
     expect(result.content).toBe(full.slice(0, full.indexOf('"age')));
     expect(result.finishReason).toBe('stop');
     expect(countTokens(result.content!)).toBe(result.tokens.length);
   });
 
   it('without a schema, json_schema still gives a JSON object', () => {
-    const request = { model: 'm', messages: [{ role: 'user' as const, content: 'x' }], seed: 3, response_format: { type: 'json_schema' as const, json_schema: { name: 'any' } } };
+    const request = {
+      model: 'm',
+      messages: [{ role: 'user' as const, content: 'x' }],
+      seed: 3,
+      response_format: { type: 'json_schema' as const, json_schema: { name: 'any' } },
+    };
     const result = planCompletion(request, textModel, 1);
     expect(typeof JSON.parse(result.content!)).toBe('object');
   });
@@ -145,15 +195,20 @@ describe('structured outputs from the openai SDK helpers (zod schemas)', () => {
       check: Step,
     });
     const responseFormat = zodResponseFormat(Answer, 'math_answer');
-    const schema = (responseFormat as unknown as { json_schema: { schema: Record<string, unknown> } }).json_schema.schema;
+    const schema = (responseFormat as unknown as { json_schema: { schema: Record<string, unknown> } }).json_schema
+      .schema;
     for (let seed = 1; seed <= 25; seed++) {
       const result = plan({ seed, response_format: responseFormat });
       const value = JSON.parse(result.content!) as { confidence: unknown };
       expect(schemaErrors(schema, value), result.content!).toBeNull();
       if (typeof value.confidence === 'number') expect(Math.abs(value.confidence)).toBeLessThanOrEqual(100);
     }
-    const weather = zodFunction({ name: 'get_weather', parameters: z.object({ city: z.string(), unit: z.enum(['c', 'f']).nullable() }) });
-    const call = plan({ seed: 1, tools: [weather], messages: [{ role: 'user', content: 'use get_weather' }] }).toolCalls![0]!;
+    const weather = zodFunction({
+      name: 'get_weather',
+      parameters: z.object({ city: z.string(), unit: z.enum(['c', 'f']).nullable() }),
+    });
+    const call = plan({ seed: 1, tools: [weather], messages: [{ role: 'user', content: 'use get_weather' }] })
+      .toolCalls![0]!;
     expect(schemaErrors(weather.function.parameters as object, JSON.parse(call.function.arguments))).toBeNull();
   });
 });

@@ -67,7 +67,9 @@ describe('planCompletion: prose answers', () => {
     expect(JSON.stringify(plan({ seed: 42 }, textModel, 1))).toBe(JSON.stringify(plan({ seed: 42 }, textModel, 999)));
     expect(plan({ seed: 42 }).content).not.toBe(plan({ seed: 43 }).content);
     // Different prompts under one seed answer differently.
-    expect(plan({ seed: 42, messages: [{ role: 'user', content: 'Another question' }] }).content).not.toBe(plan({ seed: 42 }).content);
+    expect(plan({ seed: 42, messages: [{ role: 'user', content: 'Another question' }] }).content).not.toBe(
+      plan({ seed: 42 }).content,
+    );
   });
 
   it('uses the fallback seed without a seed, except at temperature 0 (greedy)', () => {

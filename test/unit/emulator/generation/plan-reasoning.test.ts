@@ -17,7 +17,8 @@ describe('planCompletion: reasoning models', () => {
   it('reasons more at higher effort (default medium), within +-20% of the budget', () => {
     const average = (effort?: string) => {
       let total = 0;
-      for (let seed = 1; seed <= 40; seed++) total += plan(effort ? { seed, reasoning_effort: effort } : { seed }, reasoningModel).reasoningTokens;
+      for (let seed = 1; seed <= 40; seed++)
+        total += plan(effort ? { seed, reasoning_effort: effort } : { seed }, reasoningModel).reasoningTokens;
       return total / 40;
     };
     const low = average('low');
@@ -32,7 +33,7 @@ describe('planCompletion: reasoning models', () => {
     expect(average()).toBe(medium);
   });
 
-  it("effort none reasons on the second model (it enables reasoning like the others)", () => {
+  it('effort none reasons on the second model (it enables reasoning like the others)', () => {
     const result = plan({ seed: 4, reasoning_effort: 'none' }, effortNoneModel);
     expect(result.reasoningTokens).toBeGreaterThan(0);
     expect(result.reasoning).not.toBeNull();
@@ -45,7 +46,10 @@ describe('planCompletion: reasoning models', () => {
     expect(cut.content).toBe('');
     expect(cut.finishReason).toBe('length');
     const full = plan({ seed: 4, reasoning_effort: 'low' }, reasoningModel);
-    const capped = plan({ seed: 4, reasoning_effort: 'low', max_completion_tokens: full.reasoningTokens + 5 }, reasoningModel);
+    const capped = plan(
+      { seed: 4, reasoning_effort: 'low', max_completion_tokens: full.reasoningTokens + 5 },
+      reasoningModel,
+    );
     expect(capped.reasoningTokens).toBe(full.reasoningTokens);
     expect(capped.tokens.length - capped.reasoningTokens).toBe(5);
     expect(capped.finishReason).toBe('length');
@@ -58,7 +62,10 @@ describe('planCompletion: reasoning models', () => {
     expect(raw.content).toBe(`<think>\n${parsed.reasoning}\n</think>\n\n${parsed.content}`);
     expect(raw.tokens.every((t) => t.kind === 'content')).toBe(true);
     expect(raw.tokens).toHaveLength(countTokens(raw.content!));
-    const thinkTokens = raw.tokens.slice(0, raw.reasoningTokens).map((t) => t.text).join('');
+    const thinkTokens = raw.tokens
+      .slice(0, raw.reasoningTokens)
+      .map((t) => t.text)
+      .join('');
     expect(raw.finishReason).toBe('stop');
     // Room for the tags is kept, so a cap that fits reasoning + answer + tags does not cut the answer.
     const fitted = plan({ seed: 6, reasoning_format: 'raw', max_completion_tokens: raw.tokens.length }, reasoningModel);
@@ -74,7 +81,9 @@ describe('planCompletion: reasoning models', () => {
     expect(hidden.reasoning).toBeNull();
     expect(hidden.reasoningTokens).toBe(parsed.reasoningTokens);
     expect(hidden.tokens).toHaveLength(parsed.tokens.length);
-    expect(hidden.tokens.slice(0, hidden.reasoningTokens).every((t) => t.kind === 'reasoning' && t.text === '')).toBe(true);
+    expect(hidden.tokens.slice(0, hidden.reasoningTokens).every((t) => t.kind === 'reasoning' && t.text === '')).toBe(
+      true,
+    );
     expect(hidden.content).toBe(parsed.content);
   });
 

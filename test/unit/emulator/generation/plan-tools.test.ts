@@ -17,7 +17,13 @@ const searchParameters = {
   type: 'object',
   properties: {
     query: { type: 'string' },
-    filters: { type: 'array', items: { type: 'string', enum: ['news', 'images', 'video'] }, minItems: 1, maxItems: 2, uniqueItems: true },
+    filters: {
+      type: 'array',
+      items: { type: 'string', enum: ['news', 'images', 'video'] },
+      minItems: 1,
+      maxItems: 2,
+      uniqueItems: true,
+    },
     limit: { type: ['integer', 'null'], minimum: 1, maximum: 50 },
   },
   required: ['query', 'filters', 'limit'],
@@ -25,11 +31,15 @@ const searchParameters = {
 };
 const tools = [
   { type: 'function', function: { name: 'get_weather', description: 'Weather', parameters: weatherParameters } },
-  { type: 'function', function: { name: 'web_search', description: 'Search', parameters: searchParameters, strict: true } },
+  {
+    type: 'function',
+    function: { name: 'web_search', description: 'Search', parameters: searchParameters, strict: true },
+  },
   { type: 'function', function: { name: 'ping' } },
 ];
 const ask = (text: string) => [{ role: 'user', content: text }];
-const parametersOf = (name: string) => tools.find((t) => t.function.name === name)!.function.parameters ?? { type: 'object' };
+const parametersOf = (name: string) =>
+  tools.find((t) => t.function.name === name)!.function.parameters ?? { type: 'object' };
 
 describe('planCompletion: tool calls', () => {
   it('auto calls the tool the user names, with arguments valid against its schema', () => {
@@ -52,7 +62,12 @@ describe('planCompletion: tool calls', () => {
       expect(both.toolCalls!.map((c) => c.function.name)).toEqual(['get_weather', 'web_search']);
       expect(schemaErrors(searchParameters, JSON.parse(both.toolCalls![1]!.function.arguments))).toBeNull();
       expect(new Set(both.toolCalls!.map((c) => c.id)).size).toBe(2);
-      const one = plan({ seed, tools, parallel_tool_calls: false, messages: ask('Use web_search and get_weather please') });
+      const one = plan({
+        seed,
+        tools,
+        parallel_tool_calls: false,
+        messages: ask('Use web_search and get_weather please'),
+      });
       expect(one.toolCalls!.map((c) => c.function.name)).toEqual(['get_weather']);
     }
   });
@@ -68,7 +83,17 @@ describe('planCompletion: tool calls', () => {
   it('answers with text after a tool message', () => {
     const messages = [
       ...ask('Call get_weather for Paris'),
-      { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris","unit":"celsius"}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          {
+            id: 'c1',
+            type: 'function',
+            function: { name: 'get_weather', arguments: '{"city":"Paris","unit":"celsius"}' },
+          },
+        ],
+      },
       { role: 'tool', tool_call_id: 'c1', content: '{"temp": 20}' },
     ];
     const result = plan({ seed: 2, tools, messages });
@@ -80,7 +105,12 @@ describe('planCompletion: tool calls', () => {
   it('required forces a call (the first tool when none is named); named forces that one; none never calls', () => {
     const required = plan({ seed: 3, tools, tool_choice: 'required', messages: ask('Tell me a story') });
     expect(required.toolCalls!.map((c) => c.function.name)).toEqual(['get_weather']);
-    const named = plan({ seed: 3, tools, tool_choice: { type: 'function', function: { name: 'ping' } }, messages: ask('get_weather now') });
+    const named = plan({
+      seed: 3,
+      tools,
+      tool_choice: { type: 'function', function: { name: 'ping' } },
+      messages: ask('get_weather now'),
+    });
     expect(named.toolCalls!.map((c) => c.function.name)).toEqual(['ping']);
     expect(named.toolCalls![0]!.function.arguments).toBe('{}');
     const none = plan({ seed: 3, tools, tool_choice: 'none', messages: ask('call get_weather') });

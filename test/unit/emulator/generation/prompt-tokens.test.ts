@@ -14,12 +14,24 @@ describe('prompt token count', () => {
         { role: 'user', content: 'What is the capital of France?' },
       ],
     };
-    const expected = 3 + countTokens('system') + countTokens('You are terse.') + 3 + countTokens('user') + countTokens('What is the capital of France?') + 3;
+    const expected =
+      3 +
+      countTokens('system') +
+      countTokens('You are terse.') +
+      3 +
+      countTokens('user') +
+      countTokens('What is the capital of France?') +
+      3;
     expect(countPromptTokens(request)).toEqual({ promptTokens: expected, imageTokens: 0 });
   });
 
   it('adds tool definitions, assistant tool calls, tool_call_id and names', () => {
-    const tools = [{ type: 'function' as const, function: { name: 'lookup', parameters: { type: 'object', properties: { q: { type: 'string' } } } } }];
+    const tools = [
+      {
+        type: 'function' as const,
+        function: { name: 'lookup', parameters: { type: 'object', properties: { q: { type: 'string' } } } },
+      },
+    ];
     const calls = [{ id: 'c1', type: 'function' as const, function: { name: 'lookup', arguments: '{"q":"x"}' } }];
     const request: ChatCompletionRequest = {
       model: 'm',
@@ -31,7 +43,8 @@ describe('prompt token count', () => {
       ],
     };
     const expected =
-      3 + (3 + countTokens('user') + countTokens('find x') + 1 + countTokens('ann')) +
+      3 +
+      (3 + countTokens('user') + countTokens('find x') + 1 + countTokens('ann')) +
       (3 + countTokens('assistant') + countTokens(JSON.stringify(calls))) +
       (3 + countTokens('tool') + countTokens('found') + countTokens('c1')) +
       countTokens(JSON.stringify(tools));
@@ -44,13 +57,21 @@ describe('prompt token count', () => {
       messages: [{ role: 'user', content: [{ type: 'text', text: 'Compare these' }, IMAGE, IMAGE] }],
     };
     const text = 3 + 3 + countTokens('user') + countTokens('Compare these');
-    expect(countPromptTokens(request)).toEqual({ promptTokens: text + 2 * TOKENS_PER_IMAGE, imageTokens: 2 * TOKENS_PER_IMAGE });
+    expect(countPromptTokens(request)).toEqual({
+      promptTokens: text + 2 * TOKENS_PER_IMAGE,
+      imageTokens: 2 * TOKENS_PER_IMAGE,
+    });
   });
 
   it('counts the json_schema of response_format', () => {
     const schema = { type: 'object', properties: { a: { type: 'string' } } };
     const base: ChatCompletionRequest = { model: 'm', messages: [{ role: 'user', content: 'hi' }] };
-    const withSchema: ChatCompletionRequest = { ...base, response_format: { type: 'json_schema', json_schema: { name: 'x', schema } } };
-    expect(countPromptTokens(withSchema).promptTokens - countPromptTokens(base).promptTokens).toBe(countTokens(JSON.stringify(schema)));
+    const withSchema: ChatCompletionRequest = {
+      ...base,
+      response_format: { type: 'json_schema', json_schema: { name: 'x', schema } },
+    };
+    expect(countPromptTokens(withSchema).promptTokens - countPromptTokens(base).promptTokens).toBe(
+      countTokens(JSON.stringify(schema)),
+    );
   });
 });

@@ -18,11 +18,15 @@ describe('validateChatRequest: context length', () => {
   });
 
   it('prompt + max_completion_tokens may equal the context length, not exceed it', () => {
-    expect(validate(body({ messages: messagesOf(40), max_completion_tokens: 60 }), options).max_completion_tokens).toBe(60);
+    expect(validate(body({ messages: messagesOf(40), max_completion_tokens: 60 }), options).max_completion_tokens).toBe(
+      60,
+    );
     const error = rejection(body({ messages: messagesOf(40), max_completion_tokens: 61 }), options);
     expect(error.code).toBe('context_length_exceeded');
     expect(error.param).toBe('messages');
-    expect(error.message).toMatch(/maximum context length is 100 tokens. However, you requested 101 tokens \(40 in the messages, 61 in the completion\)/);
+    expect(error.message).toMatch(
+      /maximum context length is 100 tokens. However, you requested 101 tokens \(40 in the messages, 61 in the completion\)/,
+    );
   });
 
   it('without max_completion_tokens only the prompt must fit', () => {

@@ -11,7 +11,10 @@ export interface Options {
 }
 
 export function validate(body: unknown, options: Options = {}) {
-  return validateChatRequest(body, { model: options.model ?? textModel, dedicatedEndpoint: options.dedicatedEndpoint ?? false });
+  return validateChatRequest(body, {
+    model: options.model ?? textModel,
+    dedicatedEndpoint: options.dedicatedEndpoint ?? false,
+  });
 }
 
 /** A minimal valid body with `extra` merged over it. */
@@ -33,7 +36,12 @@ export function rejection(request: unknown, options: Options = {}): ApiError {
 }
 
 /** Asserts a 400 naming `param` with a message matching `message`. */
-export function expectRejected(request: unknown, param: string | null, message: RegExp, options: Options = {}): ApiError {
+export function expectRejected(
+  request: unknown,
+  param: string | null,
+  message: RegExp,
+  options: Options = {},
+): ApiError {
   const error = rejection(request, options);
   expect(error.param).toBe(param);
   expect(error.message).toMatch(message);

@@ -7,9 +7,14 @@ describe('validateChatRequest: reasoning_effort and reasoning_format per model',
     for (const effort of ['low', 'medium', 'high']) {
       expect(validate(body({ reasoning_effort: effort }), { model: reasoningModel }).reasoning_effort).toBe(effort);
     }
-    expectRejected(body({ reasoning_effort: 'none' }), 'reasoning_effort', /'none' is not supported by model 'test-reasoner'; it accepts 'low', 'medium', 'high'/, {
-      model: reasoningModel,
-    });
+    expectRejected(
+      body({ reasoning_effort: 'none' }),
+      'reasoning_effort',
+      /'none' is not supported by model 'test-reasoner'; it accepts 'low', 'medium', 'high'/,
+      {
+        model: reasoningModel,
+      },
+    );
   });
 
   it('the second reasoning model accepts none, low, medium, high', () => {
@@ -19,7 +24,12 @@ describe('validateChatRequest: reasoning_effort and reasoning_format per model',
   });
 
   it('rejects values outside the enum and any effort on a non-reasoning model', () => {
-    expectRejected(body({ reasoning_effort: 'max' }), 'reasoning_effort', /must be one of 'low', 'medium', 'high', 'none'/, { model: reasoningModel });
+    expectRejected(
+      body({ reasoning_effort: 'max' }),
+      'reasoning_effort',
+      /must be one of 'low', 'medium', 'high', 'none'/,
+      { model: reasoningModel },
+    );
     expectRejected(body({ reasoning_effort: 'low' }), 'reasoning_effort', /does not reason/, { model: textModel });
     expect(validate(body({ reasoning_effort: null }), { model: textModel }).reasoning_effort).toBeNull();
   });
@@ -30,11 +40,18 @@ describe('validateChatRequest: reasoning_effort and reasoning_format per model',
     }
     expect(validate(body({ reasoning_format: 'parsed' }), { model: effortNoneModel }).reasoning_format).toBe('parsed');
     for (const format of ['raw', 'hidden']) {
-      expectRejected(body({ reasoning_format: format }), 'reasoning_format', new RegExp(`'${format}' is not supported by model 'test-reasoner-none'`), {
-        model: effortNoneModel,
-      });
+      expectRejected(
+        body({ reasoning_format: format }),
+        'reasoning_format',
+        new RegExp(`'${format}' is not supported by model 'test-reasoner-none'`),
+        {
+          model: effortNoneModel,
+        },
+      );
     }
-    expectRejected(body({ reasoning_format: 'xml' }), 'reasoning_format', /must be one of 'parsed', 'raw', 'hidden'/, { model: reasoningModel });
+    expectRejected(body({ reasoning_format: 'xml' }), 'reasoning_format', /must be one of 'parsed', 'raw', 'hidden'/, {
+      model: reasoningModel,
+    });
     expectRejected(body({ reasoning_format: 'parsed' }), 'reasoning_format', /does not reason/, { model: textModel });
   });
 });

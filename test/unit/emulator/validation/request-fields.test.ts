@@ -23,7 +23,14 @@ describe('validateChatRequest: body and top-level fields', () => {
   it('rejects unknown fields by name and accepts the extras real clients send', () => {
     expectRejected(body({ temprature: 1 }), 'temprature', /Unknown parameter 'temprature'/);
     const request = validate(
-      body({ stream: true, stream_options: { include_usage: true }, n: 1, metadata: { team: 'perf' }, store: false, reasoning_format: null }),
+      body({
+        stream: true,
+        stream_options: { include_usage: true },
+        n: 1,
+        metadata: { team: 'perf' },
+        store: false,
+        reasoning_format: null,
+      }),
     );
     expect(request.stream_options).toEqual({ include_usage: true });
     expectRejected(body({ n: 2 }), 'n', /'n' must be 1/);
@@ -77,7 +84,11 @@ describe('validateChatRequest: body and top-level fields', () => {
 
   it('prompt_cache_key: at most 1024 characters', () => {
     expect(validate(body({ prompt_cache_key: 'k'.repeat(1024) })).prompt_cache_key).toHaveLength(1024);
-    expectRejected(body({ prompt_cache_key: 'k'.repeat(1025) }), 'prompt_cache_key', /at most 1024 characters, got 1025/);
+    expectRejected(
+      body({ prompt_cache_key: 'k'.repeat(1025) }),
+      'prompt_cache_key',
+      /at most 1024 characters, got 1025/,
+    );
     expectRejected(body({ prompt_cache_key: 12 }), 'prompt_cache_key', /must be a string/);
   });
 
@@ -102,10 +113,15 @@ describe('validateChatRequest: body and top-level fields', () => {
   });
 
   it('service_tier: the enum, and priority only on dedicated endpoints', () => {
-    for (const tier of ['default', 'auto', 'flex']) expect(validate(body({ service_tier: tier })).service_tier).toBe(tier);
+    for (const tier of ['default', 'auto', 'flex'])
+      expect(validate(body({ service_tier: tier })).service_tier).toBe(tier);
     expectRejected(body({ service_tier: 'priority' }), 'service_tier', /only available on dedicated endpoints/);
     expect(validate(body({ service_tier: 'priority' }), { dedicatedEndpoint: true }).service_tier).toBe('priority');
-    expectRejected(body({ service_tier: 'gold' }), 'service_tier', /must be one of 'priority', 'default', 'auto', 'flex'/);
+    expectRejected(
+      body({ service_tier: 'gold' }),
+      'service_tier',
+      /must be one of 'priority', 'default', 'auto', 'flex'/,
+    );
   });
 
   it('prediction: type content with a string or text parts', () => {
@@ -113,7 +129,11 @@ describe('validateChatRequest: body and top-level fields', () => {
     validate(body({ prediction: { type: 'content', content: [{ type: 'text', text: 'draft' }] } }));
     expectRejected(body({ prediction: { type: 'other', content: 'x' } }), 'prediction.type', /must be 'content'/);
     expectRejected(body({ prediction: { type: 'content' } }), 'prediction.content', /string or an array of text parts/);
-    expectRejected(body({ prediction: { type: 'content', content: [{ type: 'image_url' }] } }), 'prediction.content[0].type', /must be 'text'/);
+    expectRejected(
+      body({ prediction: { type: 'content', content: [{ type: 'image_url' }] } }),
+      'prediction.content[0].type',
+      /must be 'text'/,
+    );
   });
 
   it('stream, parallel_tool_calls and user have their types', () => {

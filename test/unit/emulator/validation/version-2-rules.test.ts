@@ -9,7 +9,9 @@ const tools = [{ type: 'function', function: { name: 'lookup', parameters: { typ
 
 describe('validateChatRequest: version-2 rules (spec "Errors")', () => {
   it('accepts a well-formed tool conversation with parallel calls', () => {
-    const request = validate(body({ tools, messages: [user(), assistant('a', 'b'), toolResult('b'), toolResult('a'), user('thanks')] }));
+    const request = validate(
+      body({ tools, messages: [user(), assistant('a', 'b'), toolResult('b'), toolResult('a'), user('thanks')] }),
+    );
     expect(request.messages).toHaveLength(5);
   });
 
@@ -25,11 +27,19 @@ describe('validateChatRequest: version-2 rules (spec "Errors")', () => {
       'messages[1].tool_calls[1].id',
       /Tool call 'b' .* no tool message immediately following/,
     );
-    expectRejected(body({ messages: [user(), assistant('a')] }), 'messages[1].tool_calls[0].id', /no tool message immediately following/);
+    expectRejected(
+      body({ messages: [user(), assistant('a')] }),
+      'messages[1].tool_calls[0].id',
+      /no tool message immediately following/,
+    );
   });
 
   it('rule 2: a tool message for an id no earlier assistant message called', () => {
-    expectRejected(body({ messages: [user(), toolResult('ghost')] }), 'messages[1].tool_call_id', /tool_call_id 'ghost', which no earlier assistant message called/);
+    expectRejected(
+      body({ messages: [user(), toolResult('ghost')] }),
+      'messages[1].tool_call_id',
+      /tool_call_id 'ghost', which no earlier assistant message called/,
+    );
     expectRejected(
       body({ messages: [user(), assistant('a'), toolResult('a'), toolResult('b')] }),
       'messages[3].tool_call_id',
@@ -39,14 +49,22 @@ describe('validateChatRequest: version-2 rules (spec "Errors")', () => {
 
   it('rule 3: tool_choice without tools', () => {
     for (const choice of ['auto', 'none', 'required', { type: 'function', function: { name: 'lookup' } }]) {
-      expectRejected(body({ tool_choice: choice }), 'tool_choice', /'tool_choice' is set but the request has no 'tools'/);
+      expectRejected(
+        body({ tool_choice: choice }),
+        'tool_choice',
+        /'tool_choice' is set but the request has no 'tools'/,
+      );
       expectRejected(body({ tools: [], tool_choice: choice }), 'tool_choice', /has no 'tools'/);
     }
     expect(validate(body({ tool_choice: null })).tool_choice).toBeUndefined();
   });
 
   it('rule 4: duplicate tool call ids in one request', () => {
-    expectRejected(body({ messages: [user(), assistant('a', 'a'), toolResult('a')] }), 'messages[1].tool_calls[1].id', /Duplicate tool call id 'a'/);
+    expectRejected(
+      body({ messages: [user(), assistant('a', 'a'), toolResult('a')] }),
+      'messages[1].tool_calls[1].id',
+      /Duplicate tool call id 'a'/,
+    );
     expectRejected(
       body({ messages: [user(), assistant('a'), toolResult('a'), user(), assistant('a'), toolResult('a')] }),
       'messages[4].tool_calls[0].id',
@@ -56,16 +74,26 @@ describe('validateChatRequest: version-2 rules (spec "Errors")', () => {
 });
 
 describe('validateChatRequest: strict schemas (rule 5 and Versioning 6(a))', () => {
-  const strictFormat = (schema: unknown) => body({ response_format: { type: 'json_schema', json_schema: { name: 'out', strict: true, schema } } });
-  const strictTool = (parameters: unknown) => body({ tools: [{ type: 'function', function: { name: 'f', strict: true, parameters } }] });
+  const strictFormat = (schema: unknown) =>
+    body({ response_format: { type: 'json_schema', json_schema: { name: 'out', strict: true, schema } } });
+  const strictTool = (parameters: unknown) =>
+    body({ tools: [{ type: 'function', function: { name: 'f', strict: true, parameters } }] });
   const good = {
     type: 'object',
     properties: {
       name: { type: 'string' },
       unit: { type: 'string', enum: ['c', 'f'] },
       level: { type: ['integer', 'null'], enum: [1, 2, null] },
-      address: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false },
-      tags: { type: 'array', items: { type: 'object', properties: { t: { type: 'string' } }, required: ['t'], additionalProperties: false } },
+      address: {
+        type: 'object',
+        properties: { city: { type: 'string' } },
+        required: ['city'],
+        additionalProperties: false,
+      },
+      tags: {
+        type: 'array',
+        items: { type: 'object', properties: { t: { type: 'string' } }, required: ['t'], additionalProperties: false },
+      },
     },
     required: ['name', 'unit', 'level', 'address', 'tags'],
     additionalProperties: false,
@@ -78,37 +106,74 @@ describe('validateChatRequest: strict schemas (rule 5 and Versioning 6(a))', () 
 
   it('rule 5: every object level needs additionalProperties false', () => {
     const { additionalProperties: _root, ...rootOpen } = good;
-    expectRejected(strictFormat(rootOpen), 'response_format.json_schema.schema', /the object at '#' must set 'additionalProperties': false/);
+    expectRejected(
+      strictFormat(rootOpen),
+      'response_format.json_schema.schema',
+      /the object at '#' must set 'additionalProperties': false/,
+    );
     const nestedOpen = structuredClone(good) as unknown as { properties: { address: Record<string, unknown> } };
     delete nestedOpen.properties.address['additionalProperties'];
-    expectRejected(strictFormat(nestedOpen), 'response_format.json_schema.schema', /the object at '#\/properties\/address' must set 'additionalProperties': false/);
+    expectRejected(
+      strictFormat(nestedOpen),
+      'response_format.json_schema.schema',
+      /the object at '#\/properties\/address' must set 'additionalProperties': false/,
+    );
     const itemOpen = structuredClone(good) as unknown as { properties: { tags: { items: Record<string, unknown> } } };
     itemOpen.properties.tags.items['additionalProperties'] = true;
-    expectRejected(strictTool(itemOpen), 'tools[0].function.parameters', /tool 'f'.*'#\/properties\/tags\/items' must set 'additionalProperties': false/);
-    const inDefs = { ...good, $defs: { point: { type: 'object', properties: { x: { type: 'number' } }, required: ['x'] } } };
-    expectRejected(strictFormat(inDefs), 'response_format.json_schema.schema', /'#\/\$defs\/point' must set 'additionalProperties': false/);
+    expectRejected(
+      strictTool(itemOpen),
+      'tools[0].function.parameters',
+      /tool 'f'.*'#\/properties\/tags\/items' must set 'additionalProperties': false/,
+    );
+    const inDefs = {
+      ...good,
+      $defs: { point: { type: 'object', properties: { x: { type: 'number' } }, required: ['x'] } },
+    };
+    expectRejected(
+      strictFormat(inDefs),
+      'response_format.json_schema.schema',
+      /'#\/\$defs\/point' must set 'additionalProperties': false/,
+    );
   });
 
   it('6(a): every property listed in required', () => {
     const missing = { ...good, required: ['name', 'unit', 'address', 'tags'] };
-    expectRejected(strictFormat(missing), 'response_format.json_schema.schema', /the object at '#' must list every property in 'required'; missing 'level'/);
+    expectRejected(
+      strictFormat(missing),
+      'response_format.json_schema.schema',
+      /the object at '#' must list every property in 'required'; missing 'level'/,
+    );
     const nested = structuredClone(good) as unknown as { properties: { address: { required: string[] } } };
     nested.properties.address.required = [];
-    expectRejected(strictTool(nested), 'tools[0].function.parameters', /'#\/properties\/address' must list every property in 'required'; missing 'city'/);
+    expectRejected(
+      strictTool(nested),
+      'tools[0].function.parameters',
+      /'#\/properties\/address' must list every property in 'required'; missing 'city'/,
+    );
   });
 
   it('6(a): enum values match the property type', () => {
     const wrong = structuredClone(good) as unknown as { properties: { unit: { enum: unknown[] } } };
     wrong.properties.unit.enum = ['c', 3];
-    expectRejected(strictFormat(wrong), 'response_format.json_schema.schema', /enum value 3 at '#\/properties\/unit' does not match the type 'string'/);
+    expectRejected(
+      strictFormat(wrong),
+      'response_format.json_schema.schema',
+      /enum value 3 at '#\/properties\/unit' does not match the type 'string'/,
+    );
     const integer = structuredClone(good) as unknown as { properties: { level: { enum: unknown[] } } };
     integer.properties.level.enum = [1, 2.5];
-    expectRejected(strictTool(integer), 'tools[0].function.parameters', /enum value 2.5 at '#\/properties\/level' does not match the type 'integer' or 'null'/);
+    expectRejected(
+      strictTool(integer),
+      'tools[0].function.parameters',
+      /enum value 2.5 at '#\/properties\/level' does not match the type 'integer' or 'null'/,
+    );
   });
 
   it('applies none of these rules without strict true', () => {
     const loose = { type: 'object', properties: { a: { type: 'string', enum: [1] } } };
-    validate(body({ response_format: { type: 'json_schema', json_schema: { name: 'out', strict: false, schema: loose } } }));
+    validate(
+      body({ response_format: { type: 'json_schema', json_schema: { name: 'out', strict: false, schema: loose } } }),
+    );
     validate(body({ tools: [{ type: 'function', function: { name: 'f', parameters: loose } }] }));
   });
 });
