@@ -9,6 +9,7 @@ export type InferbenchErrorCode =
   | 'BAD_CONFIG'
   | 'BAD_RESULTS'
   | 'TARGET_UNREACHABLE'
+  | 'TARGET_ERROR'
   | 'RUN_FAILED'
   | 'THRESHOLD_FAILED'
   | 'INTERRUPTED'

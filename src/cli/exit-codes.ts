@@ -18,6 +18,7 @@ export const EXIT_CODE_BY_ERROR = {
   BAD_CONFIG: EXIT.usage,
   BAD_RESULTS: EXIT.usage,
   TARGET_UNREACHABLE: EXIT.runFailed,
+  TARGET_ERROR: EXIT.runFailed,
   RUN_FAILED: EXIT.runFailed,
   THRESHOLD_FAILED: EXIT.thresholdFailed,
   INTERRUPTED: EXIT.interrupted,

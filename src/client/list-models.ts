@@ -1,7 +1,8 @@
 /**
  * GET /v1/models through the client's dispatcher (same pool, same auth interceptor, same timeouts), for
- * a scenario without models. Unlike send(), this is a setup step: failures are thrown as
- * InferbenchError TARGET_UNREACHABLE, with a hint, so the run stops before it starts.
+ * a scenario without models. Unlike send(), this is a setup step: failures are thrown, with a hint, so
+ * the run stops before it starts: TARGET_UNREACHABLE when no HTTP answer came (connection refused, TLS,
+ * timeout), TARGET_ERROR when the target answered, but with an error or something that is no model list.
  */
 import type { Dispatcher } from 'undici';
 import { InferbenchError } from '../errors.js';
@@ -74,7 +75,7 @@ class BodyCollector implements Dispatcher.DispatchHandler {
   }
 }
 
-/** The ids of GET {prefix}/v1/models; throws InferbenchError TARGET_UNREACHABLE on any failure. */
+/** The ids of GET {prefix}/v1/models; throws InferbenchError TARGET_UNREACHABLE (no answer) or TARGET_ERROR (an error answer). */
 export async function listModelIds(
   dispatcher: Dispatcher,
   pathPrefix: string,
@@ -102,7 +103,7 @@ export async function listModelIds(
     }
     if (status !== 200) {
       const message = errorDetails(parsed).message ?? body.slice(0, 120);
-      throw new InferbenchError('TARGET_UNREACHABLE', scrub(`GET /v1/models answered ${status}: ${message}`), {
+      throw new InferbenchError('TARGET_ERROR', scrub(`GET /v1/models answered ${status}: ${message}`), {
         hint:
           status === 401 || status === 403
             ? 'check the API key environment variable (target.api_key_env)'
@@ -111,7 +112,7 @@ export async function listModelIds(
     }
     const data = isObject(parsed) ? parsed['data'] : null;
     if (!Array.isArray(data)) {
-      throw new InferbenchError('TARGET_UNREACHABLE', 'GET /v1/models did not return a model list', {
+      throw new InferbenchError('TARGET_ERROR', 'GET /v1/models did not return a model list', {
         hint: 'check target.base_url',
       });
     }

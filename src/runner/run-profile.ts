@@ -5,8 +5,12 @@
  * flight get gracefulStopMs, then are aborted and end as timeouts of phase `total`). An interrupt stops
  * scheduling everywhere, lets the graceful stop run, and returns what was measured with complete=false.
  * Writes nothing itself: records and ticks go to the RunEvents sinks, numbers to the collector.
+ *
+ * Two clocks, on purpose: the injected `Clock` drives the schedules (a manual clock in tests) and gives
+ * the wall-clock labels; every timestamp compared with a request's (the run's start, a request's
+ * launch, progress snapshots) is util/clock.ts nowUs(), the performance.now() clock the client stamps
+ * records with, so that differences between them are real durations.
  */
-import { InferbenchError } from '../errors.js';
 import type { Clock } from '../util/clock.js';
 import { nowUs } from '../util/clock.js';
 import { createRng, hashString } from '../util/rng.js';
@@ -27,6 +31,9 @@ import type { CpuProbe, HarnessMonitor } from './harness-monitor.js';
 import { requestHeaders } from './request-headers.js';
 import type { RunEvents } from './run-events.js';
 import { RecordFinisher } from './record-finisher.js';
+import { InFlight } from './in-flight.js';
+import { maxConcurrency, plannedDurationMs, plannedRequestCount, warmupLoad } from './load-plan.js';
+import { resolveTargetModels } from './model-preflight.js';
 import { defaultRunnerDeps } from './runner-deps.js';
 import type { RunnerDeps, Workload } from './runner-deps.js';
 
@@ -181,59 +188,15 @@ interface RunState {
   warmingGroups: number;
 }
 
-/**
- * Asks the target for its models first: a scenario without models runs the first one, and a target that
- * cannot be reached at all ends the run here (exit 3) rather than after a whole duration of connect
- * errors. A target without GET /v1/models (an HTTP error answer) is fine when the profile names models.
- */
-async function resolveModels(
+/** The model pre-flight (model-preflight.ts) with this run's client options. */
+function resolveModels(
   options: RunProfileOptions,
   deps: RunnerDeps,
   headers: Record<string, string>,
 ): Promise<ResolvedProfile> {
-  const { profile } = options;
-  const first = profile.scenarios[0];
-  if (!first) return profile;
-  const needModels = profile.groups.some((group) => group.model === null);
-  const client = deps.createClient(clientOptions(options, first, headers, 1));
-  let ids: string[] = [];
-  try {
-    // Not cut by Ctrl-C (it is short and has its own timeouts): an interrupt here still ends in a run
-    // folder with complete=false, like any other interrupt.
-    ids = await client.listModels();
-  } catch (error) {
-    if (!needModels && !isConnectionFailure(error)) return profile;
-    if (error instanceof InferbenchError) throw error;
-    throw new InferbenchError(
-      'TARGET_UNREACHABLE',
-      `could not list the models of ${options.baseUrl} (GET /v1/models): ${describe(error)}`,
-      {
-        cause: error,
-        hint: 'check that the target is running and the base URL is right, or name the models in the profile (scenarios[].models)',
-      },
-    );
-  } finally {
-    await client.close();
-  }
-  if (!needModels) return profile;
-  const firstModel = ids[0];
-  if (firstModel === undefined) {
-    throw new InferbenchError(
-      'RUN_FAILED',
-      `${options.baseUrl} lists no models (GET /v1/models returned an empty list)`,
-      {
-        hint: 'name the models in the profile (scenarios[].models)',
-      },
-    );
-  }
-  return deps.resolveGroupModels(profile, firstModel);
-}
-
-/** The client reports a failed connection (no HTTP answer at all) with the socket error as `cause`. */
-function isConnectionFailure(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  if (!(error instanceof InferbenchError)) return true;
-  return error.cause !== undefined && error.cause !== null;
+  const first = options.profile.scenarios[0];
+  if (!first) return Promise.resolve(options.profile);
+  return resolveTargetModels(options.profile, clientOptions(options, first, headers, 1), deps);
 }
 
 /**
@@ -360,44 +323,10 @@ function finishRecord(state: RunState, record: RequestRecord, values: RecordedVa
   if (!record.warmup) {
     state.collector.completed(record, values);
     const lagUs = values.schedule_lag_ms;
-    if (lagUs === lagUs) state.monitor.recordScheduleLagUs(lagUs);
+    if (!Number.isNaN(lagUs)) state.monitor.recordScheduleLagUs(lagUs);
   }
   const sink = state.options.events?.onRecord;
   if (sink) safeCall(() => sink(record, group, values));
-}
-
-/** Counts requests in flight and lets the graceful stop wait for zero, with a deadline. */
-class InFlight {
-  #count = 0;
-  #waiters: (() => void)[] = [];
-
-  add(): void {
-    this.#count++;
-  }
-
-  done(): void {
-    this.#count--;
-    if (this.#count === 0) for (const wake of this.#waiters.splice(0)) wake();
-  }
-
-  /** Resolves true when nothing is in flight, false when timeoutMs passed first (null: no deadline). */
-  drained(timeoutMs: number | null): Promise<boolean> {
-    if (this.#count === 0) return Promise.resolve(true);
-    return new Promise((resolve) => {
-      let timer: NodeJS.Timeout | undefined;
-      const wake = (): void => {
-        if (timer) clearTimeout(timer);
-        resolve(true);
-      };
-      this.#waiters.push(wake);
-      if (timeoutMs !== null) {
-        timer = setTimeout(() => {
-          this.#waiters = this.#waiters.filter((waiter) => waiter !== wake);
-          resolve(false);
-        }, timeoutMs);
-      }
-    });
-  }
 }
 
 function clientOptions(
@@ -420,49 +349,10 @@ function clientOptions(
   };
 }
 
-/** Warmup runs at the load's first level, without stages (a ramp during warmup would be measured by no one). */
-function warmupLoad(load: LoadSpec): LoadSpec {
-  if (!load.stages || load.stages.length === 0) return load;
-  const first = load.stages.find((stage) => stage.target > 0) ?? load.stages[0];
-  const target = first ? first.target : 1;
-  return load.mode === 'concurrency'
-    ? { mode: 'concurrency', concurrency: Math.max(1, Math.round(target)), stages: null }
-    : { ...load, rate: target > 0 ? target : 1, stages: null };
-}
-
-/** The most requests a load keeps in flight (to size the connection pool). */
-function maxConcurrency(load: LoadSpec): number {
-  if (load.mode === 'rate') return load.maxConcurrency;
-  const stageMax = load.stages ? Math.max(0, ...load.stages.map((stage) => stage.target)) : 0;
-  return Math.max(load.concurrency, Math.ceil(stageMax));
-}
-
-function plannedDurationMs(scenarios: readonly ResolvedScenario[]): number | null {
-  let total = 0;
-  for (const scenario of scenarios) {
-    if (scenario.durationMs === null) return null;
-    total += scenario.durationMs + scenario.warmupMs;
-  }
-  return total;
-}
-
-function plannedRequestCount(profile: ResolvedProfile): number | null {
-  let total = 0;
-  for (const scenario of profile.scenarios) {
-    if (scenario.requests === null) return null;
-    total += scenario.requests * profile.groups.filter((group) => group.scenario === scenario.name).length;
-  }
-  return total;
-}
-
 function safeCall(fn: () => void): void {
   try {
     fn();
   } catch {
     // Sinks never stop the run (see run-events.ts).
   }
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

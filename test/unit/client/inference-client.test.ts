@@ -543,7 +543,7 @@ describe('InferenceClient: composed behaviour', () => {
     expect(ports.size).toBe(1);
   });
 
-  it('listModels returns the ids with auth, and throws a TARGET_UNREACHABLE without the key on 401', async () => {
+  it('listModels returns the ids with auth, throws TARGET_ERROR on a 401 and TARGET_UNREACHABLE with nobody listening', async () => {
     const server = await serve(
       startTestServer((req, res) => {
         if (req.headers.authorization !== `Bearer ${API_KEY}`)
@@ -563,7 +563,13 @@ describe('InferenceClient: composed behaviour', () => {
     const wrong = client(server.url, { apiKey: otherKey });
     const error: unknown = await wrong.listModels().catch((e: unknown) => e);
     expect(isInferbenchError(error)).toBe(true);
-    expect(isInferbenchError(error) && error.code).toBe('TARGET_UNREACHABLE');
+    // An answer, though an error: the target is there (a profile that names its models can still run).
+    expect(isInferbenchError(error) && error.code).toBe('TARGET_ERROR');
     expect(String((error as Error).message)).not.toContain(otherKey);
+    await server.close();
+    const gone: unknown = await client(server.url)
+      .listModels()
+      .catch((e: unknown) => e);
+    expect(isInferbenchError(gone) && gone.code).toBe('TARGET_UNREACHABLE');
   });
 });

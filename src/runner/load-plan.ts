@@ -1,0 +1,42 @@
+/**
+ * Arithmetic on a scenario's load: its warmup load, the most requests it keeps in flight (to size the
+ * connection pool), and the planned duration and request count of a profile (for the progress line).
+ */
+import type { LoadSpec, ResolvedProfile, ResolvedScenario } from '../profile/resolved-profile.js';
+
+/** Warmup runs at the load's first level, without stages (a ramp during warmup would be measured by no one). */
+export function warmupLoad(load: LoadSpec): LoadSpec {
+  if (!load.stages || load.stages.length === 0) return load;
+  const first = load.stages.find((stage) => stage.target > 0) ?? load.stages[0];
+  const target = first ? first.target : 1;
+  return load.mode === 'concurrency'
+    ? { mode: 'concurrency', concurrency: Math.max(1, Math.round(target)), stages: null }
+    : { ...load, rate: target > 0 ? target : 1, stages: null };
+}
+
+/** The most requests a load keeps in flight (to size the connection pool). */
+export function maxConcurrency(load: LoadSpec): number {
+  if (load.mode === 'rate') return load.maxConcurrency;
+  const stageMax = load.stages ? Math.max(0, ...load.stages.map((stage) => stage.target)) : 0;
+  return Math.max(load.concurrency, Math.ceil(stageMax));
+}
+
+/** Milliseconds a profile is planned to take (warmups included), for the progress line; null without durations. */
+export function plannedDurationMs(scenarios: readonly ResolvedScenario[]): number | null {
+  let total = 0;
+  for (const scenario of scenarios) {
+    if (scenario.durationMs === null) return null;
+    total += scenario.durationMs + scenario.warmupMs;
+  }
+  return total;
+}
+
+/** Requests a profile is planned to send (every group of every scenario); null without request counts. */
+export function plannedRequestCount(profile: ResolvedProfile): number | null {
+  let total = 0;
+  for (const scenario of profile.scenarios) {
+    if (scenario.requests === null) return null;
+    total += scenario.requests * profile.groups.filter((group) => group.scenario === scenario.name).length;
+  }
+  return total;
+}
