@@ -68,7 +68,7 @@ export class GroupAccumulator {
 
   /** Records `value` (already in the histogram's integer unit) unless NaN; negatives clamp to 0. */
   record(metric: MetricName, value: number): void {
-    if (value !== value) return;
+    if (Number.isNaN(value)) return;
     let histogram = this.#histograms.get(metric);
     if (histogram === undefined) {
       histogram = createHistogram();
@@ -87,7 +87,11 @@ export class GroupAccumulator {
     this.errors[errorClass] = (this.errors[errorClass] ?? 0) + 1;
     const message = record.errorMessage;
     if (message === null) return;
-    const samples = (this.errorSamples[errorClass] ??= []);
+    let samples = this.errorSamples[errorClass];
+    if (samples === undefined) {
+      samples = [];
+      this.errorSamples[errorClass] = samples;
+    }
     if (samples.length < ERROR_SAMPLES_PER_CLASS && !samples.includes(message)) samples.push(message);
   }
 
@@ -119,11 +123,11 @@ export class GroupAccumulator {
     for (let i = 0; i < gaps; i++) this.record('itl_ms', itlGapUs(record, i));
     const outputTokens = values.output_tokens;
     const inputTokens = values.input_tokens;
-    if (outputTokens === outputTokens) this.outputTokens += outputTokens;
-    if (inputTokens === inputTokens) this.inputTokens += inputTokens;
+    if (!Number.isNaN(outputTokens)) this.outputTokens += outputTokens;
+    if (!Number.isNaN(inputTokens)) this.inputTokens += inputTokens;
     if (values.tokensEstimated) this.estimatedRequests++;
     const mismatch = values.tokenMismatch;
-    if (mismatch === mismatch) {
+    if (!Number.isNaN(mismatch)) {
       if (mismatch > this.maxMismatch) this.maxMismatch = mismatch;
       if (isTokenMismatch(mismatch, outputTokens)) this.mismatchedRequests++;
     }

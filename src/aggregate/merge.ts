@@ -35,7 +35,11 @@ export function mergeGroupSummaries(a: GroupSummary, b: GroupSummary): GroupSumm
   const samples: Record<string, string[]> = {};
   for (const source of [a.requests.error_samples, b.requests.error_samples]) {
     for (const [errorClass, messages] of Object.entries(source)) {
-      const list = (samples[errorClass] ??= []);
+      let list = samples[errorClass];
+      if (list === undefined) {
+        list = [];
+        samples[errorClass] = list;
+      }
       for (const message of messages)
         if (list.length < ERROR_SAMPLES_PER_CLASS && !list.includes(message)) list.push(message);
     }

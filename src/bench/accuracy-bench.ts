@@ -25,7 +25,7 @@ import { inferbenchVersion } from '../cli/version.js';
 import type { TimeInfo } from '../protocol/chat.js';
 import type { RequestRecord } from '../client/request-record.js';
 import { defaultRunnerDeps, type RunnerDeps } from '../runner/runner-deps.js';
-import { monotonicOffsetMs, type RequestTrace } from './known-timing-server.js';
+import { monotonicOffsetMs, type RequestTrace } from './known-timing-stats.js';
 import type { BenchContext, BenchOutcome, BenchRow, Benchmark } from './benchmark.js';
 
 const TTFT_MS = 50;
@@ -314,10 +314,13 @@ function checkRecord(record: RequestRecord, body: unknown, check: PassThroughChe
   if (!isDeepStrictEqual(record.timeInfo, TIME_INFO)) check.timeInfoWrong++;
 }
 
+/** What one level measured (runLevel's result). */
+type LevelResult = Awaited<ReturnType<typeof runLevel>>;
+
 async function runAccuracy(ctx: BenchContext): Promise<BenchOutcome> {
   const server = new ServerProcess();
   const url = await server.url();
-  const levels = [];
+  const levels: LevelResult[] = [];
   try {
     for (const level of LEVELS) levels.push(await runLevel(server, url, level, ctx));
   } finally {
@@ -327,42 +330,11 @@ async function runAccuracy(ctx: BenchContext): Promise<BenchOutcome> {
   const notes: string[] = [];
   let allPass = true;
   for (const level of levels) {
-    for (const metric of ['ttft', 'itl', 'e2e'] as const) {
-      const diff = level.reported[metric] - level.truth[metric];
-      const pass = Math.abs(diff) <= TOLERANCE_MS;
-      allPass &&= pass;
-      rows.push({
-        load: level.label,
-        metric: `${metric}_ms p50`,
-        nominal: metric === 'ttft' ? TTFT_MS : metric === 'itl' ? ITL_MS : TTFT_MS + (TOKENS - 1) * ITL_MS,
-        'server (wire)': round(level.truth[metric]),
-        reported: round(level.reported[metric]),
-        diff: round(diff),
-        within_1ms: pass ? 'yes' : 'NO',
-      });
-    }
-    const c = level.check;
-    const w = level.wire;
-    const exact =
-      c.failed === 0 &&
-      c.tokenCountWrong === 0 &&
-      c.tokenChunksWrong === 0 &&
-      c.timeInfoWrong === 0 &&
-      c.requests === level.requests &&
-      w.matched === level.requests;
-    allPass &&= exact;
-    const tokens = level.outputTokens;
-    notes.push(
-      `${level.label}: ${c.requests} requests, ${w.matched} matched to the server's traces (server max in flight ${level.maxActive}), ${c.failed} failed; ` +
-        `p50 launch -> socket write ${round(median(w.launchToSendMs))} ms (schedule lag; in latency only in open loop), ` +
-        `socket write -> server noticed it ${round(median(w.sendToNoticedMs))} ms (p90 ${round(quantile(w.sendToNoticedMs, 0.9))}), ` +
-        `token written -> client stamp: first ${round(median(w.firstTokenReadMs))} ms, final ${round(median(w.finalReadMs))} ms; ` +
-        `the server's own view (from noticing): TTFT ${round(median(level.serverView.ttftMs))} ms, E2E ${round(median(level.serverView.e2eMs))} ms; ` +
-        `usage.completion_tokens wrong in ${c.tokenCountWrong}, token chunks wrong in ${c.tokenChunksWrong}, ` +
-        `time_info not passed through exactly in ${c.timeInfoWrong}; output_tokens min/max ${tokens?.min}/${tokens?.max}; ` +
-        `server lateness p50 ${round(median(level.serverView.lateMs))} ms; harness: event-loop delay p99 ${level.harness.event_loop_delay_ms.p99} ms, ` +
-        `schedule lag p99 ${level.harness.schedule_lag_ms.p99} ms, CPU ${level.harness.cpu_utilization}`,
-    );
+    const medians = medianRows(level);
+    rows.push(...medians.rows);
+    allPass &&= medians.pass;
+    allPass &&= countsExact(level);
+    notes.push(levelNote(level));
   }
   notes.push(
     allPass
@@ -382,33 +354,90 @@ async function runAccuracy(ctx: BenchContext): Promise<BenchOutcome> {
         levels: LEVELS,
       },
       pass: allPass,
-      levels: levels.map((level) => ({
-        load: level.label,
-        requests: level.requests,
-        server_max_in_flight: level.maxActive,
-        reported_p50_ms: level.reported,
-        server_wire_p50_ms: level.truth,
-        server_own_view_p50_ms: { ttft: median(level.serverView.ttftMs), e2e: median(level.serverView.e2eMs) },
-        matched_to_server_traces: level.wire.matched,
-        breakdown_p50_ms: {
-          launch_to_send: median(level.wire.launchToSendMs),
-          send_to_server_noticed: median(level.wire.sendToNoticedMs),
-          send_to_server_noticed_p90: quantile(level.wire.sendToNoticedMs, 0.9),
-          first_token_written_to_client_stamp: median(level.wire.firstTokenReadMs),
-          final_written_to_client_stamp: median(level.wire.finalReadMs),
-        },
-        pass_through: {
-          requests: level.check.requests,
-          failed: level.check.failed,
-          token_count_wrong: level.check.tokenCountWrong,
-          token_chunks_wrong: level.check.tokenChunksWrong,
-          time_info_wrong: level.check.timeInfoWrong,
-        },
-        server_lateness_p50_ms: median(level.serverView.lateMs),
-        harness: level.harness,
-        group_metrics: level.group.metrics,
-      })),
+      levels: levels.map(levelJson),
     },
+  };
+}
+
+/** One row per metric: the reported median against the wire truth, and whether it is within the tolerance. */
+function medianRows(level: LevelResult): { rows: BenchRow[]; pass: boolean } {
+  const rows: BenchRow[] = [];
+  let pass = true;
+  for (const metric of ['ttft', 'itl', 'e2e'] as const) {
+    const diff = level.reported[metric] - level.truth[metric];
+    const within = Math.abs(diff) <= TOLERANCE_MS;
+    pass &&= within;
+    rows.push({
+      load: level.label,
+      metric: `${metric}_ms p50`,
+      nominal: metric === 'ttft' ? TTFT_MS : metric === 'itl' ? ITL_MS : TTFT_MS + (TOKENS - 1) * ITL_MS,
+      'server (wire)': round(level.truth[metric]),
+      reported: round(level.reported[metric]),
+      diff: round(diff),
+      within_1ms: within ? 'yes' : 'NO',
+    });
+  }
+  return { rows, pass };
+}
+
+/** Every request answered and matched to a trace, with exact token counts and time_info. */
+function countsExact(level: LevelResult): boolean {
+  const c = level.check;
+  return (
+    c.failed === 0 &&
+    c.tokenCountWrong === 0 &&
+    c.tokenChunksWrong === 0 &&
+    c.timeInfoWrong === 0 &&
+    c.requests === level.requests &&
+    level.wire.matched === level.requests
+  );
+}
+
+/** The level's counts and where the time went, in one line. */
+function levelNote(level: LevelResult): string {
+  const c = level.check;
+  const w = level.wire;
+  const tokens = level.outputTokens;
+  return (
+    `${level.label}: ${c.requests} requests, ${w.matched} matched to the server's traces (server max in flight ${level.maxActive}), ${c.failed} failed; ` +
+    `p50 launch -> socket write ${round(median(w.launchToSendMs))} ms (schedule lag; in latency only in open loop), ` +
+    `socket write -> server noticed it ${round(median(w.sendToNoticedMs))} ms (p90 ${round(quantile(w.sendToNoticedMs, 0.9))}), ` +
+    `token written -> client stamp: first ${round(median(w.firstTokenReadMs))} ms, final ${round(median(w.finalReadMs))} ms; ` +
+    `the server's own view (from noticing): TTFT ${round(median(level.serverView.ttftMs))} ms, E2E ${round(median(level.serverView.e2eMs))} ms; ` +
+    `usage.completion_tokens wrong in ${c.tokenCountWrong}, token chunks wrong in ${c.tokenChunksWrong}, ` +
+    `time_info not passed through exactly in ${c.timeInfoWrong}; output_tokens min/max ${tokens?.min}/${tokens?.max}; ` +
+    `server lateness p50 ${round(median(level.serverView.lateMs))} ms; harness: event-loop delay p99 ${level.harness.event_loop_delay_ms.p99} ms, ` +
+    `schedule lag p99 ${level.harness.schedule_lag_ms.p99} ms, CPU ${level.harness.cpu_utilization}`
+  );
+}
+
+/** The level in the benchmark's JSON. */
+function levelJson(level: LevelResult) {
+  return {
+    load: level.label,
+    requests: level.requests,
+    server_max_in_flight: level.maxActive,
+    reported_p50_ms: level.reported,
+    server_wire_p50_ms: level.truth,
+    server_own_view_p50_ms: { ttft: median(level.serverView.ttftMs), e2e: median(level.serverView.e2eMs) },
+    matched_to_server_traces: level.wire.matched,
+    breakdown_p50_ms: {
+      launch_to_send: median(level.wire.launchToSendMs),
+      send_to_server_noticed: median(level.wire.sendToNoticedMs),
+      send_to_server_noticed_p90: quantile(level.wire.sendToNoticedMs, 0.9),
+      first_token_written_to_client_stamp: median(level.wire.firstTokenReadMs),
+      final_written_to_client_stamp: median(level.wire.finalReadMs),
+    },
+    pass_through: {
+      requests: level.check.requests,
+      failed: level.check.failed,
+      token_count_wrong: level.check.tokenCountWrong,
+      token_chunks_wrong: level.check.tokenChunksWrong,
+      time_info_wrong: level.check.timeInfoWrong,
+    },
+    server_lateness_p50_ms: median(level.serverView.lateMs),
+    harness: level.harness,
+    group_metrics: level.group.metrics,
   };
 }
 

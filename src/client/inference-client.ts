@@ -2,14 +2,14 @@
  * The composition root of the client: undici Clients (keep-alive, one connection per concurrent request,
  * no pipelining; handed out by connection-set.ts; direct or through the environment's proxy, with the
  * profile's TLS options: connection-route.ts) with the auth interceptor composed on, the body encoder
- * the profile asks for, and the retry wrapper around one attempt (attempt-handler.ts). send() never
+ * the profile asks for, and the retry wrapper around one attempt (attempt-once.ts). send() never
  * rejects: every failure is a classified fact in the RequestRecord.
  */
 import { randomUUID } from 'node:crypto';
-import type { Client, Dispatcher } from 'undici';
+import type { Client } from 'undici';
 import { nowUs } from '../util/clock.js';
-import { offAbort, onAbort } from './abort-fanout.js';
-import { AttemptHandler, type AttemptContext } from './attempt-handler.js';
+import type { AttemptContext } from './attempt-handler.js';
+import { createAttemptOnce } from './attempt-once.js';
 import { authInterceptor } from './auth-interceptor.js';
 import { createBodyEncoder } from './body-encoders.js';
 import { createRoute, type Slot } from './connection-route.js';
@@ -17,7 +17,7 @@ import { ConnectionSet } from './connection-set.js';
 import { listModelIds } from './list-models.js';
 import { NO_PROXY_SETTINGS, proxyFor } from './proxy.js';
 import { markSent, type RequestRecord } from './request-record.js';
-import { withRetry, type Attempt } from './retry.js';
+import { withRetry } from './retry.js';
 import { createScrubber } from './scrub-secret.js';
 import { loadTlsOptions } from './tls-options.js';
 import type { ClientOptions, InferenceClient, RequestPlan } from './types.js';
@@ -37,26 +37,30 @@ function splitBaseUrl(baseUrl: string): { origin: string; pathPrefix: string } {
   return { origin: url.origin, pathPrefix: url.pathname.replace(/\/+$/, '') };
 }
 
-/** Creates a client for one target. Close it when the run ends. */
-export function createInferenceClient(options: ClientOptions): InferenceClient {
-  const { origin, pathPrefix } = splitBaseUrl(options.baseUrl);
-  const connectMs = options.timeouts.connectMs;
-  const connectionOptions: Client.Options = {
+/** Keep-alive and timeouts of every undici Client: one request at a time per connection, no pipelining. */
+function connectionOptions(timeouts: ClientOptions['timeouts']): Client.Options {
+  return {
     pipelining: 1,
     keepAliveTimeout: KEEP_ALIVE_MS,
     keepAliveMaxTimeout: KEEP_ALIVE_MS,
     // request-deadlines.ts is the authority; undici's timers are backstops for what it no longer
     // watches: a body that keeps its connection busy after [DONE] ended the request is cut by idleness.
-    headersTimeout: backstopMs(options.timeouts.headersMs),
-    bodyTimeout: backstopMs(options.timeouts.idleMs),
+    headersTimeout: backstopMs(timeouts.headersMs),
+    bodyTimeout: backstopMs(timeouts.idleMs),
   };
+}
+
+/** Creates a client for one target. Close it when the run ends. */
+export function createInferenceClient(options: ClientOptions): InferenceClient {
+  const { origin, pathPrefix } = splitBaseUrl(options.baseUrl);
+  const connectMs = options.timeouts.connectMs;
   const apiKey = options.apiKey;
   const route = createRoute({
     origin,
     proxy: proxyFor(origin, options.proxy ?? NO_PROXY_SETTINGS),
     tls: loadTlsOptions(options.tls),
     connectMs,
-    clientOptions: connectionOptions,
+    clientOptions: connectionOptions(options.timeouts),
     // Without a key there is nothing to intercept: no compose, so no handler wrapper on every callback.
     wrap: (connection) => (apiKey === null || apiKey === '' ? connection : connection.compose(authInterceptor(apiKey))),
   });
@@ -71,43 +75,7 @@ export function createInferenceClient(options: ClientOptions): InferenceClient {
   let closed = false;
   const context: AttemptContext = { timeouts: options.timeouts, scrub, isClosed: () => closed };
 
-  const attemptOnce: Attempt = (request, record, signal) => {
-    record.attempts += 1;
-    const handler = new AttemptHandler(record, context, request.stream, record.attempts === 1);
-    const atUs = nowUs();
-    if (signal?.aborted) {
-      handler.abort('aborted before sending');
-      return handler.done;
-    }
-    const abortAttempt = (): void => handler.abort('aborted (graceful stop expired)');
-    if (signal !== undefined) onAbort(signal, abortAttempt);
-    handler.started(atUs);
-    connections.acquire((connection) => {
-      // Ended while waiting for a connection (connect timeout, abort): the connection goes to the next.
-      if (handler.settled) return false;
-      if (connection === null) {
-        handler.dispatchFailed(new Error('client closed'));
-        return true;
-      }
-      handler.onConnectionDone(() => connections.release(connection));
-      handler.useConnectTimings(connection.timings);
-      const headers = routeHeaders === null ? request.headers : { ...request.headers, ...routeHeaders };
-      try {
-        connection.dispatcher.dispatch(
-          { path: completionsPath, method: 'POST', headers, body: request.payload },
-          handler,
-        );
-      } catch (error) {
-        handler.dispatchFailed(error);
-      }
-      return true;
-    });
-    if (signal === undefined) return handler.done;
-    return handler.done.then((outcome) => {
-      offAbort(signal, abortAttempt);
-      return outcome;
-    });
-  };
+  const attemptOnce = createAttemptOnce({ connections, routeHeaders, completionsPath, context });
   const attempt = withRetry(attemptOnce, options.retry);
 
   return {

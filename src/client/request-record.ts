@@ -147,7 +147,7 @@ export function createRequestRecord(
 
 /** The request was written to its socket (or, never written, gave up) at `atUs`: the send, and the start where it waits for one. */
 export function markSent(record: RequestRecord, atUs: number): void {
-  if (record.sentUs === record.sentUs) return;
+  if (!Number.isNaN(record.sentUs)) return;
   record.sentUs = atUs;
-  if (record.latencyStartUs !== record.latencyStartUs) record.latencyStartUs = atUs;
+  if (Number.isNaN(record.latencyStartUs)) record.latencyStartUs = atUs;
 }

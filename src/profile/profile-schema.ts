@@ -106,12 +106,9 @@ const request = z
     messages: forbidden('messages are built by the workload (prompt), not by request'),
     service_tier: forbidden('service_tier is set by scenarios[].tiers, not by request'),
     stream: z.boolean().optional(),
-    stream_options: z
-      .strictObject({ include_usage: z.boolean().optional() })
-      .optional()
-      .meta({
-        description: 'Sent as given; default with stream: { include_usage: true } unless target.stream_usage is false.',
-      }),
+    stream_options: z.strictObject({ include_usage: z.boolean().optional() }).optional().meta({
+      description: 'Sent as given; default with stream: { include_usage: true } unless target.stream_usage is false.',
+    }),
     max_completion_tokens: positiveInt.optional(),
     temperature: z.number().min(0).optional(),
     top_p: z.number().min(0).max(1).optional(),
@@ -123,13 +120,11 @@ const request = z
   });
 
 /** Fields the spec does not list (vLLM's ignore_eos, min_tokens, top_k, ...), sent as given to servers that take them. */
-const requestExtra = z
-  .record(z.string(), z.unknown())
-  .meta({
-    id: 'requestExtra',
-    description:
-      'Extra JSON fields sent with every request, for servers that take fields the API spec does not list (e.g. ignore_eos, min_tokens, top_k).',
-  });
+const requestExtra = z.record(z.string(), z.unknown()).meta({
+  id: 'requestExtra',
+  description:
+    'Extra JSON fields sent with every request, for servers that take fields the API spec does not list (e.g. ignore_eos, min_tokens, top_k).',
+});
 
 const prompt = z
   .strictObject({
@@ -229,12 +224,9 @@ const tls = z
     ca: pemPath("CA bundle that verifies the target's certificate, instead of the system CAs"),
     cert: pemPath('Client certificate for mutual TLS (with key)'),
     key: pemPath('Private key of the client certificate (with cert)'),
-    insecure_skip_verify: z
-      .boolean()
-      .optional()
-      .meta({
-        description: 'Accept any server certificate (default false). Loudly warned about and recorded in summary.json.',
-      }),
+    insecure_skip_verify: z.boolean().optional().meta({
+      description: 'Accept any server certificate (default false). Loudly warned about and recorded in summary.json.',
+    }),
   })
   .meta({ description: 'TLS settings for an https target: CA bundle, client certificate (mTLS), verification.' });
 
@@ -248,13 +240,10 @@ const target = z.strictObject({
     .optional(),
   headers: z.record(z.string(), headerValue).optional(),
   tls: tls.optional(),
-  stream_usage: z
-    .boolean()
-    .optional()
-    .meta({
-      description:
-        'Streaming requests ask for usage with stream_options.include_usage (default true); false for a server that rejects the field.',
-    }),
+  stream_usage: z.boolean().optional().meta({
+    description:
+      'Streaming requests ask for usage with stream_options.include_usage (default true); false for a server that rejects the field.',
+  }),
   request_id_header: z
     .union([
       z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, { error: 'expected an HTTP header name' }),
@@ -297,11 +286,9 @@ export const profileSchema = z
       .strictObject({
         tolerances: z
           .record(
-            z
-              .string()
-              .regex(new RegExp(METRIC_OR_GROUP_VALUE_PATTERN), {
-                error: 'expected metric.stat (e.g. ttft_ms.p99) or a group-level value',
-              }),
+            z.string().regex(new RegExp(METRIC_OR_GROUP_VALUE_PATTERN), {
+              error: 'expected metric.stat (e.g. ttft_ms.p99) or a group-level value',
+            }),
             z.string().regex(/^\d+(?:\.\d+)?(?:%|us|ms|s)?$/, { error: 'expected a tolerance like "10%" or "5ms"' }),
           )
           .optional(),

@@ -12,8 +12,8 @@ import { targetLabel } from './compare/target-label.js';
 export function escapeXml(text: string): string {
   return (
     text
-      // eslint-disable-next-line no-control-regex
-      .replace(/[^\x09\x0A\x0D\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, '')
+      // Characters XML 1.0 does not allow: control characters but tab, LF and CR; lone surrogates; U+FFFE/F.
+      .replace(/[\p{Cc}\p{Cs}\uFFFE\uFFFF]/gu, (c) => (c === '\t' || c === '\n' || c === '\r' ? c : ''))
       .replace(/&/g, '&amp;')
       .replace(/</g, '&lt;')
       .replace(/>/g, '&gt;')

@@ -76,7 +76,7 @@ export function repeatStat(values: readonly number[]): RepeatStat {
   };
 }
 
-function valueOf(group: GroupSummary, id: string): number | null {
+function groupValueOf(group: GroupSummary, id: string): number | null {
   if (id === 'error_rate') return group.error_rate;
   if (id === 'requests_per_s' || id === 'output_tokens_per_s') return group.throughput[id];
   const [metric, stat] = id.split('.') as [MetricName, keyof MetricStats];
@@ -101,7 +101,7 @@ export function aggregateRepeats(
         const values: number[] = [];
         for (const run of runs) {
           const group = run.summary.groups.find((g) => g.key === key);
-          const value = group ? valueOf(group, id) : null;
+          const value = group ? groupValueOf(group, id) : null;
           if (value !== null) values.push(value);
         }
         if (values.length > 0) metrics[id] = repeatStat(values);

@@ -36,7 +36,7 @@ export function lognormal(rng: Rng, mean: number, stddev: number): number {
 export function gamma(rng: Rng, shape: number, scale: number): number {
   if (shape < 1) {
     const u = rng.next();
-    return gamma(rng, shape + 1, scale) * Math.pow(u === 0 ? Number.MIN_VALUE : u, 1 / shape);
+    return gamma(rng, shape + 1, scale) * (u === 0 ? Number.MIN_VALUE : u) ** (1 / shape);
   }
   const d = shape - 1 / 3;
   const c = 1 / Math.sqrt(9 * d);

@@ -114,16 +114,22 @@ describe('serve (in process)', () => {
   });
 });
 
+/** What the checks below read of the printed catalog, whichever of the three formats it is in. */
+interface PrintedCatalog {
+  object?: string;
+  data: { context_length?: number; pricing?: { input?: unknown } }[];
+}
+
 describe('catalog', () => {
   it('prints the default, router and hub formats as JSON', async () => {
     for (const [args, check] of [
-      [[], (json: any) => expect(json.object).toBe('list')],
-      [['--format', 'router'], (json: any) => expect(json.data[0].context_length).toBeGreaterThan(0)],
-      [['--format', 'hub'], (json: any) => expect(typeof json.data[0].pricing.input).toBe('number')],
+      [[], (json: PrintedCatalog) => expect(json.object).toBe('list')],
+      [['--format', 'router'], (json: PrintedCatalog) => expect(json.data[0]?.context_length).toBeGreaterThan(0)],
+      [['--format', 'hub'], (json: PrintedCatalog) => expect(typeof json.data[0]?.pricing?.input).toBe('number')],
     ] as const) {
       const { ctx, out } = context();
       expect(await runCli(['catalog', ...args], ctx)).toBe(0);
-      const json = JSON.parse(out());
+      const json: PrintedCatalog = JSON.parse(out());
       expect(json.data.length).toBeGreaterThanOrEqual(5);
       check(json);
     }

@@ -100,7 +100,7 @@ function chartsReady(page: Page): Promise<unknown> {
 /** The page's visible text. */
 function bodyText(page: Page): Promise<string> {
   return page.evaluate(
-    () => (globalThis as unknown as { document: { body: { innerText: string } } }).document.body.innerText,
+    () => (globalThis as unknown as { document: { body: { textContent: string } } }).document.body.textContent,
   );
 }
 

@@ -65,7 +65,14 @@ export async function runServePrimary(workers: number, ctx: CliContext): Promise
       for (let i = 0; i < workers; i++) {
         const worker = cluster.fork();
         forked.push(worker);
-        exits.push(new Promise((done) => worker.once('exit', () => (exited.add(worker), done()))));
+        exits.push(
+          new Promise<void>((done) =>
+            worker.once('exit', () => {
+              exited.add(worker);
+              done();
+            }),
+          ),
+        );
         worker.on('message', (message: unknown) => {
           if (!isListening(message)) return;
           url = message.url;

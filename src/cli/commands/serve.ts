@@ -5,12 +5,14 @@
  */
 import type { CommandRegistration } from './command.js';
 import { InferbenchError } from '../../errors.js';
-import { createEmulator } from '../../emulator/emulator.js';
+import { createEmulator, type Emulator, type EmulatorOptions } from '../../emulator/emulator.js';
+import type { Catalog } from '../../emulator/catalog/catalog.js';
 import { builtinCatalog } from '../../emulator/catalog/builtin-catalog.js';
 import { loadCatalogConfig } from '../../emulator/catalog/config-file.js';
 import { resolve } from 'node:path';
 import { statSync } from 'node:fs';
-import { isServePrimary, runServePrimary, serveWorkerRole } from './serve-workers.js';
+import { isServePrimary, runServePrimary, type ServeWorkerRole, serveWorkerRole } from './serve-workers.js';
+import type { CliContext } from '../context.js';
 
 interface ServeArgs {
   host: string;
@@ -24,6 +26,7 @@ interface ServeArgs {
   workers: number;
 }
 
+/** Registers `inferbench serve`. */
 export const serveCommand: CommandRegistration = (parser, ctx) =>
   parser.command<ServeArgs>(
     'serve',
@@ -55,82 +58,101 @@ export const serveCommand: CommandRegistration = (parser, ctx) =>
           default: 1,
           describe: 'Worker processes sharing the port (capacity and limits are per worker)',
         }) as never,
-    async (args) => {
-      if (!Number.isInteger(args.port) || args.port < 0 || args.port > 65_535) {
-        throw new InferbenchError('BAD_USAGE', `--port must be an integer from 0 to 65535, got ${String(args.port)}`);
-      }
-      if (!Number.isInteger(args.workers) || args.workers < 1 || args.workers > 64) {
-        throw new InferbenchError(
-          'BAD_USAGE',
-          `--workers must be an integer from 1 to 64, got ${String(args.workers)}`,
-        );
-      }
-      const filesDir = args.files === undefined ? undefined : resolve(ctx.cwd, args.files);
-      if (filesDir !== undefined && !statSync(filesDir, { throwIfNoEntry: false })?.isDirectory()) {
-        throw new InferbenchError('BAD_USAGE', `--files ${args.files} is not a directory`, {
-          hint: 'pass a directory of files to serve',
-        });
-      }
-      const catalog = args.config
-        ? loadCatalogConfig(resolve(ctx.cwd, args.config), args.org)
-        : builtinCatalog(args.org);
-      if (isServePrimary(args.workers)) return runServePrimary(args.workers, ctx);
-      const worker = serveWorkerRole();
-      const apiKeys = (args['api-key'] ?? []).filter((k) => k.length > 0);
-      const managementKeys = (args['management-key'] ?? []).filter((k) => k.length > 0);
-      let emulator;
-      try {
-        emulator = await createEmulator({
-          host: args.host,
-          port: args.port,
-          catalog,
-          org: args.org,
-          apiKeys,
-          managementKeys,
-          filesDir,
-          doneMarker: args['done-marker'],
-        });
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        throw new InferbenchError(
-          'BAD_USAGE',
-          `cannot listen on ${args.host}:${args.port}: ${code ?? (error as Error).message}`,
-          {
-            cause: error,
-            hint:
-              code === 'EADDRINUSE'
-                ? 'the port is taken: pick another with --port, or --port 0 for any free port'
-                : undefined,
-          },
-        );
-      }
-      if (worker) worker.announce(emulator.url);
-      else ctx.stdout.write(`${emulator.url}\n`);
-      const say = (line: string): boolean => (worker && !worker.first) || ctx.stderr.write(`${line}\n`);
-      say(`inferbench emulator listening on ${emulator.url} (OpenAI-compatible base URL: ${emulator.url}/v1)`);
-      say(`models: ${catalog.models.map((m) => m.id).join(', ')}`);
-      if (catalog.endpoints.length > 0)
-        say(`dedicated endpoints: ${catalog.endpoints.map((e) => `${e.endpointId} (org ${e.orgName})`).join(', ')}`);
-      say(
-        apiKeys.length === 0
-          ? 'auth: any non-empty API key is accepted'
-          : `auth: ${apiKeys.length} API key(s) configured`,
-      );
-      say(
-        managementKeys.length === 0
-          ? 'management: any non-empty management key is accepted'
-          : `management: ${managementKeys.length} management key(s) configured`,
-      );
-      if (filesDir) say(`files: ${filesDir}`);
-      say('Ctrl-C to stop');
-      await new Promise<void>((done) => {
-        if (ctx.interrupt.aborted) return done();
-        ctx.interrupt.addEventListener('abort', () => done(), { once: true });
-        void worker?.disconnected.then(() => done());
-      });
-      await emulator.close();
-      worker?.release();
-      say('emulator stopped');
-      ctx.exitCode = 0;
-    },
+    (args) => serve(args, ctx),
   );
+
+/** Checks the flags the parser cannot; returns the --files directory, absolute, if given. */
+function checkServeArgs(args: ServeArgs, cwd: string): string | undefined {
+  if (!Number.isInteger(args.port) || args.port < 0 || args.port > 65_535) {
+    throw new InferbenchError('BAD_USAGE', `--port must be an integer from 0 to 65535, got ${String(args.port)}`);
+  }
+  if (!Number.isInteger(args.workers) || args.workers < 1 || args.workers > 64) {
+    throw new InferbenchError('BAD_USAGE', `--workers must be an integer from 1 to 64, got ${String(args.workers)}`);
+  }
+  const filesDir = args.files === undefined ? undefined : resolve(cwd, args.files);
+  if (filesDir !== undefined && !statSync(filesDir, { throwIfNoEntry: false })?.isDirectory()) {
+    throw new InferbenchError('BAD_USAGE', `--files ${args.files} is not a directory`, {
+      hint: 'pass a directory of files to serve',
+    });
+  }
+  return filesDir;
+}
+
+/** Runs the emulator (or, with --workers, the primary of its workers) until interrupted. */
+async function serve(args: ServeArgs, ctx: CliContext): Promise<void> {
+  const filesDir = checkServeArgs(args, ctx.cwd);
+  // Loaded before forking: a bad --config fails here, once, before any worker starts.
+  const catalog = args.config ? loadCatalogConfig(resolve(ctx.cwd, args.config), args.org) : builtinCatalog(args.org);
+  if (isServePrimary(args.workers)) return runServePrimary(args.workers, ctx);
+  const worker = serveWorkerRole();
+  const options: EmulatorOptions = {
+    host: args.host,
+    port: args.port,
+    catalog,
+    org: args.org,
+    apiKeys: (args['api-key'] ?? []).filter((k) => k.length > 0),
+    managementKeys: (args['management-key'] ?? []).filter((k) => k.length > 0),
+    filesDir,
+    doneMarker: args['done-marker'],
+  };
+  const emulator = await listen(options);
+  if (worker) worker.announce(emulator.url);
+  else ctx.stdout.write(`${emulator.url}\n`);
+  // Only one process of a cluster speaks, so the lines are not printed once per worker.
+  const say = (line: string): boolean => (worker && !worker.first) || ctx.stderr.write(`${line}\n`);
+  describeEmulator(say, emulator.url, catalog, options);
+  await untilStopped(ctx.interrupt, worker);
+  await emulator.close();
+  worker?.release();
+  say('emulator stopped');
+  ctx.exitCode = 0;
+}
+
+/** Starts the emulator; a port it cannot listen on is a usage error, with a hint when it is taken. */
+async function listen(options: EmulatorOptions): Promise<Emulator> {
+  try {
+    return await createEmulator(options);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new InferbenchError(
+      'BAD_USAGE',
+      `cannot listen on ${options.host}:${options.port}: ${code ?? (error as Error).message}`,
+      {
+        cause: error,
+        hint:
+          code === 'EADDRINUSE'
+            ? 'the port is taken: pick another with --port, or --port 0 for any free port'
+            : undefined,
+      },
+    );
+  }
+}
+
+/** The startup lines on stderr: where it listens, what it serves, how it checks keys (never the keys). */
+function describeEmulator(say: (line: string) => void, url: string, catalog: Catalog, options: EmulatorOptions): void {
+  const apiKeys = options.apiKeys ?? [];
+  const managementKeys = options.managementKeys ?? [];
+  say(`inferbench emulator listening on ${url} (OpenAI-compatible base URL: ${url}/v1)`);
+  say(`models: ${catalog.models.map((m) => m.id).join(', ')}`);
+  if (catalog.endpoints.length > 0)
+    say(`dedicated endpoints: ${catalog.endpoints.map((e) => `${e.endpointId} (org ${e.orgName})`).join(', ')}`);
+  say(
+    apiKeys.length === 0 ? 'auth: any non-empty API key is accepted' : `auth: ${apiKeys.length} API key(s) configured`,
+  );
+  say(
+    managementKeys.length === 0
+      ? 'management: any non-empty management key is accepted'
+      : `management: ${managementKeys.length} management key(s) configured`,
+  );
+  if (options.filesDir) say(`files: ${options.filesDir}`);
+  say('Ctrl-C to stop');
+}
+
+/** Resolves on Ctrl-C/SIGTERM, or when a worker's primary goes away. */
+function untilStopped(interrupt: AbortSignal, worker: ServeWorkerRole | undefined): Promise<void> {
+  return new Promise<void>((done) => {
+    if (interrupt.aborted) return done();
+    interrupt.addEventListener('abort', () => done(), { once: true });
+    void worker?.disconnected.then(() => done());
+  });
+}

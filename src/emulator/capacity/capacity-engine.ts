@@ -18,7 +18,7 @@ import { createRng } from '../../util/rng.js';
 import type { Engine, EngineCallbacks, EngineHandle, EngineJob } from '../engine.js';
 import type { CapacitySpec } from '../model-spec.js';
 import { SHARED_MODEL_CAPACITY, type CapacityLookup } from './capacity-defaults.js';
-import { LatenessStats } from './lateness-stats.js';
+import type { LatenessStats } from './lateness-stats.js';
 import { QueueTimeAverage } from './queue-time-average.js';
 import { TierQueue } from './tier-queue.js';
 
@@ -45,7 +45,7 @@ export interface CapacityEngineOptions {
   readonly onCallbackError?: (error: unknown) => void;
 }
 
-const enum JobState {
+enum JobState {
   Queued,
   Running,
   Done,

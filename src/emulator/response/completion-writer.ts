@@ -169,8 +169,10 @@ class CompletionWriter {
     this.#pending -= upTo - this.#sent;
     this.#sent = upTo;
     // A fault whose token count is beyond a short answer still happens, at the end instead of the last chunk.
-    if (breaking && this.#sent === at && (at === fault.afterTokens || this.#finishInfo !== null))
-      return this.#break(fault.kind === 'reset');
+    if (breaking && this.#sent === at && (at === fault.afterTokens || this.#finishInfo !== null)) {
+      this.#break(fault.kind === 'reset');
+      return;
+    }
     if (stalling && this.#sent >= at && (this.#pending > 0 || this.#finishInfo || this.#sent < this.#total)) {
       this.#held = true;
       this.#stallDone = true;

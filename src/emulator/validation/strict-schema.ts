@@ -88,14 +88,15 @@ function walk(schema: unknown, path: string, param: string, subject: string, dep
   checkLevel(schema, path, param, subject);
   for (const key of SINGLE_SUBSCHEMA) {
     const sub = schema[key];
-    if (Array.isArray(sub))
-      sub.forEach((item, i) => walk(item, pointer(pointer(path, key), i), param, subject, depth + 1));
-    else walk(sub, pointer(path, key), param, subject, depth + 1);
+    if (Array.isArray(sub)) {
+      for (const [i, item] of sub.entries()) walk(item, pointer(pointer(path, key), i), param, subject, depth + 1);
+    } else walk(sub, pointer(path, key), param, subject, depth + 1);
   }
   for (const key of SUBSCHEMA_ARRAYS) {
     const subs = schema[key];
-    if (Array.isArray(subs))
-      subs.forEach((sub, i) => walk(sub, pointer(pointer(path, key), i), param, subject, depth + 1));
+    if (Array.isArray(subs)) {
+      for (const [i, sub] of subs.entries()) walk(sub, pointer(pointer(path, key), i), param, subject, depth + 1);
+    }
   }
   for (const key of SUBSCHEMA_MAPS) {
     const map = schema[key];

@@ -5,7 +5,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { RunSummary } from '../../metrics/run-summary.js';
+import type { GroupSummary, RunSummary } from '../../metrics/run-summary.js';
 import type { Block, Cell, PageDocument, Section } from '../html/document-model.js';
 import { PLOTTED_METRICS, percentileChart } from '../html/build-report-document.js';
 import { decodeHistogram } from '../html/histogram-series.js';
@@ -18,7 +18,22 @@ import { targetLabel } from './target-label.js';
 
 /** Builds the compare page document. */
 export function buildCompareDocument(result: CompareResult, baseline: RunSummary, candidate: RunSummary): PageDocument {
-  const verdictBlocks: Block[] = [
+  return {
+    title: `inferbench compare: ${result.regressions > 0 ? `${result.regressions} regression(s)` : 'no regression'}`,
+    subtitle: `${result.baseline.runId} (baseline) vs ${result.candidate.runId} (candidate)`,
+    sections: [
+      verdictSection(result, baseline, candidate),
+      metricsSection(result),
+      distributionsSection(result, baseline, candidate),
+    ],
+    footer:
+      'Significance: Mann-Whitney U on per-request values (requests.csv) or on the HdrHistograms; error rates by a two-proportion z-test.',
+  };
+}
+
+/** The verdict, the two runs, the rule applied, and what the reader must know: pairs, warnings, mismatches. */
+function verdictSection(result: CompareResult, baseline: RunSummary, candidate: RunSummary): Section {
+  const blocks: Block[] = [
     {
       kind: 'badges',
       items: [
@@ -44,99 +59,107 @@ export function buildCompareDocument(result: CompareResult, baseline: RunSummary
     },
   ];
   if (result.pairs.length > 0) {
-    verdictBlocks.push(
+    blocks.push(
       { kind: 'paragraph', text: 'Groups paired with --pair (same requests, models named differently):' },
       { kind: 'list', items: result.pairs.map((p) => `${p.baseline} (baseline) with ${p.candidate} (candidate)`) },
     );
   }
   if (result.warnings.length > 0)
-    verdictBlocks.push({ kind: 'list', items: result.warnings.map((w) => ({ text: w, tone: 'warn' as const })) });
+    blocks.push({ kind: 'list', items: result.warnings.map((w) => ({ text: w, tone: 'warn' as const })) });
   if (result.mismatches.length > 0) {
-    verdictBlocks.push(
+    blocks.push(
       { kind: 'paragraph', text: 'Compared with --force although the workloads differ:', tone: 'warn' },
       { kind: 'list', items: result.mismatches.map((m) => ({ text: m, tone: 'warn' as const })) },
     );
   }
-  const tone = (verdict: string): Cell => ({
+  return { id: 'verdict', title: 'Verdict', blocks };
+}
+
+/** A comparison's verdict as a table cell, toned by what it means. */
+function verdictCell(verdict: string): Cell {
+  return {
     text: VERDICT_TEXT[verdict as keyof typeof VERDICT_TEXT],
     tone: verdict === 'regression' ? 'bad' : verdict === 'improved' ? 'ok' : verdict === 'no_data' ? 'muted' : 'plain',
-  });
-  const sections: Section[] = [
-    { id: 'verdict', title: 'Verdict', blocks: verdictBlocks },
-    {
-      id: 'metrics',
-      title: 'Every group and metric',
-      blocks: [
-        {
-          kind: 'table',
-          columns: [
-            'group',
-            'metric',
-            'baseline',
-            'candidate',
-            'change',
-            'p (this test)',
-            result.correction === 'holm' ? 'p (Holm, used)' : 'p (used)',
-            'test',
-            'tolerance',
-            'verdict',
-          ],
-          numericFrom: 2,
-          rows: result.comparisons.map((c) => [
-            groupLabel(c),
-            c.metricId,
-            formatValue(c.baseline, c.unit),
-            formatValue(c.candidate, c.unit),
-            formatChange(c),
-            formatPValue(c.pValue),
-            formatPValue(c.pAdjusted),
-            c.test,
-            c.tolerance,
-            tone(c.verdict),
-          ]),
-        },
-      ],
-    },
-  ];
+  };
+}
+
+/** One row per group x metric: both values, the change, both p-values, the test, the tolerance, the verdict. */
+function metricsSection(result: CompareResult): Section {
+  return {
+    id: 'metrics',
+    title: 'Every group and metric',
+    blocks: [
+      {
+        kind: 'table',
+        columns: [
+          'group',
+          'metric',
+          'baseline',
+          'candidate',
+          'change',
+          'p (this test)',
+          result.correction === 'holm' ? 'p (Holm, used)' : 'p (used)',
+          'test',
+          'tolerance',
+          'verdict',
+        ],
+        numericFrom: 2,
+        rows: result.comparisons.map((c) => [
+          groupLabel(c),
+          c.metricId,
+          formatValue(c.baseline, c.unit),
+          formatValue(c.candidate, c.unit),
+          formatChange(c),
+          formatPValue(c.pValue),
+          formatPValue(c.pAdjusted),
+          c.test,
+          c.tolerance,
+          verdictCell(c.verdict),
+        ]),
+      },
+    ],
+  };
+}
+
+/** Per matched group, the percentile charts of baseline (dashed) and candidate (solid) overlaid. */
+function distributionsSection(result: CompareResult, baseline: RunSummary, candidate: RunSummary): Section {
   const candidateGroups = new Map(candidate.groups.map((g) => [g.key, g]));
   // The groups the comparison matched (by key, or by --pair).
   const partners = new Map(result.comparisons.map((c) => [c.group, c.candidateGroup]));
-  const distributionBlocks: Block[] = [];
+  const blocks: Block[] = [];
   baseline.groups.forEach((base, groupIndex) => {
     const partner = partners.get(base.key);
     const cand = partner === undefined ? undefined : candidateGroups.get(partner);
     if (!cand) return;
-    const charts: Block[] = [];
-    for (const metric of PLOTTED_METRICS) {
-      const b = decodeHistogram(base.histograms[metric], metric);
-      const c = decodeHistogram(cand.histograms[metric], metric);
-      const entries = [
-        ...(b ? [{ label: 'baseline', histogram: b, dashed: true, color: 7 }] : []),
-        ...(c ? [{ label: 'candidate', histogram: c, color: 0 }] : []),
-      ];
-      if (entries.length === 0) continue;
-      charts.push({
-        kind: 'chart',
-        chart: percentileChart(`cmp-${groupIndex}-${metric}`, `${METRIC_LABELS[metric]}`, metric, entries),
-      });
-    }
-    distributionBlocks.push(
+    blocks.push(
       { kind: 'heading', text: groupLabel({ group: base.key, candidateGroup: cand.key }) },
-      { kind: 'grid', blocks: charts },
+      { kind: 'grid', blocks: overlaidCharts(base, cand, groupIndex) },
     );
   });
-  sections.push({
+  return {
     id: 'distributions',
     title: 'Percentile distributions: baseline (dashed) vs candidate (solid)',
-    blocks: distributionBlocks,
-  });
-  return {
-    title: `inferbench compare: ${result.regressions > 0 ? `${result.regressions} regression(s)` : 'no regression'}`,
-    subtitle: `${result.baseline.runId} (baseline) vs ${result.candidate.runId} (candidate)`,
-    sections,
-    footer:
-      'Significance: Mann-Whitney U on per-request values (requests.csv) or on the HdrHistograms; error rates by a two-proportion z-test.',
+    blocks,
   };
+}
+
+/** One chart per plotted metric with a histogram in either run; `groupIndex` keeps chart ids unique. */
+function overlaidCharts(base: GroupSummary, cand: GroupSummary, groupIndex: number): Block[] {
+  const charts: Block[] = [];
+  for (const metric of PLOTTED_METRICS) {
+    const b = decodeHistogram(base.histograms[metric], metric);
+    const c = decodeHistogram(cand.histograms[metric], metric);
+    const entries = [
+      ...(b ? [{ label: 'baseline', histogram: b, dashed: true, color: 7 }] : []),
+      ...(c ? [{ label: 'candidate', histogram: c, color: 0 }] : []),
+    ];
+    if (entries.length === 0) continue;
+    charts.push({
+      kind: 'chart',
+      chart: percentileChart(`cmp-${groupIndex}-${metric}`, `${METRIC_LABELS[metric]}`, metric, entries),
+    });
+  }
+  return charts;
 }
 
 /** The two runs side by side: run, target, profile, workload hashes, directory. Differences are marked. */

@@ -159,14 +159,20 @@ export async function loadRequestValues(dir: string): Promise<RequestValues | nu
     if (r['error_class']) continue;
     const key = r['group'] || `${r['scenario'] ?? ''}/${r['model'] ?? ''}/${r['tier'] || '-'}`;
     let group = out.get(key);
-    if (!group) out.set(key, (group = new Map()));
+    if (!group) {
+      group = new Map();
+      out.set(key, group);
+    }
     for (const c of numeric) {
       const cell = r[c];
       if (cell === undefined || cell === '') continue;
       const value = Number(cell);
       if (!Number.isFinite(value)) continue;
       let list = group.get(c);
-      if (!list) group.set(c, (list = []));
+      if (!list) {
+        list = [];
+        group.set(c, list);
+      }
       list.push(value);
     }
   }

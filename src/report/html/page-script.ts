@@ -4,7 +4,7 @@
  * writes every data string with textContent or setAttribute, never innerHTML, so no string from a
  * profile or a server can become markup. It exposes `window.inferbenchCharts` for the browser tests.
  */
-export const PAGE_SCRIPT = String.raw`
+export const PAGE_SCRIPT = `
 (function () {
   'use strict';
   var PALETTE = ['#2563eb', '#dc2626', '#16a34a', '#d97706', '#7c3aed', '#0891b2', '#db2777', '#4b5563', '#65a30d', '#9333ea'];

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmulator, type Emulator } from '../../../src/emulator/emulator.js';
 import { parseCatalogConfig } from '../../../src/emulator/catalog/config-file.js';
+import { asChunk, asStreamError, completionBody, errorBody, isChunk } from '../emulator/support.js';
 
 const CONFIG = `
 models:
@@ -42,7 +43,8 @@ afterAll(async () => {
 interface Sent {
   readonly status: number;
   readonly headers: Headers;
-  readonly json: any;
+  /** The parsed body (null when empty): read it through completionBody / errorBody. */
+  readonly json: unknown;
   readonly headersMs: number;
 }
 
@@ -71,7 +73,7 @@ interface Streamed {
   readonly status: number;
   readonly headersMs: number;
   /** Parsed `data:` payloads with the client time (ms since send) of the read that delivered them. */
-  readonly events: { readonly atMs: number; readonly data: any }[];
+  readonly events: { readonly atMs: number; readonly data: unknown }[];
   readonly endMs: number;
   readonly error: unknown;
 }
@@ -85,7 +87,7 @@ async function stream(
   const started = performance.now();
   const res = await post({ ...body, stream: true }, headers, signal);
   const headersMs = performance.now() - started;
-  const events: { atMs: number; data: any }[] = [];
+  const events: { atMs: number; data: unknown }[] = [];
   let buffer = '';
   let error: unknown = null;
   const decoder = new TextDecoder();
@@ -93,8 +95,7 @@ async function stream(
     for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
       const atMs = performance.now() - started;
       buffer += decoder.decode(chunk, { stream: true });
-      let end: number;
-      while ((end = buffer.indexOf('\n\n')) >= 0) {
+      for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
         const event = buffer.slice(0, end);
         buffer = buffer.slice(end + 2);
         if (event.startsWith('data: ') && event !== 'data: [DONE]')
@@ -107,8 +108,13 @@ async function stream(
   return { status: res.status, headersMs, events, endMs: performance.now() - started, error };
 }
 
+/** The content a stream event carries: '' for a chunk without content and for anything but a chunk. */
+function deltaContent(data: unknown): string {
+  return isChunk(data) ? (data.choices[0]?.delta.content ?? '') : '';
+}
+
 function contentOf(events: Streamed['events']): string {
-  return events.map((e) => e.data.choices?.[0]?.delta?.content ?? '').join('');
+  return events.map((e) => deltaContent(e.data)).join('');
 }
 
 const USER = [{ role: 'user', content: 'Tell me something.' }];
@@ -125,12 +131,12 @@ describe('tiers under contention', () => {
       tiers.map((tier) => send({ model: 'ep-one-slot', messages: USER, max_completion_tokens: 3, service_tier: tier })),
     );
     await holding;
-    const byTier = Object.fromEntries(tiers.map((tier, i) => [tier, results[i]!.json]));
     for (const tier of tiers) expect(results[tiers.indexOf(tier)]!.status).toBe(200);
-    expect(byTier.auto.service_tier_used).toBe('priority');
-    expect(byTier.flex.service_tier_used).toBe('flex');
-    expect(byTier.priority.service_tier_used).toBe('priority');
-    const queue = (tier: string) => byTier[tier].time_info.queue_time as number;
+    const byTier = Object.fromEntries(tiers.map((tier, i) => [tier, completionBody(results[i]!)]));
+    expect(byTier.auto?.service_tier_used).toBe('priority');
+    expect(byTier.flex?.service_tier_used).toBe('flex');
+    expect(byTier.priority?.service_tier_used).toBe('priority');
+    const queue = (tier: string) => byTier[tier]!.time_info.queue_time;
     // All four waited for the busy stream (~0.75 s left when they arrived).
     expect(queue('priority')).toBeGreaterThan(0.3);
     expect(queue('priority')).toBeLessThan(queue('default'));
@@ -141,7 +147,7 @@ describe('tiers under contention', () => {
   it('reports auto as default on a shared model (priority exists on dedicated endpoints only)', async () => {
     const res = await send({ model: 'small-fast-8b', messages: USER, max_completion_tokens: 2, service_tier: 'auto' });
     expect(res.status).toBe(200);
-    expect(res.json.service_tier_used).toBe('default');
+    expect(completionBody(res).service_tier_used).toBe('default');
   });
 });
 
@@ -166,7 +172,7 @@ describe('rate limits', () => {
     const third = await send(body);
     expect(third.status).toBe(429);
     expect(third.json).toMatchObject({ type: 'too_many_tokens_error', code: 'token_quota_exceeded' });
-    expect(third.json.message).not.toContain('load-test-key');
+    expect(errorBody(third).message).not.toContain('load-test-key');
     expect(third.headers.get('x-ratelimit-remaining-tokens-minute')).not.toBeNull();
     const retryAfterS = Number(third.headers.get('retry-after'));
     expect(retryAfterS).toBeGreaterThanOrEqual(1);
@@ -242,16 +248,18 @@ describe('prompt cache', () => {
     const first = await send(body);
     const second = await send(body);
     expect(first.status).toBe(200);
-    expect(first.json.usage.prompt_tokens).toBeGreaterThan(1000);
-    expect(first.json.usage.prompt_tokens_details?.cached_tokens ?? 0).toBe(0);
-    const cached = second.json.usage.prompt_tokens_details.cached_tokens as number;
+    const firstBody = completionBody(first);
+    const secondBody = completionBody(second);
+    expect(firstBody.usage.prompt_tokens).toBeGreaterThan(1000);
+    expect(firstBody.usage.prompt_tokens_details?.cached_tokens ?? 0).toBe(0);
+    const cached = secondBody.usage.prompt_tokens_details?.cached_tokens ?? 0;
     expect(cached).toBeGreaterThan(0);
     expect(cached % 128).toBe(0);
-    expect(cached).toBeLessThanOrEqual(second.json.usage.prompt_tokens);
-    expect(second.json.time_info.prompt_time).toBeLessThan(first.json.time_info.prompt_time * 0.6);
+    expect(cached).toBeLessThanOrEqual(secondBody.usage.prompt_tokens);
+    expect(secondBody.time_info.prompt_time).toBeLessThan(firstBody.time_info.prompt_time * 0.6);
     // Another key shares nothing.
     const other = await send({ ...body, prompt_cache_key: 'conversation-2' });
-    expect(other.json.usage.prompt_tokens_details?.cached_tokens ?? 0).toBe(0);
+    expect(completionBody(other).usage.prompt_tokens_details?.cached_tokens ?? 0).toBe(0);
   });
 });
 
@@ -262,18 +270,18 @@ describe('faults (x-emulator-fault)', () => {
     const a = await send(body, { 'x-emulator-fault': 'http_500' });
     const b = await send(body, { 'x-emulator-fault': 'http_503' });
     expect(a.status).toBe(500);
-    expect(a.json.type).toBe('internal_server_error');
+    expect(errorBody(a).type).toBe('internal_server_error');
     expect(b.status).toBe(503);
-    expect(b.json.type).toBe('service_unavailable_error');
+    expect(errorBody(b).type).toBe('service_unavailable_error');
   });
 
   it('stream_error sends an error event after the given tokens', async () => {
     const res = await stream(body, { 'x-emulator-fault': 'stream_error;after=2' });
     expect(res.status).toBe(200);
-    const last = res.events.at(-1)!.data;
+    const last = asStreamError(res.events.at(-1)!.data);
     expect(last.error.type).toBe('internal_server_error');
     expect(last.status_code).toBe(500);
-    const tokens = res.events.filter((e) => (e.data.choices?.[0]?.delta?.content ?? '') !== '').length;
+    const tokens = res.events.filter((e) => deltaContent(e.data) !== '').length;
     expect(tokens).toBeLessThanOrEqual(2);
     expect(contentOf(res.events).length).toBeGreaterThan(0);
   });
@@ -282,7 +290,7 @@ describe('faults (x-emulator-fault)', () => {
     const res = await stream(body, { 'x-emulator-fault': 'reset;after=2' });
     expect(res.status).toBe(200);
     expect(res.error).not.toBeNull();
-    expect(res.events.some((e) => e.data.choices?.[0]?.finish_reason)).toBe(false);
+    expect(res.events.some((e) => isChunk(e.data) && Boolean(e.data.choices[0]?.finish_reason))).toBe(false);
   });
 
   it('stall_before_headers and slow_headers delay the headers, then the stream completes', async () => {
@@ -290,7 +298,7 @@ describe('faults (x-emulator-fault)', () => {
       const res = await stream(body, { 'x-emulator-fault': `${kind};ms=300` });
       expect(res.status).toBe(200);
       expect(res.headersMs).toBeGreaterThanOrEqual(280);
-      expect(res.events.at(-1)!.data.choices[0].finish_reason).not.toBeNull();
+      expect(asChunk(res.events.at(-1)!.data).choices[0]!.finish_reason).not.toBeNull();
     }
   });
 
@@ -299,22 +307,22 @@ describe('faults (x-emulator-fault)', () => {
     const times = res.events.map((e) => e.atMs);
     const gaps = times.slice(1).map((t, i) => t - times[i]!);
     expect(Math.max(...gaps)).toBeGreaterThanOrEqual(380);
-    expect(res.events.at(-1)!.data.choices[0].finish_reason).not.toBeNull();
+    expect(asChunk(res.events.at(-1)!.data).choices[0]!.finish_reason).not.toBeNull();
   });
 
   it('rejects an unknown fault with a 400 naming the header', async () => {
     const res = await send(body, { 'x-emulator-fault': 'meltdown' });
     expect(res.status).toBe(400);
-    expect(res.json.param).toBe('x-emulator-fault');
+    expect(errorBody(res).param).toBe('x-emulator-fault');
   });
 });
 
 describe('time_info against the client', () => {
   it('agrees with the TTFT and end-to-end time the client measures', async () => {
     const res = await stream({ model: 'timed', messages: USER, max_completion_tokens: 40 });
-    const final = res.events.at(-1)!.data;
-    const info = final.time_info;
-    const firstToken = res.events.find((e) => (e.data.choices?.[0]?.delta?.content ?? '') !== '')!;
+    const final = asChunk(res.events.at(-1)!.data);
+    const info = final.time_info!;
+    const firstToken = res.events.find((e) => deltaContent(e.data) !== '')!;
     const serverTtftMs = (info.queue_time + info.prompt_time) * 1000;
     // The client started earlier and reads later than the server measures: never much less, a little more.
     expect(firstToken.atMs).toBeGreaterThanOrEqual(serverTtftMs - 2);
@@ -325,6 +333,6 @@ describe('time_info against the client', () => {
     expect(info.completion_time).toBeGreaterThan(0.18);
     expect(info.completion_time).toBeLessThan(0.6);
     expect(info.prompt_time).toBeGreaterThanOrEqual(0.049);
-    expect(final.usage.completion_tokens).toBe(40);
+    expect(final.usage?.completion_tokens).toBe(40);
   });
 });

@@ -7,7 +7,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmulator, type Emulator } from '../../../src/emulator/emulator.js';
-import { KEY, request } from './support.js';
+import type { HubModel, PublicModel, RouterModel } from '../../../src/protocol/models.js';
+import { errorBody, jsonBody, KEY, request } from './support.js';
+
+/** The catalog bodies of GET /public/v1/models in its three formats. */
+interface DefaultCatalog {
+  object: 'list';
+  data: PublicModel[];
+}
+interface RouterCatalog {
+  data: RouterModel[];
+}
+interface HubCatalog {
+  data: HubModel[];
+}
 
 let emulator: Emulator;
 let dir: string;
@@ -31,12 +44,13 @@ afterAll(async () => {
 const type = (value: unknown): string =>
   value === null ? 'null' : Array.isArray(value) ? 'array' : Number.isInteger(value) ? 'integer' : typeof value;
 
-function expectShape(object: Record<string, unknown>, shape: Record<string, string | string[]>): void {
+function expectShape(object: object, shape: Record<string, string | string[]>): void {
+  const fields = new Map<string, unknown>(Object.entries(object));
   expect(Object.keys(object).sort()).toEqual(Object.keys(shape).sort());
   for (const [key, expected] of Object.entries(shape)) {
     const allowed = Array.isArray(expected) ? expected : [expected];
     // An integer is also a number.
-    const actual = type(object[key]);
+    const actual = type(fields.get(key));
     expect(allowed.includes(actual) || (actual === 'integer' && allowed.includes('number')), `${key}: ${actual}`).toBe(
       true,
     );
@@ -56,7 +70,7 @@ const CAPABILITIES = [
   'reasoning',
 ];
 
-function expectCapabilities(capabilities: Record<string, unknown>): void {
+function expectCapabilities(capabilities: object): void {
   expect(Object.keys(capabilities).sort()).toEqual([...CAPABILITIES].sort());
   for (const value of Object.values(capabilities)) expect(typeof value).toBe('boolean');
 }
@@ -67,10 +81,11 @@ describe('public catalog', () => {
   it('default format: {object:"list", data} with every field and type', async () => {
     const res = await request(`${emulator.url}/public/v1/models`);
     expect(res.status).toBe(200);
-    expect(Object.keys(res.json).sort()).toEqual(['data', 'object']);
-    expect(res.json.object).toBe('list');
-    expect(res.json.data.length).toBeGreaterThanOrEqual(5);
-    for (const model of res.json.data) {
+    const catalog = jsonBody<DefaultCatalog>(res);
+    expect(Object.keys(catalog).sort()).toEqual(['data', 'object']);
+    expect(catalog.object).toBe('list');
+    expect(catalog.data.length).toBeGreaterThanOrEqual(5);
+    for (const model of catalog.data) {
       expectShape(model, {
         id: 'string',
         object: 'string',
@@ -103,21 +118,22 @@ describe('public catalog', () => {
         tokens_per_minute: ['integer', 'null'],
       });
     }
-    const ids = res.json.data.map((m: { id: string }) => m.id);
+    const ids = catalog.data.map((m) => m.id);
     // The spec's two reasoning models, a vision model, unlimited limits on some.
-    const reasoning = res.json.data.filter((m: any) => m.capabilities.reasoning);
+    const reasoning = catalog.data.filter((m) => m.capabilities.reasoning);
     expect(reasoning).toHaveLength(2);
     for (const model of reasoning) expect(model.supported_parameters.reasoning_effort).toBe(true);
-    expect(res.json.data.some((m: any) => m.capabilities.vision)).toBe(true);
-    expect(res.json.data.some((m: any) => m.limits.requests_per_minute === null)).toBe(true);
+    expect(catalog.data.some((m) => m.capabilities.vision)).toBe(true);
+    expect(catalog.data.some((m) => m.limits.requests_per_minute === null)).toBe(true);
     expect(new Set(ids).size).toBe(ids.length);
   });
 
   it('router format: {data} with every field and type', async () => {
     const res = await request(`${emulator.url}/public/v1/models?format=router`);
     expect(res.status).toBe(200);
-    expect(Object.keys(res.json)).toEqual(['data']);
-    for (const model of res.json.data) {
+    const catalog = jsonBody<RouterCatalog>(res);
+    expect(Object.keys(catalog)).toEqual(['data']);
+    for (const model of catalog.data) {
       expectShape(model, {
         id: 'string',
         hub_model_id: 'string',
@@ -151,15 +167,16 @@ describe('public catalog', () => {
       }
       expect(model.input_modalities).toContain('text');
     }
-    const vision = res.json.data.find((m: any) => m.id === 'vision-17b');
-    expect(vision.input_modalities).toEqual(['text', 'image']);
+    const vision = catalog.data.find((m) => m.id === 'vision-17b');
+    expect(vision?.input_modalities).toEqual(['text', 'image']);
   });
 
   it('hub format: {data} with numeric pricing per million tokens', async () => {
     const res = await request(`${emulator.url}/public/v1/models?format=hub`);
     expect(res.status).toBe(200);
-    expect(Object.keys(res.json)).toEqual(['data']);
-    for (const model of res.json.data) {
+    const catalog = jsonBody<HubCatalog>(res);
+    expect(Object.keys(catalog)).toEqual(['data']);
+    for (const model of catalog.data) {
       expectShape(model, {
         id: 'string',
         hub_model_id: 'string',
@@ -173,25 +190,26 @@ describe('public catalog', () => {
       expectShape(model.pricing, { input: 'number', output: 'number' });
       expectCapabilities(model.capabilities);
     }
-    const large = res.json.data.find((m: any) => m.id === 'large-70b');
+    const large = catalog.data.find((m) => m.id === 'large-70b');
     // "0.00000085" USD per token = 0.85 USD per million tokens, exactly.
-    expect(large.pricing).toEqual({ input: 0.85, output: 1.2 });
+    expect(large?.pricing).toEqual({ input: 0.85, output: 1.2 });
   });
 
   it('a bad format is a 400 naming the parameter', async () => {
     const res = await request(`${emulator.url}/public/v1/models?format=xml`);
     expect(res.status).toBe(400);
-    expect(res.json.param).toBe('format');
+    expect(errorBody(res).param).toBe('format');
   });
 
   it('one public model in the default format; unknown id 404', async () => {
     const res = await request(`${emulator.url}/public/v1/models/thinker-32b`);
     expect(res.status).toBe(200);
-    expect(res.json.id).toBe('thinker-32b');
-    expect(res.json.limits.max_context_length).toBe(65_536);
+    const model = jsonBody<PublicModel>(res);
+    expect(model.id).toBe('thinker-32b');
+    expect(model.limits.max_context_length).toBe(65_536);
     const missing = await request(`${emulator.url}/public/v1/models/nope`);
     expect(missing.status).toBe(404);
-    expect(missing.json.code).toBe('model_not_found');
+    expect(errorBody(missing).code).toBe('model_not_found');
   });
 });
 
@@ -222,7 +240,7 @@ describe('files', () => {
   it('unknown id: 404 file_not_found', async () => {
     const res = await get('missing');
     expect(res.status).toBe(404);
-    expect(res.json.code).toBe('file_not_found');
+    expect(errorBody(res).code).toBe('file_not_found');
   });
 
   it('path traversal is refused: nothing outside the directory is served', async () => {

@@ -7,8 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmulator, type Emulator } from '../../../src/emulator/emulator.js';
 import type { Engine, EngineHandle } from '../../../src/emulator/engine.js';
 import { FixedTimingEngine } from '../../../src/emulator/fixed-timing-engine.js';
+import type { ChatCompletionChunk, TimeInfo } from '../../../src/protocol/chat.js';
 import { countTokens } from '../../../src/util/tokenizer.js';
-import { chat, KEY, parseSse, USER } from './support.js';
+import { asChunk, chat, completionBody, KEY, parseSse, USER } from './support.js';
 
 let emulator: Emulator;
 let withDone: Emulator;
@@ -24,7 +25,8 @@ afterAll(async () => {
 
 const isNumber = (v: unknown): boolean => typeof v === 'number' && Number.isFinite(v);
 
-function expectTimeInfo(timeInfo: any): void {
+function expectTimeInfo(timeInfo: TimeInfo | null | undefined): void {
+  if (!timeInfo) throw new Error(`expected time_info, got ${timeInfo}`);
   expect(Object.keys(timeInfo).sort()).toEqual([
     'completion_time',
     'created',
@@ -32,7 +34,7 @@ function expectTimeInfo(timeInfo: any): void {
     'queue_time',
     'total_time',
   ]);
-  for (const key of ['queue_time', 'prompt_time', 'completion_time', 'total_time', 'created'])
+  for (const key of ['queue_time', 'prompt_time', 'completion_time', 'total_time', 'created'] as const)
     expect(isNumber(timeInfo[key]), key).toBe(true);
   expect(timeInfo.total_time).toBeCloseTo(timeInfo.queue_time + timeInfo.prompt_time + timeInfo.completion_time, 3);
   expect(timeInfo.prompt_time).toBeGreaterThan(0);
@@ -50,7 +52,7 @@ describe('non-streaming', () => {
     });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/json');
-    const body = res.json;
+    const body = completionBody(res);
     expect(typeof body.id).toBe('string');
     expect(body.object).toBe('chat.completion');
     expect(Number.isInteger(body.created)).toBe(true);
@@ -58,7 +60,7 @@ describe('non-streaming', () => {
     expect(typeof body.system_fingerprint).toBe('string');
     expect(body.service_tier_used).toBe('default');
     expect(body.choices).toHaveLength(1);
-    const choice = body.choices[0];
+    const choice = body.choices[0]!;
     expect(choice.index).toBe(0);
     expect(['stop', 'length']).toContain(choice.finish_reason);
     expect(choice.message.role).toBe('assistant');
@@ -66,13 +68,13 @@ describe('non-streaming', () => {
     expect(choice.message.tool_calls).toBeNull();
     expect(choice.logprobs).toBeNull();
     const usage = body.usage;
-    expect(usage.completion_tokens).toBe(countTokens(choice.message.content));
+    expect(usage.completion_tokens).toBe(countTokens(choice.message.content ?? ''));
     expect(usage.completion_tokens).toBeGreaterThan(0);
     expect(usage.completion_tokens).toBeLessThanOrEqual(12);
     expect(Number.isInteger(usage.prompt_tokens) && usage.prompt_tokens > 0).toBe(true);
     expect(usage.total_tokens).toBe(usage.prompt_tokens + usage.completion_tokens);
-    expect(usage.prompt_tokens_details.cached_tokens).toBe(0);
-    expect(usage.completion_tokens_details.reasoning_tokens).toBe(0);
+    expect(usage.prompt_tokens_details?.cached_tokens).toBe(0);
+    expect(usage.completion_tokens_details?.reasoning_tokens).toBe(0);
     expect(usage.image_tokens).toBeUndefined();
     expectTimeInfo(body.time_info);
   });
@@ -80,11 +82,16 @@ describe('non-streaming', () => {
   it('same seed, same output; another seed, another output', async () => {
     const ask = (seed: number) =>
       chat(emulator.url, { model: 'small-fast-8b', messages: USER, max_completion_tokens: 20, seed });
-    const [a, b, c] = await Promise.all([ask(11), ask(11), ask(12)]);
-    expect(a.json.choices[0].message.content).toBe(b.json.choices[0].message.content);
-    expect(a.json.choices[0].message.content).not.toBe(c.json.choices[0].message.content);
+    const [a, b, c] = (await Promise.all([ask(11), ask(11), ask(12)])).map(
+      (res) => completionBody(res).choices[0]!.message.content,
+    );
+    expect(a).toBe(b);
+    expect(a).not.toBe(c);
   });
 });
+
+/** The first choice of a chunk (the emulator always sends exactly one). */
+const choiceOf = (chunk: ChatCompletionChunk) => chunk.choices[0]!;
 
 async function stream(
   target: Emulator,
@@ -104,9 +111,9 @@ describe('streaming', () => {
     });
     expect(contentType).toBe('text/event-stream');
     expect(raw).not.toContain('[DONE]');
-    const chunks = events as any[];
-    const first = chunks[0];
-    const last = chunks[chunks.length - 1];
+    const chunks = events.map(asChunk);
+    const first = chunks[0]!;
+    const last = chunks[chunks.length - 1]!;
     const middle = chunks.slice(1, -1);
     for (const chunk of chunks) {
       expect(chunk.object).toBe('chat.completion.chunk');
@@ -116,28 +123,29 @@ describe('streaming', () => {
       expect(Number.isInteger(chunk.created)).toBe(true);
       expect(typeof chunk.system_fingerprint).toBe('string');
     }
-    expect(first.choices[0].delta).toEqual({ role: 'assistant', content: '' });
-    expect(first.choices[0].finish_reason).toBeNull();
+    expect(choiceOf(first).delta).toEqual({ role: 'assistant', content: '' });
+    expect(choiceOf(first).finish_reason).toBeNull();
     for (const chunk of middle) {
-      expect(chunk.choices[0].finish_reason).toBeNull();
-      expect(typeof chunk.choices[0].delta.content).toBe('string');
-      expect(chunk.choices[0].delta.content.length).toBeGreaterThan(0);
+      expect(choiceOf(chunk).finish_reason).toBeNull();
+      expect(typeof choiceOf(chunk).delta.content).toBe('string');
+      expect(choiceOf(chunk).delta.content?.length).toBeGreaterThan(0);
       expect(chunk.usage).toBeUndefined();
     }
-    expect(['stop', 'length']).toContain(last.choices[0].finish_reason);
-    expect(last.choices[0].delta).toEqual({});
-    expect(last.usage.completion_tokens).toBe(middle.length);
-    const text = middle.map((c) => c.choices[0].delta.content).join('');
-    expect(countTokens(text)).toBe(last.usage.completion_tokens);
-    expect(last.usage.total_tokens).toBe(last.usage.prompt_tokens + last.usage.completion_tokens);
+    expect(['stop', 'length']).toContain(choiceOf(last).finish_reason);
+    expect(choiceOf(last).delta).toEqual({});
+    const usage = last.usage!;
+    expect(usage.completion_tokens).toBe(middle.length);
+    const text = middle.map((c) => choiceOf(c).delta.content).join('');
+    expect(countTokens(text)).toBe(usage.completion_tokens);
+    expect(usage.total_tokens).toBe(usage.prompt_tokens + usage.completion_tokens);
     expectTimeInfo(last.time_info);
   });
 
   it('a stream and a non-streaming answer with the same seed carry the same text', async () => {
     const { events } = await stream(emulator, { max_completion_tokens: 15, seed: 9 });
-    const text = (events as any[])
+    const text = events
       .slice(1, -1)
-      .map((c) => c.choices[0].delta.content)
+      .map((event) => choiceOf(asChunk(event)).delta.content)
       .join('');
     const whole = await chat(emulator.url, {
       model: 'small-fast-8b',
@@ -145,7 +153,7 @@ describe('streaming', () => {
       max_completion_tokens: 15,
       seed: 9,
     });
-    expect(text).toBe(whole.json.choices[0].message.content);
+    expect(text).toBe(completionBody(whole).choices[0]!.message.content);
   });
 
   it('a reasoning model streams reasoning deltas first, then content; usage counts both', async () => {
@@ -155,14 +163,14 @@ describe('streaming', () => {
       max_completion_tokens: 300,
       seed: 8,
     });
-    const chunks = (events as any[]).slice(1, -1);
-    const last = events[events.length - 1] as any;
-    const kinds = chunks.map((c) => ('reasoning' in c.choices[0].delta ? 'reasoning' : 'content'));
+    const chunks = events.slice(1, -1).map(asChunk);
+    const last = asChunk(events[events.length - 1]);
+    const kinds = chunks.map((c) => ('reasoning' in choiceOf(c).delta ? 'reasoning' : 'content'));
     const reasoning = kinds.filter((k) => k === 'reasoning').length;
     expect(reasoning).toBeGreaterThan(0);
     expect(kinds.indexOf('content')).toBe(reasoning);
-    expect(last.usage.completion_tokens).toBe(chunks.length);
-    expect(last.usage.completion_tokens_details.reasoning_tokens).toBe(reasoning);
+    expect(last.usage?.completion_tokens).toBe(chunks.length);
+    expect(last.usage?.completion_tokens_details?.reasoning_tokens).toBe(reasoning);
   });
 
   it('a tool call streams a first fragment with id, type, name and empty arguments, then argument pieces', async () => {
@@ -179,27 +187,27 @@ describe('streaming', () => {
       },
     };
     const { events } = await stream(emulator, { model: 'large-70b', tools: [tool], tool_choice: 'required', seed: 2 });
-    const chunks = (events as any[]).slice(1, -1);
-    const last = events[events.length - 1] as any;
-    const first = chunks[0].choices[0].delta.tool_calls[0];
+    const chunks = events.slice(1, -1).map(asChunk);
+    const last = asChunk(events[events.length - 1]);
+    const first = choiceOf(chunks[0]!).delta.tool_calls![0];
     expect(first).toEqual({
       index: 0,
       id: expect.any(String),
       type: 'function',
       function: { name: 'lookup', arguments: '' },
     });
-    const pieces = chunks.slice(1).map((c) => c.choices[0].delta.tool_calls[0]);
+    const pieces = chunks.slice(1).map((c) => choiceOf(c).delta.tool_calls![0]!);
     for (const piece of pieces) expect(piece.index).toBe(0);
-    expect(JSON.parse(pieces.map((p) => p.function.arguments).join(''))).toMatchObject({ q: expect.any(String) });
-    expect(last.choices[0].finish_reason).toBe('tool_calls');
-    expect(last.usage.completion_tokens).toBe(pieces.length);
+    expect(JSON.parse(pieces.map((p) => p.function!.arguments).join(''))).toMatchObject({ q: expect.any(String) });
+    expect(choiceOf(last).finish_reason).toBe('tool_calls');
+    expect(last.usage?.completion_tokens).toBe(pieces.length);
   });
 
   it('with --done-marker the stream ends with data: [DONE] after the usage chunk', async () => {
     const { events, raw } = await stream(withDone, { max_completion_tokens: 5 });
     expect(raw.endsWith('data: [DONE]\n\n')).toBe(true);
     expect(events[events.length - 1]).toBe('[DONE]');
-    expect((events[events.length - 2] as any).usage.completion_tokens).toBe(events.length - 3);
+    expect(asChunk(events[events.length - 2]).usage?.completion_tokens).toBe(events.length - 3);
   });
 
   it('a client that goes away cancels the engine job', async () => {
@@ -260,8 +268,8 @@ describe('streaming', () => {
     const batch = await createEmulator({ apiKeys: [KEY], engine });
     try {
       const { events } = await stream(batch, { max_completion_tokens: 30, seed: 1 });
-      const last = events[events.length - 1] as any;
-      expect(events.length - 2).toBe(last.usage.completion_tokens);
+      const last = asChunk(events[events.length - 1]);
+      expect(events.length - 2).toBe(last.usage?.completion_tokens);
     } finally {
       await batch.close();
     }

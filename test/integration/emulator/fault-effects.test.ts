@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmulator, type Emulator } from '../../../src/emulator/emulator.js';
-import { chat, KEY, parseSse, USER } from './support.js';
+import { asChunk, asStreamError, chat, errorBody, KEY, parseSse, USER } from './support.js';
 
 let emulator: Emulator;
 beforeAll(async () => {
@@ -59,11 +59,11 @@ describe('fault effects', () => {
   it('stream_error: N token chunks, then one error event with status_code 500, then the end', async () => {
     const res = await chat(emulator.url, streamBody, { headers: { 'x-emulator-fault': 'stream_error;after=3' } });
     expect(res.status).toBe(200);
-    const events = parseSse(res.text) as any[];
+    const events = parseSse(res.text);
     expect(events).toHaveLength(1 + 3 + 1);
-    expect(events[0].choices[0].delta.role).toBe('assistant');
-    for (const chunk of events.slice(1, 4)) expect(chunk.choices[0].delta.content.length).toBeGreaterThan(0);
-    const last = events[4];
+    expect(asChunk(events[0]).choices[0]!.delta.role).toBe('assistant');
+    for (const event of events.slice(1, 4)) expect(asChunk(event).choices[0]!.delta.content?.length).toBeGreaterThan(0);
+    const last = asStreamError(events[4]);
     expect(last.status_code).toBe(500);
     expect(Object.keys(last.error).sort()).toEqual(['code', 'message', 'param', 'type']);
     expect(res.text).not.toContain('"usage"');
@@ -75,8 +75,8 @@ describe('fault effects', () => {
       { ...streamBody, max_completion_tokens: 3 },
       { headers: { 'x-emulator-fault': 'stream_error;after=50' } },
     );
-    const events = parseSse(res.text) as any[];
-    expect(events[events.length - 1].status_code).toBe(500);
+    const events = parseSse(res.text);
+    expect(asStreamError(events[events.length - 1]).status_code).toBe(500);
     expect(res.text).not.toContain('"usage"');
   });
 
@@ -118,6 +118,6 @@ describe('fault effects', () => {
       { headers: { 'x-emulator-fault': 'stream_error;after=2' } },
     );
     expect(res.status).toBe(500);
-    expect(res.json.type).toBe('internal_server_error');
+    expect(errorBody(res).type).toBe('internal_server_error');
   });
 });

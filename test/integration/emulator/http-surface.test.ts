@@ -6,7 +6,8 @@
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmulator, type Emulator } from '../../../src/emulator/emulator.js';
-import { chat, KEY, MGMT_KEY, request, USER } from './support.js';
+import type { ManagedEndpoint, ModelList } from '../../../src/protocol/models.js';
+import { chat, completionBody, errorBody, jsonBody, KEY, MGMT_KEY, request, USER } from './support.js';
 
 let emulator: Emulator;
 let open: Emulator;
@@ -137,11 +138,12 @@ describe('body decoding', () => {
     const gzip = await chat(emulator.url, seeded, { gzip: true });
     const both = await chat(emulator.url, seeded, { encoding: 'msgpack', gzip: true });
     for (const res of [json, msgpack, gzip, both]) expect(res.status).toBe(200);
-    const content = json.json.choices[0].message.content;
-    expect(content.length).toBeGreaterThan(0);
-    expect(msgpack.json.choices[0].message.content).toBe(content);
-    expect(gzip.json.choices[0].message.content).toBe(content);
-    expect(both.json.choices[0].message.content).toBe(content);
+    const contentOf = (res: typeof json) => completionBody(res).choices[0]!.message.content;
+    const content = contentOf(json);
+    expect(content?.length).toBeGreaterThan(0);
+    expect(contentOf(msgpack)).toBe(content);
+    expect(contentOf(gzip)).toBe(content);
+    expect(contentOf(both)).toBe(content);
   });
 
   it('other content type: 415 unsupported_content_type; other encoding: 415 unsupported_content_encoding', async () => {
@@ -214,7 +216,7 @@ describe('headers', () => {
     for (const bad of ['49', '20001', '100.5', 'abc', '-60']) {
       const res = await chat(emulator.url, flex, { headers: { queue_threshold: bad } });
       expect(res.status, bad).toBe(400);
-      expect(res.json.param).toBe('queue_threshold');
+      expect(errorBody(res).param).toBe('queue_threshold');
     }
   });
 
@@ -271,9 +273,10 @@ describe('models', () => {
   it('GET /v1/models lists every catalog model as {id, object, created, owned_by}', async () => {
     const res = await request(`${emulator.url}/v1/models`, auth);
     expect(res.status).toBe(200);
-    expect(res.json.object).toBe('list');
-    expect(res.json.data.map((m: { id: string }) => m.id)).toEqual(emulator.catalog.models.map((m) => m.id));
-    for (const model of res.json.data) {
+    const list = jsonBody<ModelList>(res);
+    expect(list.object).toBe('list');
+    expect(list.data.map((m) => m.id)).toEqual(emulator.catalog.models.map((m) => m.id));
+    for (const model of list.data) {
       expect(Object.keys(model).sort()).toEqual(['created', 'id', 'object', 'owned_by']);
       expect(model.object).toBe('model');
       expect(Number.isInteger(model.created)).toBe(true);
@@ -336,7 +339,7 @@ describe('models', () => {
       { headers: { 'x-service-version-patch': '9' } },
     );
     expect(version.status).toBe(400);
-    expect(version.json.code).toBe('invalid_version');
+    expect(errorBody(version).code).toBe('invalid_version');
   });
 });
 
@@ -346,8 +349,9 @@ describe('management', () => {
   it('lists the org endpoints with every field and type; each id works as a chat model', async () => {
     const res = await request(`${emulator.url}/management/v1/orgs/local/endpoints`, auth);
     expect(res.status).toBe(200);
-    expect(res.json.endpoints.length).toBeGreaterThan(0);
-    for (const endpoint of res.json.endpoints) {
+    const { endpoints } = jsonBody<{ endpoints: ManagedEndpoint[] }>(res);
+    expect(endpoints.length).toBeGreaterThan(0);
+    for (const endpoint of endpoints) {
       expect(Object.keys(endpoint).sort()).toEqual(['created', 'endpoint_id', 'model_arch_id', 'org_name', 'updated']);
       expect(typeof endpoint.endpoint_id).toBe('string');
       expect(typeof endpoint.model_arch_id).toBe('string');
@@ -356,17 +360,17 @@ describe('management', () => {
       expect(endpoint.org_name).toBe('local');
       const completion = await chat(emulator.url, { ...body, model: endpoint.endpoint_id, service_tier: 'auto' });
       expect(completion.status).toBe(200);
-      expect(completion.json.model).toBe(endpoint.endpoint_id);
+      expect(completionBody(completion).model).toBe(endpoint.endpoint_id);
       // auto on a dedicated endpoint takes the highest tier there is.
-      expect(completion.json.service_tier_used).toBe('priority');
+      expect(completionBody(completion).service_tier_used).toBe('priority');
     }
   });
 
   it('auto on a shared model runs in default', async () => {
     const res = await chat(emulator.url, { ...body, service_tier: 'auto' });
-    expect(res.json.service_tier_used).toBe('default');
+    expect(completionBody(res).service_tier_used).toBe('default');
     const none = await chat(emulator.url, body);
-    expect(none.json.service_tier_used).toBeUndefined();
+    expect(completionBody(none).service_tier_used).toBeUndefined();
   });
 
   it('unknown org: 404', async () => {

@@ -4,6 +4,8 @@
  */
 import { gzipSync } from 'node:zlib';
 import { encode } from '@msgpack/msgpack';
+import type { ChatCompletionChunk, ChatCompletionResponse } from '../../../src/protocol/chat.js';
+import type { ApiErrorBody, StreamErrorEvent } from '../../../src/protocol/errors.js';
 
 export const KEY = 'test-inference-key';
 export const MGMT_KEY = 'test-management-key';
@@ -12,7 +14,8 @@ export interface RawResponse {
   status: number;
   headers: Headers;
   text: string;
-  json: any;
+  /** The body parsed as JSON, or undefined when it is not JSON: narrow it with the helpers below. */
+  json: unknown;
 }
 
 export async function request(url: string, init: RequestInit = {}): Promise<RawResponse> {
@@ -65,4 +68,57 @@ export function parseSse(raw: string): unknown[] {
     const payload = event.slice('data: '.length);
     return payload === '[DONE]' ? payload : JSON.parse(payload);
   });
+}
+
+/** What the body helpers need of a response: its status (for messages) and its parsed body. */
+export type ParsedResponse = Pick<RawResponse, 'status' | 'json'>;
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const preview = (value: unknown): string => String(JSON.stringify(value)).slice(0, 200);
+
+/**
+ * The body as the JSON object type the test expects (a catalog, a listing...). Only checks that it is
+ * an object: the test asserts the fields it reads.
+ */
+export function jsonBody<T extends object>(res: ParsedResponse): T {
+  if (!isRecord(res.json)) throw new Error(`expected a JSON object body (status ${res.status}): ${preview(res.json)}`);
+  return res.json as T;
+}
+
+/** The body as a chat completion (`object: "chat.completion"`), failing the test when it is anything else. */
+export function completionBody(res: ParsedResponse): ChatCompletionResponse {
+  const json = res.json;
+  if (!isRecord(json) || json.object !== 'chat.completion')
+    throw new Error(`expected a chat completion (status ${res.status}): ${preview(json)}`);
+  return json as unknown as ChatCompletionResponse;
+}
+
+/** The flat error body (message, type, param, code), failing the test when the body is not one. */
+export function errorBody(res: ParsedResponse): ApiErrorBody {
+  const json = res.json;
+  if (!isRecord(json) || typeof json.message !== 'string' || typeof json.type !== 'string' || !('code' in json))
+    throw new Error(`expected an error body (status ${res.status}): ${preview(json)}`);
+  return json as unknown as ApiErrorBody;
+}
+
+export function isChunk(event: unknown): event is ChatCompletionChunk {
+  return isRecord(event) && event.object === 'chat.completion.chunk' && Array.isArray(event.choices);
+}
+
+export function isStreamError(event: unknown): event is StreamErrorEvent {
+  return isRecord(event) && isRecord(event.error) && typeof event.status_code === 'number';
+}
+
+/** A stream event that must be a chunk, failing the test when it is anything else. */
+export function asChunk(event: unknown): ChatCompletionChunk {
+  if (!isChunk(event)) throw new Error(`expected a chat.completion.chunk event: ${preview(event)}`);
+  return event;
+}
+
+/** A stream event that must be an in-stream error event, failing the test when it is anything else. */
+export function asStreamError(event: unknown): StreamErrorEvent {
+  if (!isStreamError(event)) throw new Error(`expected an in-stream error event: ${preview(event)}`);
+  return event;
 }

@@ -11,7 +11,13 @@ import { ConnectionSet } from '../../../src/client/connection-set.js';
 function standIns() {
   const made: { id: number; destroyed: boolean }[] = [];
   const create = (): Dispatcher => {
-    const connection = { id: made.length, destroyed: false, destroy: async () => void (connection.destroyed = true) };
+    const connection = {
+      id: made.length,
+      destroyed: false,
+      destroy: async (): Promise<void> => {
+        connection.destroyed = true;
+      },
+    };
     made.push(connection);
     return connection as unknown as Dispatcher;
   };

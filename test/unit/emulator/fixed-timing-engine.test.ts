@@ -44,7 +44,7 @@ describe('FixedTimingEngine', () => {
   it('serves many jobs at once from one timer, each one complete', async () => {
     engine = new FixedTimingEngine({ ttftMs: 2, interTokenMs: 1, tickMs: 5 });
     const results = await Promise.all(Array.from({ length: 200 }, (_, i) => run(1 + (i % 20))));
-    results.forEach((r, i) => expect(r.counts.reduce((a, b) => a + b, 0)).toBe(1 + (i % 20)));
+    for (const [i, r] of results.entries()) expect(r.counts.reduce((a, b) => a + b, 0)).toBe(1 + (i % 20));
     // With a 5 ms tick and 1 ms per token, tokens come several per callback.
     expect(results.some((r) => r.counts.some((c) => c > 1))).toBe(true);
   });

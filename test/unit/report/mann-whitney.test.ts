@@ -50,7 +50,10 @@ describe('mannWhitneyU', () => {
       return decodeHistogram(encodeIntoCompressedBase64(h), 'ttft_ms')!;
     };
     let seed = 1;
-    const rand = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+    const rand = () => {
+      seed = (seed * 16807) % 2147483647;
+      return seed / 2147483647;
+    };
     const draw = (n: number, scale: number) => Array.from({ length: n }, () => scale * (50 + 50 * rand()));
     const base = hist(draw(500, 1));
     const same = hist(draw(500, 1));

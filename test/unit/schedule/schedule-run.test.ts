@@ -89,7 +89,7 @@ describe('open loop', () => {
     }
     await run.finished;
     expect(rec.launches.length).toBe(40);
-    rec.launches.forEach((l, i) => expect(l.intendedMs - startMs).toBeCloseTo(i * 10, 6));
+    for (const [i, l] of rec.launches.entries()) expect(l.intendedMs - startMs).toBeCloseTo(i * 10, 6);
     // Arrivals due during the block went out together afterwards with their original intended times.
     const blockedOffsetMs = blockStart - startMs;
     const late = rec.launches.filter(

@@ -74,7 +74,11 @@ describe('capacity engine', () => {
   it('serves the queue by tier: priority, then default, then flex, FIFO within a tier', async () => {
     const engine = engineWith(ONE_SLOT);
     const order: string[] = [];
-    const track = (p: Promise<Finished>) => p.then((f) => (order.push(f.label), f));
+    const track = (p: Promise<Finished>) =>
+      p.then((f) => {
+        order.push(f.label);
+        return f;
+      });
     // The first job holds the only slot while the others queue in a deliberately mixed order.
     const all = [
       track(run(engine, 'busy', 'default', 20)),

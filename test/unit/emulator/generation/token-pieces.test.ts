@@ -40,7 +40,7 @@ describe('token pieces (pretoken-cached real tokenizer)', () => {
   });
 
   it('stays exact for long pretokens and fast for pathological ones', () => {
-    const long = 'x' + 'abcdefghij'.repeat(20);
+    const long = `x${'abcdefghij'.repeat(20)}`;
     expect(countTextTokens(long)).toBe(encodeTokens(long).length);
     expect(textPieces(long).join('')).toBe(long);
     const started = performance.now();
