@@ -34,8 +34,8 @@ export interface AttemptContext {
   readonly isClosed: () => boolean;
 }
 
-/** A request encoded once and sent by each attempt. */
-export interface PreparedRequest {
+/** A RequestPlan encoded for the wire (payload bytes, final headers) once, and sent by each attempt. */
+export interface EncodedRequest {
   readonly payload: string | Uint8Array;
   readonly headers: Readonly<Record<string, string>>;
   /** body.stream was true: a body without an SSE content type is still read as a stream. */

@@ -20,7 +20,8 @@ import { markSent, type RequestRecord } from './request-record.js';
 import { withRetry } from './retry.js';
 import { createScrubber } from './scrub-secret.js';
 import { loadTlsOptions } from './tls-options.js';
-import type { ClientOptions, InferenceClient, RequestPlan } from './types.js';
+import type { RequestPlan } from '../workload/request-plan.js';
+import type { ClientOptions, InferenceClient } from './types.js';
 
 /** Idle keep-alive connections are kept this long (a run's gaps between requests are shorter). */
 const KEEP_ALIVE_MS = 60_000;
@@ -79,7 +80,11 @@ export function createInferenceClient(options: ClientOptions): InferenceClient {
   const attempt = withRetry(attemptOnce, options.retry);
 
   return {
-    async send(plan: RequestPlan, record: RequestRecord, signal?: AbortSignal): Promise<void> {
+    async send(
+      plan: Pick<RequestPlan, 'body' | 'headers'>,
+      record: RequestRecord,
+      signal?: AbortSignal,
+    ): Promise<void> {
       try {
         if (closed) {
           record.errorClass = 'timeout';

@@ -8,13 +8,13 @@
  */
 import { nowUs } from '../util/clock.js';
 import { offAbort, onAbort } from './abort-fanout.js';
-import type { AttemptOutcome, PreparedRequest } from './attempt-handler.js';
+import type { AttemptOutcome, EncodedRequest } from './attempt-handler.js';
 import type { ErrorClass, RequestRecord } from './request-record.js';
 import type { ClientOptions } from './types.js';
 
 /** One attempt: fills the attempt fields of `record`, resolves when it ended. */
 export type Attempt = (
-  request: PreparedRequest,
+  request: EncodedRequest,
   record: RequestRecord,
   signal: AbortSignal | undefined,
 ) => Promise<AttemptOutcome>;

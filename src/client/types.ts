@@ -4,6 +4,7 @@
  */
 import type { EncodingSpec, RetrySpec, TimeoutSpec, TlsSpec } from '../profile/resolved-profile.js';
 import type { ProxySettings } from './proxy.js';
+import type { RequestPlan } from '../workload/request-plan.js';
 import type { RequestRecord } from './request-record.js';
 
 export interface ClientOptions {
@@ -26,21 +27,15 @@ export interface ClientOptions {
   readonly proxy?: ProxySettings | null;
 }
 
-export interface RequestPlan {
-  /** The chat completion body (already a plain object; the client encodes it). */
-  readonly body: Readonly<Record<string, unknown>>;
-  /** Extra headers of this request only. */
-  readonly headers?: Readonly<Record<string, string>>;
-}
-
 export interface InferenceClient {
   /**
-   * Sends one chat completion (streaming when body.stream is true) and fills `record`: timestamps in
+   * Sends one RequestPlan's body and headers as a chat completion (streaming when body.stream is true), encoded
+   * once for every attempt, and fills `record`: timestamps in
    * integer microseconds of performance.now(), status, usage, time_info, error class. Resolves when the
    * request has ended in any way; never rejects. An aborted `signal` ends it as a timeout of phase
    * `total` (graceful-stop expiry) without waiting for the server.
    */
-  send(plan: RequestPlan, record: RequestRecord, signal?: AbortSignal): Promise<void>;
+  send(plan: Pick<RequestPlan, 'body' | 'headers'>, record: RequestRecord, signal?: AbortSignal): Promise<void>;
   /** GET /v1/models: ids the target serves (to resolve a scenario without models). */
   listModels(signal?: AbortSignal): Promise<string[]>;
   /** Closes the pool; in-flight requests are aborted. */

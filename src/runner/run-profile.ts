@@ -265,7 +265,7 @@ async function runGroup(
       record.expectedInputTokens = plan.expectedInputTokens;
       if (!warmup) state.collector.started(group.index, nowUs());
       inFlight.add();
-      return client.send({ body: plan.body }, record, abort.signal).then(() => {
+      return client.send(plan, record, abort.signal).then(() => {
         inFlight.done();
         // Aggregated and written a moment later, between I/O: never in the burst of reads and relaunches
         // that ends with this request's (util/sliced-queue.ts).

@@ -12,20 +12,13 @@ import { o200kTokenizer } from '../util/tokenizer.js';
 import type { EncodingTokenizer } from '../util/tokenizer.js';
 import { PROMPT_SOURCES, promptSourceKind } from './prompt-sources.js';
 import { requestRng, streamSeed } from './request-seed.js';
+import type { RequestPlan } from './request-plan.js';
 import { sampleLength } from './sample-length.js';
 
-export interface RequestBodyPlan {
-  /** The chat request: model, messages, the scenario's request and request_extra fields, service_tier, max_completion_tokens. */
-  readonly body: Record<string, unknown>;
-  /**
-   * Tokens of the prompt text (system + shared prefix + user), as the workload's tokenizer counts them: message
-   * contents only; a server's usage adds a few tokens per message for its chat template.
-   */
-  readonly expectedInputTokens: number;
-}
+export type { RequestPlan } from './request-plan.js';
 
 export interface Workload {
-  next(index: number): RequestBodyPlan;
+  next(index: number): RequestPlan;
 }
 
 /**

@@ -1,0 +1,17 @@
+/**
+ * What to send, under one name from the workload to the socket: the RequestPlan of one request, as the
+ * workload built it. The client sends its body and headers (client/types.ts); the runner keeps its
+ * expected input tokens for estimates. (Inside the client, the plan encoded for the wire is an
+ * EncodedRequest: bytes, not a plan.)
+ */
+export interface RequestPlan {
+  /** The chat request: model, messages, the scenario's request and request_extra fields, service_tier, max_completion_tokens. */
+  readonly body: Record<string, unknown>;
+  /** Headers of this request only (besides the target's); none today from the workload. */
+  readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * Tokens of the prompt text (system + shared prefix + user), as the workload's tokenizer counts them:
+   * message contents only; a server's usage adds a few tokens per message for its chat template.
+   */
+  readonly expectedInputTokens: number;
+}
