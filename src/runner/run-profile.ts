@@ -31,7 +31,6 @@ import type { CpuProbe, HarnessMonitor } from './harness-monitor.js';
 import { requestHeaders } from './request-headers.js';
 import type { RunEvents } from './run-events.js';
 import { RecordFinisher } from './record-finisher.js';
-import { InFlight } from './in-flight.js';
 import { maxConcurrency, plannedDurationMs, plannedRequestCount, warmupLoad } from './load-plan.js';
 import { resolveTargetModels } from './model-preflight.js';
 import { defaultRunnerDeps } from './runner-deps.js';
@@ -250,7 +249,6 @@ async function runGroup(
     if (state.interrupted) return;
     // One signal for every request of the phase; the client keeps one listener per signal (abort-fanout.ts).
     const abort = new AbortController();
-    const inFlight = new InFlight();
     // Closed loop: no schedule to be late against, so latencies start at the socket write (request-record.ts).
     const startsAtSend = load.mode === 'concurrency';
     const launch = (intendedStartMs: number): Promise<void> => {
@@ -264,9 +262,7 @@ async function runGroup(
       );
       record.expectedInputTokens = plan.expectedInputTokens;
       if (!warmup) state.collector.started(group.index, nowUs());
-      inFlight.add();
       return client.send(plan, record, abort.signal).then(() => {
-        inFlight.done();
         // Aggregated and written a moment later, between I/O: never in the burst of reads and relaunches
         // that ends with this request's (util/sliced-queue.ts).
         state.finished.push(record);
@@ -291,9 +287,9 @@ async function runGroup(
       state.activeSchedules.delete(schedule);
     }
     // Graceful stop: what is in flight gets gracefulStopMs, then is aborted (recorded as timeout/total).
-    if (!(await inFlight.drained(scenario.gracefulStopMs))) {
+    if (!(await schedule.drained(scenario.gracefulStopMs))) {
       abort.abort();
-      await inFlight.drained(null);
+      await schedule.drained(null);
     }
   };
 

@@ -88,5 +88,6 @@ export function startClosedLoop(
     finished: tracker.finished,
     stop: () => tracker.finish(true),
     inFlight: () => tracker.inFlight,
+    drained: (timeoutMs) => tracker.drained(timeoutMs),
   };
 }

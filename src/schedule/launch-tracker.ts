@@ -1,6 +1,6 @@
 /**
- * Bookkeeping shared by the schedule strategies: launches in flight, launch and drop counts, and the one
- * `finished` promise with its outcome. A launch that throws or rejects counts as settled: per-request
+ * Bookkeeping shared by the schedule strategies: launches in flight (the one count of them: the runner's
+ * graceful stop waits on it too), launch and drop counts, and the one `finished` promise with its outcome. A launch that throws or rejects counts as settled: per-request
  * failures are the client's data, never something that unwinds the schedule.
  */
 import type { ScheduleCallbacks, ScheduleOutcome } from './types.js';
@@ -14,9 +14,12 @@ export class LaunchTracker {
   readonly #callbacks: ScheduleCallbacks;
   readonly #onFinish: () => void;
   #resolve!: (outcome: ScheduleOutcome) => void;
+  /** Waiting for nothing in flight (drained()). */
+  #drainWaiters: (() => void)[] = [];
   readonly #settle = (): void => {
     this.inFlight--;
     this.onSettled?.();
+    if (this.inFlight === 0 && this.#drainWaiters.length > 0) for (const wake of this.#drainWaiters.splice(0)) wake();
   };
   /** Called after any launch settles (the closed loop relaunches from its own await instead). */
   onSettled: (() => void) | undefined;
@@ -40,6 +43,25 @@ export class LaunchTracker {
       pending = Promise.resolve();
     }
     return pending.then(this.#settle, this.#settle);
+  }
+
+  /** Resolves true when nothing is in flight, false when `timeoutMs` passed first (null: no deadline). */
+  drained(timeoutMs: number | null): Promise<boolean> {
+    if (this.inFlight === 0) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      let timer: NodeJS.Timeout | undefined;
+      const wake = (): void => {
+        if (timer) clearTimeout(timer);
+        resolve(true);
+      };
+      this.#drainWaiters.push(wake);
+      if (timeoutMs !== null) {
+        timer = setTimeout(() => {
+          this.#drainWaiters = this.#drainWaiters.filter((waiter) => waiter !== wake);
+          resolve(false);
+        }, timeoutMs);
+      }
+    });
   }
 
   drop(intendedStartMs: number): void {

@@ -52,5 +52,6 @@ export function startOpenLoop(
     finished: tracker.finished,
     stop: () => tracker.finish(true),
     inFlight: () => tracker.inFlight,
+    drained: (timeoutMs) => tracker.drained(timeoutMs),
   };
 }

@@ -37,6 +37,8 @@ export interface ScheduleRun {
   stop(): void;
   /** Requests launched and not yet settled. */
   inFlight(): number;
+  /** Resolves true once nothing is in flight, false when `timeoutMs` passed first (null: no deadline). */
+  drained(timeoutMs: number | null): Promise<boolean>;
 }
 
 export interface ScheduleOutcome {

@@ -229,6 +229,23 @@ describe('closed loop', () => {
     expect(rec2.launches.length).toBe(stopped.launched);
   });
 
+  it('drained() waits for what is in flight after the schedule finished, with a deadline', async () => {
+    const rec = recorder(300);
+    const run = startSchedule(
+      { mode: 'concurrency', concurrency: 2, stages: null },
+      { durationMs: null, requests: 2 },
+      rec.callbacks,
+      { clock: systemClock, rng: createRng(1) },
+    );
+    await run.finished;
+    // Both requests hold for 300 ms: not drained within 20 ms, drained without a deadline.
+    expect(run.inFlight()).toBe(2);
+    expect(await run.drained(20)).toBe(false);
+    expect(await run.drained(null)).toBe(true);
+    expect(run.inFlight()).toBe(0);
+    expect(await run.drained(0)).toBe(true);
+  });
+
   it('stages change the number of workers over time', async () => {
     const rec = recorder(10);
     const stages: LoadStage[] = [
