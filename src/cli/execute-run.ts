@@ -42,7 +42,7 @@ export interface RunOutcome {
 
 export async function executeRun(options: ExecuteRunOptions): Promise<RunOutcome> {
   const deps = options.deps ?? defaultRunnerDeps;
-  const runId = makeRunId(options.clock.wallMs(), options.profile.name);
+  const runId = makeRunId(options.clock.wallMs(), options.profile.name, options.shard ?? null);
   const runDir = await createRunFolder(options.reportsDir, options.outDir, runId);
 
   const requestsCsv = await openRequestsCsv(join(runDir, 'requests.csv'), nowUs());

@@ -116,6 +116,13 @@ export interface RunSummary {
      */
     tokenizer?: string;
   };
+  /**
+   * `run --shard i/N`: this run sent shard `index` (1-based) of `count` of `profile` (schedule/shard.ts);
+   * null for a whole run. Absent in older summaries.
+   */
+  shard?: { index: number; count: number } | null;
+  /** `run --start-at`: the wall-clock time (ISO 8601) the run waited for before its first request; null: none. Absent in older summaries. */
+  start_at?: string | null;
   groups: GroupSummary[];
   thresholds: ThresholdResult[];
   harness: HarnessHealth;

@@ -44,6 +44,8 @@ export function buildRunSummary(result: RunResult, identity: RunIdentity, thresh
       ...connectionSummary(identity, result.profile.target.tls),
       tokenizer: result.tokenizer,
     },
+    shard: result.shard === null ? null : { index: result.shard.index, count: result.shard.count },
+    start_at: result.startAtWallMs === null ? null : new Date(result.startAtWallMs).toISOString(),
     groups: result.groups,
     thresholds,
     harness: withTlsWarning(result.harness, result.profile.target.tls),

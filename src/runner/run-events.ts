@@ -29,4 +29,8 @@ export interface RunEvents {
    */
   onRecord?(record: RequestRecord, group: ResolvedGroup, values: RecordedValues): void;
   onScenarioStart?(scenario: ResolvedScenario, groups: readonly ResolvedGroup[]): void;
+  /** `--start-at`: the run waits until `untilWallMs` (epoch ms); `waitMs` <= 0 means the time is past. */
+  onStartAt?(wait: { readonly untilWallMs: number; readonly waitMs: number }): void;
+  /** `--shard`: this shard's share of `scenario` is zero, so it sends nothing for it (`reason` says why). */
+  onShardIdle?(scenario: ResolvedScenario, reason: string): void;
 }

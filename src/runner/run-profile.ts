@@ -26,6 +26,8 @@ import type { RecordedValues } from '../metrics/request-values.js';
 import type { LoadSpec, ResolvedGroup, ResolvedProfile, ResolvedScenario } from '../profile/resolved-profile.js';
 import type { GroupSummary, HarnessHealth, TimeSeriesPoint } from '../metrics/run-summary.js';
 import type { ScheduleLimits, ScheduleRun } from '../schedule/types.js';
+import { shardProfile, shardScheduleSeed, shardWorkloadIndex } from '../schedule/shard.js';
+import type { ShardSpec } from '../schedule/shard.js';
 import { startHarnessMonitor } from './harness-monitor.js';
 import type { CpuProbe, HarnessMonitor } from './harness-monitor.js';
 import { requestHeaders } from './request-headers.js';
@@ -34,6 +36,7 @@ import { RecordFinisher } from './record-finisher.js';
 import { maxConcurrency, plannedDurationMs, plannedRequestCount, warmupLoad } from './load-plan.js';
 import { resolveTargetModels } from './model-preflight.js';
 import { defaultRunnerDeps } from './runner-deps.js';
+import { waitUntilWall } from './start-at.js';
 import type { RunnerDeps, Workload } from './runner-deps.js';
 
 export interface RunProfileOptions {
@@ -60,6 +63,13 @@ export interface RunProfileOptions {
    * check. Default: the profile's target.tokenizer (a tokenizer.json, loaded here), else o200k_base.
    */
   readonly tokenizer?: EncodingTokenizer;
+  /** `--shard i/N`: send only this shard's share of every scenario (schedule/shard.ts); absent: the whole load. */
+  readonly shard?: ShardSpec | null;
+  /**
+   * `--start-at`: wall-clock epoch ms to wait for after the model pre-flight and the workload set-up, before
+   * the first request (a time already past starts at once). Absent: start at once.
+   */
+  readonly startAtWallMs?: number | null;
 }
 
 export interface RunResult {
@@ -77,6 +87,10 @@ export interface RunResult {
   readonly harness: HarnessHealth;
   /** Name of the tokenizer that counted (o200k_base, or the tokenizer.json's path). */
   readonly tokenizer: string;
+  /** The shard this run was (its share of `profile`), or null for a whole run. */
+  readonly shard: ShardSpec | null;
+  /** The `--start-at` time it waited for (epoch ms), or null. */
+  readonly startAtWallMs: number | null;
 }
 
 /** Runs a whole profile against one target. Throws only for a run that cannot start (unreachable target). */
@@ -87,12 +101,19 @@ export async function runProfile(options: RunProfileOptions): Promise<RunResult>
   const tokenizer = options.tokenizer ?? (tokenizerPath ? await loadHfTokenizer(tokenizerPath) : o200kTokenizer());
   const headers = requestHeaders(options.version, options.profile.target.headers);
   const profile = await resolveModels(options, deps, headers);
+  // The profile as run stays whole in the result (shards of one run record the same profile, for merge);
+  // what this process sends is its share.
+  const shard = options.shard ?? null;
+  const share = shard === null ? null : shardProfile(profile, shard);
+  const sent = share === null ? profile : share.profile;
   // The tokenizer loads its vocabulary on first use (seconds): pay that before the clock starts, not
   // inside the first request's latency or as a stall of the event loop mid-run.
   tokenizer.count('inferbench');
   // Every group's workload is built before anything is sent: a dataset or a tokenizer that cannot make
   // exact prompts is a profile error at the start, not the end of a run that already measured scenarios.
-  const workloads = buildWorkloads(profile, deps, tokenizer);
+  const workloads = buildWorkloads(sent, deps, tokenizer);
+  const startAtWallMs = options.startAtWallMs ?? null;
+  if (startAtWallMs !== null) await waitForStart(options, startAtWallMs);
   const startedAtWallMs = options.clock.wallMs();
   const runStartUs = nowUs();
   const collector = deps.createCollector({ groups: profile.groups, slo: profile.slo, runStartUs });
@@ -111,6 +132,7 @@ export async function runProfile(options: RunProfileOptions): Promise<RunResult>
     finished: new RecordFinisher({ tokenizer, deliver: (record, values) => finishRecord(state, record, values) }),
     groupByIndex: groupsByIndex(profile.groups),
     workloads,
+    shard,
   };
   const onInterrupt = (): void => {
     state.interrupted = true;
@@ -120,8 +142,8 @@ export async function runProfile(options: RunProfileOptions): Promise<RunResult>
   };
   if (state.interrupted) state.finished.hurry();
   options.interrupt.addEventListener('abort', onInterrupt, { once: true });
-  const plannedMs = plannedDurationMs(profile.scenarios);
-  const plannedRequests = plannedRequestCount(profile);
+  const plannedMs = plannedDurationMs(sent.scenarios);
+  const plannedRequests = plannedRequestCount(sent);
   const ticker = setInterval(() => {
     const sink = options.events?.onTick;
     if (!sink) return;
@@ -139,10 +161,15 @@ export async function runProfile(options: RunProfileOptions): Promise<RunResult>
   }, options.tickIntervalMs ?? 1000);
 
   try {
-    for (const scenario of profile.scenarios) {
+    for (const scenario of sent.scenarios) {
       if (state.interrupted) break;
-      const groups = profile.groups.filter((group) => group.scenario === scenario.name);
+      const groups = sent.groups.filter((group) => group.scenario === scenario.name);
       state.currentScenario = scenario.name;
+      const idleReason = share?.idle.get(scenario.name);
+      if (idleReason !== undefined) {
+        safeCall(() => options.events?.onShardIdle?.(scenario, idleReason));
+        continue;
+      }
       safeCall(() => options.events?.onScenarioStart?.(scenario, groups));
       await runScenario(state, scenario, groups);
     }
@@ -166,6 +193,8 @@ export async function runProfile(options: RunProfileOptions): Promise<RunResult>
     timeSeries: result.timeSeries,
     harness,
     tokenizer: tokenizer.name,
+    shard,
+    startAtWallMs,
   };
 }
 
@@ -185,6 +214,15 @@ interface RunState {
   readonly activeSchedules: Set<ScheduleRun>;
   currentScenario: string;
   warmingGroups: number;
+  /** This run's shard: its workload indices and arrival seeds (schedule/shard.ts); null for a whole run. */
+  readonly shard: ShardSpec | null;
+}
+
+/** `--start-at`: says until when, then waits for that wall-clock time (or Ctrl-C, which ends the wait). */
+async function waitForStart(options: RunProfileOptions, untilWallMs: number): Promise<void> {
+  const waitMs = untilWallMs - options.clock.wallMs();
+  safeCall(() => options.events?.onStartAt?.({ untilWallMs, waitMs }));
+  await waitUntilWall(options.clock, untilWallMs, options.interrupt);
 }
 
 /** The model pre-flight (model-preflight.ts) with this run's client options. */
@@ -241,8 +279,10 @@ async function runGroup(
   group: ResolvedGroup,
   workload: Workload,
 ): Promise<void> {
-  const groupSeed = (scenario.seed ^ hashString(group.key)) >>> 0;
-  // One workload index across warmup and measurement, so measured requests never repeat warmup prompts.
+  // A shard's arrivals are seeded apart from the other shards' (its prompts are not: see shard.ts).
+  const groupSeed = shardScheduleSeed((scenario.seed ^ hashString(group.key)) >>> 0, state.shard);
+  // One workload index across warmup and measurement, so measured requests never repeat warmup prompts;
+  // a shard's n-th request is the single run's request i-1 + n*N.
   let workloadIndex = 0;
 
   const runPhase = async (warmup: boolean, load: LoadSpec, limits: ScheduleLimits): Promise<void> => {
@@ -252,7 +292,7 @@ async function runGroup(
     // Closed loop: no schedule to be late against, so latencies start at the socket write (request-record.ts).
     const startsAtSend = load.mode === 'concurrency';
     const launch = (intendedStartMs: number): Promise<void> => {
-      const plan = workload.next(workloadIndex++);
+      const plan = workload.next(shardWorkloadIndex(workloadIndex++, state.shard));
       const record = createRequestRecord(
         state.nextRecordId++,
         group.index,

@@ -4,6 +4,7 @@ import { runCommand } from './run.js';
 import { serveCommand } from './serve.js';
 import { reportCommand } from './report.js';
 import { compareCommand } from './compare.js';
+import { mergeCommand } from './merge.js';
 import { validateCommand } from './validate.js';
 import { catalogCommand } from './catalog.js';
 
@@ -14,4 +15,5 @@ export const COMMANDS: readonly CommandRegistration[] = [
   catalogCommand,
   reportCommand,
   compareCommand,
+  mergeCommand,
 ];

@@ -14,6 +14,9 @@ import { formatSummaryJson } from '../../report/summary-json.js';
 import { runRepeated } from '../../report/repeat-runs.js';
 import { formatRepeatTable } from '../../report/repeat-summary.js';
 import { makeRunId } from '../../runner/run-id.js';
+import type { RunEvents } from '../../runner/run-events.js';
+import { parseShard } from '../../schedule/shard.js';
+import type { ShardSpec } from '../../schedule/shard.js';
 import { formatSummaryTable, formatThresholds } from '../../report/summary-table.js';
 import { createProgressLine } from '../../report/progress-line.js';
 import type { CliContext } from '../context.js';
@@ -35,6 +38,8 @@ interface RunArgs {
   quiet: boolean;
   json: boolean;
   repeat?: number;
+  shard?: string;
+  'start-at'?: string;
 }
 
 export const runCommand: CommandRegistration = (parser, ctx) =>
@@ -64,6 +69,14 @@ export const runCommand: CommandRegistration = (parser, ctx) =>
           default: 1,
           describe:
             'Run N times into <out>/repeat-<i>/ and write repeat-summary.json (mean, stddev, 95% CI per metric)',
+        })
+        .option('shard', {
+          type: 'string',
+          describe: 'Send only shard i of N (i/N) of every scenario: N shards started together send one run',
+        })
+        .option('start-at', {
+          type: 'string',
+          describe: 'Wait after the model check until this UTC time (ISO 8601, e.g. 2026-11-23T10:00:00Z), then start',
         }),
     async (argv) => {
       ctx.exitCode = await runRun(argv as unknown as RunArgs, ctx);
@@ -71,6 +84,9 @@ export const runCommand: CommandRegistration = (parser, ctx) =>
   );
 
 async function runRun(args: RunArgs, ctx: CliContext): Promise<number> {
+  // Flags first: a typo must not cost an emulator start or a pre-flight.
+  const shard = args.shard === undefined ? null : parseShard(args.shard);
+  const startAtWallMs = args['start-at'] === undefined ? null : parseStartAt(args['start-at']);
   if ((args.repeat ?? 1) !== 1) return runRepeat(args, ctx);
   const profilePath = isAbsolute(args.profile) ? args.profile : resolve(ctx.cwd, args.profile);
   const overrides = args.set === undefined ? [] : Array.isArray(args.set) ? args.set : [args.set];
@@ -94,7 +110,7 @@ async function runRun(args: RunArgs, ctx: CliContext): Promise<number> {
       : createProgressLine(ctx.stderr, { tty: Boolean((ctx.stderr as { isTTY?: boolean }).isTTY) });
     if (!quiet)
       ctx.stderr.write(
-        `inferbench: running ${profile.name} against ${emulator ? `the embedded emulator (${target})` : target}\n`,
+        `inferbench: running ${profile.name}${shard ? ` (shard ${shard.index}/${shard.count})` : ''} against ${emulator ? `the embedded emulator (${target})` : target}\n`,
       );
     // The embedded emulator is local: a corporate proxy in the environment must not carry its requests.
     const proxy = emulator ? null : proxySettingsFromEnv(ctx.env);
@@ -112,7 +128,12 @@ async function runRun(args: RunArgs, ctx: CliContext): Promise<number> {
       outDir: args.out ? resolve(ctx.cwd, args.out) : null,
       embeddedEmulator: emulator !== null,
       proxy,
-      events: progress ? { onTick: (tick) => progress.update(tick) } : {},
+      shard,
+      startAtWallMs,
+      events: {
+        ...(progress ? { onTick: (tick) => progress.update(tick) } : {}),
+        ...startEvents(ctx, shard, quiet),
+      },
     });
     progress?.finish();
     return printOutcome(outcome, args, ctx);
@@ -134,7 +155,9 @@ async function runRepeat(args: RunArgs, ctx: CliContext): Promise<number> {
   const inner: RunArgs = { ...args, repeat: 1, json: false, quiet: args.quiet || args.json };
   const outcome = await runRepeated(n, outDir, (dir, i) => {
     if (!inner.quiet) ctx.stderr.write(`inferbench: repeat ${i} of ${n}\n`);
-    return runRun({ ...inner, out: dir }, ctx);
+    // --start-at is when the first repeat begins; the others follow it.
+    const startAt = i === 1 ? args['start-at'] : undefined;
+    return runRun({ ...inner, out: dir, 'start-at': startAt }, ctx);
   });
   if (args.json) ctx.stdout.write(`${JSON.stringify(outcome.summary, null, 2)}\n`);
   else if (!args.quiet) ctx.stdout.write(`\n${formatRepeatTable(outcome.summary)}`);
@@ -176,6 +199,38 @@ function printOutcome(outcome: RunOutcome, args: RunArgs, ctx: CliContext): numb
     case 'ok':
       return EXIT.ok;
   }
+}
+
+/** `--start-at` text -> epoch ms: ISO 8601 with a date, a time and a zone (Z or an offset), else exit 2. */
+export function parseStartAt(text: string): number {
+  const iso = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/i;
+  const wallMs = iso.test(text.trim()) ? Date.parse(text.trim()) : Number.NaN;
+  if (Number.isNaN(wallMs)) {
+    throw new InferbenchError('BAD_USAGE', `--start-at ${JSON.stringify(text)} is not an ISO 8601 time with a zone`, {
+      hint: 'e.g. --start-at 2026-11-23T10:00:00Z (every shard must read the same instant, so give Z or an offset)',
+    });
+  }
+  return wallMs;
+}
+
+/** What a shard or a --start-at wait tells the user: when it starts, and scenarios it sends nothing for. */
+function startEvents(ctx: CliContext, shard: ShardSpec | null, quiet: boolean): RunEvents {
+  return {
+    onStartAt: ({ untilWallMs, waitMs }) => {
+      const until = new Date(untilWallMs).toISOString();
+      if (waitMs <= 0) {
+        ctx.stderr.write(
+          `inferbench: warning: --start-at ${until} is ${(-waitMs / 1000).toFixed(1)} s in the past; starting now\n`,
+        );
+      } else if (!quiet) {
+        ctx.stderr.write(`inferbench: waiting until ${until} (${(waitMs / 1000).toFixed(1)} s) to start\n`);
+      }
+    },
+    onShardIdle: (scenario, reason) => {
+      const which = shard ? `shard ${shard.index}/${shard.count}` : 'this shard';
+      ctx.stderr.write(`inferbench: ${which} sends nothing for scenario ${scenario.name}: ${reason}\n`);
+    },
+  };
 }
 
 function describeAllFailed(groups: RunOutcome['summary']['groups']): string {

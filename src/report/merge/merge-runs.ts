@@ -1,0 +1,214 @@
+/**
+ * `inferbench merge`: the results of the shards of one run (`run --shard i/N`) combined exactly into one
+ * run's results. Groups merge by key with aggregate/merge.ts (histograms add, counters add, stats
+ * recomputed), the window runs from the earliest start to the latest end, thresholds are evaluated again
+ * on the merged groups, the harness health is the worst of the shards plus a per-shard list, and the time
+ * series align on wall-clock seconds. Pure: reading and writing the files is the caller's.
+ */
+import { InferbenchError } from '../../errors.js';
+import { mergeGroupSummaries } from '../../aggregate/merge.js';
+import { evaluateThresholds } from '../../aggregate/thresholds.js';
+import type { ThresholdSpec } from '../../profile/resolved-profile.js';
+import type { GroupSummary, HarnessHealth, RunSummary, TimeSeriesPoint } from '../../metrics/run-summary.js';
+import { mergeTimeSeries } from './merge-time-series.js';
+
+/** One shard's results as loaded from its folder. */
+export interface ShardResults {
+  readonly dir: string;
+  readonly summary: RunSummary;
+  readonly timeSeries: readonly TimeSeriesPoint[];
+}
+
+/** `shard` of a summary written by `run --shard i/N`; absent or null in other runs (unknown). */
+export interface ShardPosition {
+  readonly index: number;
+  readonly count: number;
+}
+
+/** One shard's entry in the merged summary's `harness.shards`. */
+export interface ShardHealth {
+  readonly run_id: string;
+  readonly dir: string;
+  readonly shard: ShardPosition | null;
+  readonly started_at: string;
+  readonly ended_at: string;
+  readonly complete: boolean;
+  readonly health: HarnessHealth;
+}
+
+/** summary.json of a merged run: a run summary that says which runs it was merged from. */
+export type MergedRunSummary = RunSummary & {
+  /** run_id of every shard merged, in the order of their start. */
+  merged_from: string[];
+  /** A merged run is no shard. */
+  shard?: null;
+  harness: HarnessHealth & { shards: ShardHealth[] };
+};
+
+export interface MergeOptions {
+  /** Merge even when the shards are of different profiles or workloads (the mismatches become warnings). */
+  readonly force: boolean;
+  /** inferbench's version, recorded in the merged summary. */
+  readonly version: string;
+}
+
+export interface MergeResult {
+  readonly summary: MergedRunSummary;
+  readonly timeSeries: TimeSeriesPoint[];
+  /** The differences that would have refused the merge (non-empty only with --force). */
+  readonly mismatches: string[];
+  /** Wall-clock ms of the earliest shard's start: requests.csv's start_ms are re-based on it. */
+  readonly startedAtMs: number;
+}
+
+/** The `shard` a summary carries, or null when it has none (a run without --shard, an older file). */
+export function shardOf(summary: RunSummary): ShardPosition | null {
+  const shard = (summary as { shard?: unknown }).shard;
+  if (!shard || typeof shard !== 'object') return null;
+  const { index, count } = shard as { index?: unknown; count?: unknown };
+  return typeof index === 'number' && typeof count === 'number' ? { index, count } : null;
+}
+
+/** Reasons these runs are not shards of one run: different profiles or workloads, duplicate or mismatched shards. */
+export function shardMismatches(shards: readonly ShardResults[]): string[] {
+  const problems: string[] = [];
+  const [first, ...rest] = shards;
+  if (first === undefined) return problems;
+  const label = (s: ShardResults): string => `${s.summary.run_id} (${s.dir})`;
+  for (const other of rest) {
+    if (other.summary.profile.name !== first.summary.profile.name)
+      problems.push(
+        `profile "${other.summary.profile.name}" of ${label(other)} is not "${first.summary.profile.name}" of ${label(first)}`,
+      );
+    if (other.summary.workload_hash !== first.summary.workload_hash)
+      problems.push(
+        `workload_hash ${other.summary.workload_hash} of ${label(other)} differs from ${first.summary.workload_hash} of ${label(first)}`,
+      );
+  }
+  const positions = shards.map((s) => ({ shard: s, position: shardOf(s.summary) }));
+  const counts = new Set(positions.flatMap(({ position }) => (position === null ? [] : [position.count])));
+  if (counts.size > 1)
+    problems.push(
+      `the shards were split in different counts: ${positions
+        .filter(({ position }) => position !== null)
+        .map(({ shard, position }) => `${label(shard)} is shard ${position?.index}/${position?.count}`)
+        .join(', ')}`,
+    );
+  const byIndex = new Map<number, ShardResults[]>();
+  for (const { shard, position } of positions) {
+    if (position === null) continue;
+    byIndex.set(position.index, [...(byIndex.get(position.index) ?? []), shard]);
+  }
+  for (const [index, same] of byIndex)
+    if (same.length > 1)
+      problems.push(`shard index ${index} appears ${same.length} times: ${same.map(label).join(', ')}`);
+  const dirs = new Set<string>();
+  for (const s of shards) {
+    if (dirs.has(s.dir)) problems.push(`${s.dir} is given twice`);
+    dirs.add(s.dir);
+  }
+  return problems;
+}
+
+/** Merges the shards' results; throws BAD_RESULTS naming every difference unless `force`. */
+export function mergeRuns(shards: readonly ShardResults[], options: MergeOptions): MergeResult {
+  if (shards.length < 2)
+    throw new InferbenchError('BAD_USAGE', `merge needs at least two run folders, got ${shards.length}.`, {
+      hint: 'inferbench merge <dir> <dir>... --out DIR',
+    });
+  const mismatches = shardMismatches(shards);
+  if (mismatches.length > 0 && !options.force)
+    throw new InferbenchError(
+      'BAD_RESULTS',
+      `These runs are not shards of one run:\n  - ${mismatches.join('\n  - ')}`,
+      {
+        hint: 'Merge the folders of one profile run with --shard i/N; --force merges them anyway (with a warning).',
+      },
+    );
+
+  const ordered = [...shards].sort((a, b) => startMs(a) - startMs(b));
+  const first = ordered[0] as ShardResults;
+  const startedAtMs = startMs(first);
+  const endedAtMs = Math.max(...ordered.map((s) => Date.parse(s.summary.ended_at)));
+  const groups = mergeGroups(ordered);
+  const thresholds = evaluateThresholds(thresholdSpecs(first.summary), groups);
+  const summary: MergedRunSummary = {
+    // Spread first so that fields this file does not know of (start_at, ...) keep the first shard's value.
+    ...first.summary,
+    run_id: `${first.summary.run_id}-merged`,
+    started_at: new Date(startedAtMs).toISOString(),
+    ended_at: new Date(endedAtMs).toISOString(),
+    complete: ordered.every((s) => s.summary.complete),
+    inferbench_version: options.version,
+    shard: null,
+    merged_from: ordered.map((s) => s.summary.run_id),
+    groups,
+    thresholds,
+    harness: mergeHarness(ordered),
+  };
+  const timeSeries = mergeTimeSeries(
+    ordered.map((s) => ({ offsetMs: startMs(s) - startedAtMs, points: s.timeSeries })),
+  );
+  return { summary, timeSeries, mismatches, startedAtMs };
+}
+
+function startMs(shard: ShardResults): number {
+  const ms = Date.parse(shard.summary.started_at);
+  return Number.isFinite(ms) ? ms : 0;
+}
+
+/** Groups merged by key, in the order they first appear. */
+function mergeGroups(shards: readonly ShardResults[]): GroupSummary[] {
+  const merged = new Map<string, GroupSummary>();
+  for (const shard of shards)
+    for (const group of shard.summary.groups) {
+      const seen = merged.get(group.key);
+      merged.set(group.key, seen === undefined ? group : mergeGroupSummaries(seen, group));
+    }
+  return [...merged.values()];
+}
+
+/** The profile's parsed thresholds as summary.json recorded them (profile.resolved.thresholds). */
+function thresholdSpecs(summary: RunSummary): ThresholdSpec[] {
+  const resolved = summary.profile.resolved as { thresholds?: unknown } | null;
+  const specs = resolved?.thresholds;
+  if (!Array.isArray(specs)) return [];
+  return specs.filter(
+    (s): s is ThresholdSpec =>
+      typeof s === 'object' &&
+      s !== null &&
+      typeof (s as ThresholdSpec).expression === 'string' &&
+      typeof (s as ThresholdSpec).metric === 'string' &&
+      typeof (s as ThresholdSpec).value === 'number',
+  );
+}
+
+/** The worst of every shard's health (highest delay, lag and CPU), every warning named by its shard, and the list. */
+function mergeHarness(shards: readonly ShardResults[]): HarnessHealth & { shards: ShardHealth[] } {
+  const healths = shards.map((s) => s.summary.harness);
+  const worst = (pick: (h: HarnessHealth) => number): number => {
+    const values = healths.map(pick).filter(Number.isFinite);
+    return values.length > 0 ? Math.max(...values) : Number.NaN;
+  };
+  const spread = (pick: (h: HarnessHealth) => { p50: number; p99: number; max: number }) => ({
+    p50: worst((h) => pick(h).p50),
+    p99: worst((h) => pick(h).p99),
+    max: worst((h) => pick(h).max),
+  });
+  return {
+    event_loop_delay_ms: spread((h) => h.event_loop_delay_ms),
+    cpu_utilization: worst((h) => h.cpu_utilization),
+    schedule_lag_ms: spread((h) => h.schedule_lag_ms),
+    warnings: shards.flatMap((s) => s.summary.harness.warnings.map((w) => `${s.summary.run_id}: ${w}`)),
+    client_bottleneck: healths.some((h) => h.client_bottleneck),
+    shards: shards.map((s) => ({
+      run_id: s.summary.run_id,
+      dir: s.dir,
+      shard: shardOf(s.summary),
+      started_at: s.summary.started_at,
+      ended_at: s.summary.ended_at,
+      complete: s.summary.complete,
+      health: s.summary.harness,
+    })),
+  };
+}

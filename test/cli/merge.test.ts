@@ -1,0 +1,144 @@
+/**
+ * `inferbench merge` on real runs against the embedded emulator (a real child process, real sockets):
+ * two runs of one profile merge into one run folder whose counts and histogram totals are the sums of
+ * the two; runs of different profiles are refused (exit 2) unless --force; duplicate shard indexes are
+ * refused; a threshold that fails on the merged result exits 99.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { decodeHistogram } from '../../src/aggregate/histogram.js';
+import type { GroupSummary, MetricName, RunSummary } from '../../src/metrics/run-summary.js';
+import { parseCsvRecords } from '../../src/report/compare/parse-csv.js';
+import { REQUEST_COLUMNS } from '../../src/report/requests-csv.js';
+import { runCliInProcess } from '../helpers/cli.js';
+import { readSummary, useRunFolder } from '../helpers/run-folder.js';
+
+const folder = useRunFolder('inferbench-merge-');
+
+const profile = (name: string, seed: number, thresholds = ''): string => `name: ${name}
+scenarios:
+  - name: steady
+    models: [small-fast-8b]
+    load: { mode: concurrency, concurrency: 4 }
+    requests: 16
+    warmup_requests: 2
+    prompt: { input_tokens: 32, output_tokens: 8 }
+    seed: ${seed}
+${thresholds}`;
+
+async function run(profilePath: string, out: string, expectedCode = 0): Promise<string> {
+  const result = await runCliInProcess(['run', profilePath, '--out', join(folder.dir, out), '--quiet'], {
+    cwd: folder.dir,
+  });
+  expect(result.code, result.stderr).toBe(expectedCode);
+  return join(folder.dir, out);
+}
+
+function requestRows(dir: string): Record<string, string>[] {
+  return parseCsvRecords(readFileSync(join(dir, 'requests.csv'), 'utf8')).records;
+}
+
+let shardA = '';
+let shardB = '';
+
+beforeAll(async () => {
+  const path = folder.writeProfile('merge', profile('merge-real', 7));
+  shardA = await run(path, 'a');
+  shardB = await run(path, 'b');
+}, 120_000);
+
+describe('merge on real runs', () => {
+  it('adds the counts and histograms of two runs of one profile and writes every file', async () => {
+    const out = join(folder.dir, 'merged');
+    const result = await runCliInProcess(['merge', shardA, shardB, '--out', out]);
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/steady\/small-fast-8b\/-/);
+    expect(result.stdout).toContain(`report: ${out}`);
+
+    for (const file of ['summary.json', 'summary.csv', 'timeseries.csv', 'report.html', 'requests.csv'])
+      expect(existsSync(join(out, file)), file).toBe(true);
+
+    const a = readSummary(shardA);
+    const b = readSummary(shardB);
+    const merged = readSummary(out) as ReturnType<typeof readSummary> & { merged_from: string[] };
+    expect(merged.merged_from.sort()).toEqual([a.run_id, b.run_id].sort());
+    expect(merged.groups).toHaveLength(1);
+    const onlyGroup = (summary: RunSummary): GroupSummary => {
+      const group = summary.groups[0];
+      if (group === undefined) throw new Error(`${summary.run_id} has no group`);
+      return group;
+    };
+    const [ga, gb, gm] = [onlyGroup(a), onlyGroup(b), onlyGroup(merged)];
+    expect(gm.requests.ok).toBe(ga.requests.ok + gb.requests.ok);
+    expect(gm.requests.ok).toBe(32);
+    const names = Object.keys(gm.histograms) as MetricName[];
+    expect(names).toContain('ttft_ms');
+    for (const metric of names) {
+      const total = (encoded: string | undefined): number =>
+        encoded === undefined ? 0 : decodeHistogram(encoded).totalCount;
+      expect(total(gm.histograms[metric]), metric).toBe(total(ga.histograms[metric]) + total(gb.histograms[metric]));
+      expect(gm.metrics[metric]?.count, metric).toBe(total(gm.histograms[metric]));
+    }
+    expect(Date.parse(merged.started_at)).toBe(Math.min(Date.parse(a.started_at), Date.parse(b.started_at)));
+    expect(Date.parse(merged.ended_at)).toBe(Math.max(Date.parse(a.ended_at), Date.parse(b.ended_at)));
+    expect(merged.complete).toBe(true);
+    expect((merged.harness as unknown as { shards: unknown[] }).shards).toHaveLength(2);
+
+    const rows = requestRows(out);
+    expect(rows).toHaveLength(requestRows(shardA).length + requestRows(shardB).length);
+    expect(new Set(rows.map((r) => r['id'])).size).toBe(rows.length);
+    expect(new Set(rows.map((r) => r['request_id'])).size).toBe(rows.length);
+    expect(Object.keys(rows[0] ?? {})).toEqual([...REQUEST_COLUMNS]);
+
+    // The time series adds: every request completed once, in one second or another.
+    const series = parseCsvRecords(readFileSync(join(out, 'timeseries.csv'), 'utf8')).records;
+    const completed = series.reduce((sum, r) => sum + Number(r['completed']), 0);
+    const shardCompleted = [shardA, shardB]
+      .flatMap((dir) => parseCsvRecords(readFileSync(join(dir, 'timeseries.csv'), 'utf8')).records)
+      .reduce((sum, r) => sum + Number(r['completed']), 0);
+    expect(completed).toBe(shardCompleted);
+    expect(series.every((r) => r['ttft_p50_ms'] === '')).toBe(true);
+  });
+
+  it('refuses runs of different profiles and workloads (exit 2) and merges them with --force, warning', async () => {
+    const other = await run(folder.writeProfile('other', profile('merge-other', 8)), 'other');
+    const refused = await runCliInProcess(['merge', shardA, other, '--out', join(folder.dir, 'refused')]);
+    expect(refused.code, refused.stdout + refused.stderr).toBe(2);
+    expect(refused.stderr).toMatch(/profile "merge-other"/);
+    expect(refused.stderr).toMatch(/workload_hash/);
+    expect(existsSync(join(folder.dir, 'refused', 'summary.json'))).toBe(false);
+
+    const forced = await runCliInProcess(['merge', shardA, other, '--out', join(folder.dir, 'forced'), '--force']);
+    expect(forced.code, forced.stdout + forced.stderr).toBe(0);
+    expect(forced.stderr).toMatch(/WARNING: --force/);
+    expect(readSummary(join(folder.dir, 'forced')).groups[0]?.requests.ok).toBe(32);
+  }, 60_000);
+
+  it('refuses two shards with the same index', async () => {
+    const copy = async (from: string, to: string, shard: object): Promise<string> => {
+      const dir = join(folder.dir, to);
+      const summary = { ...readSummary(from), shard };
+      await runCliInProcess(['report', from, '--out', dir, '--quiet']);
+      writeFileSync(join(dir, 'summary.json'), JSON.stringify(summary));
+      return dir;
+    };
+    const first = await copy(shardA, 'shard-0-a', { index: 0, count: 2 });
+    const second = await copy(shardB, 'shard-0-b', { index: 0, count: 2 });
+    const result = await runCliInProcess(['merge', first, second, '--out', join(folder.dir, 'dup')]);
+    expect(result.code, result.stdout + result.stderr).toBe(2);
+    expect(result.stderr).toMatch(/shard index 0 appears 2 times/);
+  });
+
+  it('exits 99 when a threshold fails on the merged result', async () => {
+    const path = folder.writeProfile('strict', profile('merge-strict', 7, 'thresholds: ["requests_per_s > 100000"]\n'));
+    const a = await run(path, 'strict-a', 99);
+    const b = await run(path, 'strict-b', 99);
+    const result = await runCliInProcess(['merge', a, b, '--out', join(folder.dir, 'strict-merged')]);
+    expect(result.code, result.stdout + result.stderr).toBe(99);
+    expect(result.stdout).toMatch(/FAIL\s+requests_per_s > 100000/);
+    const merged = readSummary(join(folder.dir, 'strict-merged'));
+    expect(merged.thresholds).toHaveLength(1);
+    expect(merged.thresholds[0]?.passed).toBe(false);
+  }, 60_000);
+});
