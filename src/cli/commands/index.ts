@@ -7,6 +7,7 @@ import { compareCommand } from './compare.js';
 import { mergeCommand } from './merge.js';
 import { validateCommand } from './validate.js';
 import { catalogCommand } from './catalog.js';
+import { k8sCommand } from './k8s.js';
 
 export const COMMANDS: readonly CommandRegistration[] = [
   runCommand,
@@ -16,4 +17,5 @@ export const COMMANDS: readonly CommandRegistration[] = [
   reportCommand,
   compareCommand,
   mergeCommand,
+  k8sCommand,
 ];

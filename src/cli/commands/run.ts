@@ -245,7 +245,8 @@ function describeAllFailed(groups: RunOutcome['summary']['groups']): string {
   return `every request failed (${classes})${sample ? `: ${sample}` : ''}`;
 }
 
-function checkBaseUrl(text: string): void {
+/** `--base-url` must be an http(s) URL (exit 2 otherwise). */
+export function checkBaseUrl(text: string): void {
   let url: URL | null = null;
   try {
     url = new URL(text);
