@@ -6,8 +6,8 @@ import type { TimeSeriesPoint } from '../metrics/run-summary.js';
 
 export const TIMESERIES_CSV = 'timeseries.csv';
 
-const COLUMNS: readonly (keyof TimeSeriesPoint)[] = [
-  'group',
+/** Columns of timeseries.csv that always hold a number (counts per second). */
+export const TIMESERIES_COUNT_COLUMNS = [
   'second',
   'started',
   'completed',
@@ -15,11 +15,21 @@ const COLUMNS: readonly (keyof TimeSeriesPoint)[] = [
   'throttled',
   'output_tokens',
   'in_flight',
+] as const satisfies readonly (keyof TimeSeriesPoint)[];
+
+/** Columns of timeseries.csv that are empty when the second had no value (percentiles, headroom). */
+export const TIMESERIES_NULLABLE_COLUMNS = [
   'ttft_p50_ms',
   'ttft_p99_ms',
   'e2e_p50_ms',
   'ratelimit_remaining_requests',
   'ratelimit_remaining_tokens',
+] as const satisfies readonly (keyof TimeSeriesPoint)[];
+
+const COLUMNS: readonly (keyof TimeSeriesPoint)[] = [
+  'group',
+  ...TIMESERIES_COUNT_COLUMNS,
+  ...TIMESERIES_NULLABLE_COLUMNS,
 ];
 
 export function formatTimeSeriesCsv(points: readonly TimeSeriesPoint[]): string {

@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import { InferbenchError } from '../../errors.js';
 import type { RunSummary, TimeSeriesPoint } from '../../metrics/run-summary.js';
 import { parseCsvRecords } from './parse-csv.js';
+import { TIMESERIES_COUNT_COLUMNS, TIMESERIES_NULLABLE_COLUMNS } from '../timeseries-csv.js';
 
 export interface LoadedRun {
   /** The run directory (where summary.json lives). */
@@ -95,22 +96,9 @@ function checkSummary(value: unknown, path: string): RunSummary {
   };
 }
 
-const NUMERIC_SERIES_COLUMNS = [
-  'second',
-  'started',
-  'completed',
-  'failed',
-  'throttled',
-  'output_tokens',
-  'in_flight',
-] as const;
-const NULLABLE_SERIES_COLUMNS = [
-  'ttft_p50_ms',
-  'ttft_p99_ms',
-  'e2e_p50_ms',
-  'ratelimit_remaining_requests',
-  'ratelimit_remaining_tokens',
-] as const;
+// The columns timeseries.csv is written with (timeseries-csv.ts): read back the same way.
+const NUMERIC_SERIES_COLUMNS = TIMESERIES_COUNT_COLUMNS;
+const NULLABLE_SERIES_COLUMNS = TIMESERIES_NULLABLE_COLUMNS;
 
 /** Reads `<dir>/timeseries.csv`; an empty list when the file is absent. */
 export async function loadTimeSeries(dir: string): Promise<TimeSeriesPoint[]> {
