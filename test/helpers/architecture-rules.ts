@@ -58,18 +58,7 @@ export const VALUE_EDGES: Readonly<Record<Layer, readonly Layer[]>> = {
 };
 
 /** The harness: the layers that measure. The emulator never imports them, nor they the emulator. */
-const HARNESS: readonly Layer[] = [
-  'metrics',
-  'protocol',
-  'profile',
-  'workload',
-  'schedule',
-  'client',
-  'measure',
-  'aggregate',
-  'runner',
-  'report',
-];
+const HARNESS: readonly Layer[] = LAYERS.slice(LAYERS.indexOf('metrics'), LAYERS.indexOf('report') + 1);
 
 /**
  * `import type` may also name a layer further down the harness (a type is vocabulary, not a dependency

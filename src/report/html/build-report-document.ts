@@ -322,11 +322,7 @@ function distributionSection(groups: readonly GroupSummary[]): Section {
       charts.push({ kind: 'paragraph', text: `${METRIC_LABELS[metric]}: no samples.`, tone: 'muted' });
       continue;
     }
-    const entries = decoded.map((d) => ({
-      label: groupLabel(d.group),
-      histogram: d.histogram,
-      color: groups.indexOf(d.group),
-    }));
+    const entries = chartEntries(groups, decoded);
     charts.push({
       kind: 'chart',
       chart: percentileChart(`dist-${metric}`, `${METRIC_LABELS[metric]}: percentile distribution`, metric, entries),
@@ -346,16 +342,17 @@ function distributionSection(groups: readonly GroupSummary[]): Section {
   };
 }
 
+/** One plotted series per group that has samples, coloured by the group's position. */
+function chartEntries(groups: readonly GroupSummary[], decoded: ReturnType<typeof decodedFor>) {
+  return decoded.map((d) => ({ label: groupLabel(d.group), histogram: d.histogram, color: groups.indexOf(d.group) }));
+}
+
 function cdfSection(groups: readonly GroupSummary[]): Section {
   const charts: Block[] = [];
   for (const metric of PLOTTED_METRICS) {
     const decoded = decodedFor(groups, metric);
     if (decoded.length === 0) continue;
-    const entries = decoded.map((d) => ({
-      label: groupLabel(d.group),
-      histogram: d.histogram,
-      color: groups.indexOf(d.group),
-    }));
+    const entries = chartEntries(groups, decoded);
     charts.push({
       kind: 'chart',
       chart: cdfChart(`cdf-${metric}`, `${METRIC_LABELS[metric]}: cumulative distribution`, metric, entries),
