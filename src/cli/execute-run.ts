@@ -14,6 +14,7 @@ import { openRequestsCsv } from '../report/requests-csv.js';
 import { createRunFolder, writeRunFiles } from '../report/run-folder.js';
 import { buildRunSummary, runVerdict, type RunVerdict } from '../runner/build-run-summary.js';
 import { runProfile } from '../runner/run-profile.js';
+import { runProfileInWorkers, type WorkerPoolOptions } from '../runner/run-in-workers.js';
 import type { RunProfileOptions, RunResult } from '../runner/run-profile.js';
 import { makeRunId } from '../runner/run-id.js';
 import { defaultRunnerDeps } from '../runner/runner-deps.js';
@@ -28,6 +29,8 @@ export interface ExecuteRunOptions extends RunProfileOptions {
   readonly outDir: string | null;
   /** Whether the target is the embedded emulator (recorded in summary.json). */
   readonly embeddedEmulator: boolean;
+  /** `--workers N` with N >= 2: the load is sent by N worker threads; absent or null: by this thread. */
+  readonly workers?: WorkerPoolOptions | null;
 }
 
 export interface RunOutcome {
@@ -53,7 +56,12 @@ export async function executeRun(options: ExecuteRunOptions): Promise<RunOutcome
   };
   let result: RunResult;
   try {
-    result = await runProfile({ ...options, deps, events: { ...options.events, onRecord } });
+    const runOptions = { ...options, deps, events: { ...options.events, onRecord } };
+    const workers = options.workers ?? null;
+    result =
+      workers !== null && workers.count > 1
+        ? await runProfileInWorkers(runOptions, workers)
+        : await runProfile(runOptions);
   } finally {
     await requestsCsv.close();
   }

@@ -84,6 +84,23 @@ export interface HarnessHealth {
   warnings: string[];
   /** True when the client was likely the bottleneck (event-loop delay or schedule lag too high). */
   client_bottleneck: boolean;
+  /**
+   * `run --workers N`: each worker thread's own health (the figures above are the worst of them, its
+   * warnings named by worker). Absent for a run in one thread.
+   */
+  workers?: WorkerHealth[];
+}
+
+/** One worker thread of `run --workers N` in summary.json `harness.workers`. */
+export interface WorkerHealth {
+  /** 1-based, of `workers`. */
+  worker: number;
+  /** The share it sent, as a shard of the whole run (rates, counts and seeds split like `--shard`). */
+  share: { index: number; count: number };
+  /** False when it was interrupted or ended before its share was done (then harness.warnings says why). */
+  complete: boolean;
+  /** Its CPU use is its thread's event-loop utilisation (busy time / wall time), not the process's. */
+  health: HarnessHealth;
 }
 
 export interface RunSummary {
@@ -121,6 +138,8 @@ export interface RunSummary {
    * null for a whole run. Absent in older summaries.
    */
   shard?: { index: number; count: number } | null;
+  /** `run --workers N`: the number of worker threads that sent the load (1 for a run in one thread). Absent in older summaries. */
+  workers?: number;
   /** `run --start-at`: the wall-clock time (ISO 8601) the run waited for before its first request; null: none. Absent in older summaries. */
   start_at?: string | null;
   groups: GroupSummary[];

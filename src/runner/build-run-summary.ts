@@ -45,6 +45,7 @@ export function buildRunSummary(result: RunResult, identity: RunIdentity, thresh
       tokenizer: result.tokenizer,
     },
     shard: result.shard === null ? null : { index: result.shard.index, count: result.shard.count },
+    workers: result.workers ?? 1,
     start_at: result.startAtWallMs === null ? null : new Date(result.startAtWallMs).toISOString(),
     groups: result.groups,
     thresholds,

@@ -33,4 +33,6 @@ export interface RunEvents {
   onStartAt?(wait: { readonly untilWallMs: number; readonly waitMs: number }): void;
   /** `--shard`: this shard's share of `scenario` is zero, so it sends nothing for it (`reason` says why). */
   onShardIdle?(scenario: ResolvedScenario, reason: string): void;
+  /** `--workers`: worker `worker`'s share of `scenario` is zero (fewer requests or streams than workers). */
+  onWorkerIdle?(scenario: string, worker: number, reason: string): void;
 }

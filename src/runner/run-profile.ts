@@ -70,6 +70,12 @@ export interface RunProfileOptions {
    * the first request (a time already past starts at once). Absent: start at once.
    */
   readonly startAtWallMs?: number | null;
+  /**
+   * `run --workers`: called once the models are resolved and the workloads built, before any wait or
+   * request, with the profile as it will run; the run starts when it resolves (the coordinator starts every
+   * worker together). Absent: start at once.
+   */
+  readonly startGate?: (ready: { readonly profile: ResolvedProfile; readonly tokenizer: string }) => Promise<void>;
 }
 
 export interface RunResult {
@@ -91,6 +97,8 @@ export interface RunResult {
   readonly shard: ShardSpec | null;
   /** The `--start-at` time it waited for (epoch ms), or null. */
   readonly startAtWallMs: number | null;
+  /** `run --workers N`: the worker threads that sent it (run-in-workers.ts); absent for a run in this thread. */
+  readonly workers?: number;
 }
 
 /** Runs a whole profile against one target. Throws only for a run that cannot start (unreachable target). */
@@ -112,6 +120,7 @@ export async function runProfile(options: RunProfileOptions): Promise<RunResult>
   // Every group's workload is built before anything is sent: a dataset or a tokenizer that cannot make
   // exact prompts is a profile error at the start, not the end of a run that already measured scenarios.
   const workloads = buildWorkloads(sent, deps, tokenizer);
+  if (options.startGate) await options.startGate({ profile, tokenizer: tokenizer.name });
   const startAtWallMs = options.startAtWallMs ?? null;
   if (startAtWallMs !== null) await waitForStart(options, startAtWallMs);
   const startedAtWallMs = options.clock.wallMs();

@@ -139,3 +139,14 @@ export function shardWorkloadIndex(local: number, shard: ShardSpec | null): numb
 export function shardLabel(shard: ShardSpec): string {
   return `shard-${shard.index}-of-${shard.count}`;
 }
+
+/**
+ * Worker `worker` (1-based) of `workers` within `outer` (`--shard i/N`, or null for the whole run) as one
+ * shard of N x workers: index (i-1) + (worker-1) x N + 1. Its workload indices are those of shard i, taken
+ * every workers-th; and since the shares of N x workers split whole numbers as evenly as shard i's share is
+ * split over the workers, the workers' counts add up exactly to shard i's.
+ */
+export function subShard(outer: ShardSpec | null, worker: number, workers: number): ShardSpec {
+  const base = outer ?? { index: 1, count: 1 };
+  return { index: base.index - 1 + (worker - 1) * base.count + 1, count: base.count * workers };
+}

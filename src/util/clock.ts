@@ -1,8 +1,20 @@
 /**
  * Monotonic time. Everything measured uses these, never Date.now(): wall clocks jump (NTP), monotonic
- * clocks do not. `performance.now()` has sub-microsecond resolution on Node and shares its origin across
- * the process, so microsecond timestamps from it can be subtracted anywhere in the harness.
+ * clocks do not. `performance.now()` has sub-microsecond resolution on Node, but its origin is the start
+ * of the thread: a worker thread (`run --workers`) shifts its clocks onto the main thread's origin once at
+ * start (alignMonotonicOrigin), so microsecond timestamps from every thread of a run can be subtracted.
  */
+
+/** Added to performance.now(): 0 on the main thread, the gap between the origins in a worker thread. */
+let originShiftMs = 0;
+
+/**
+ * Moves this thread's monotonic clocks by `shiftMs` (the main thread's performance.now() = this thread's +
+ * shiftMs). Called once, before anything is timed.
+ */
+export function alignMonotonicOrigin(shiftMs: number): void {
+  originShiftMs = shiftMs;
+}
 export interface Clock {
   /** Monotonic milliseconds (fractional) since an arbitrary origin. */
   nowMs(): number;
@@ -11,13 +23,13 @@ export interface Clock {
 }
 
 export const systemClock: Clock = {
-  nowMs: () => performance.now(),
+  nowMs: () => performance.now() + originShiftMs,
   wallMs: () => Date.now(),
 };
 
 /** Monotonic microseconds, for the request hot path (integers go straight into HDR histograms). */
 export function nowUs(): number {
-  return Math.round(performance.now() * 1000);
+  return Math.round((performance.now() + originShiftMs) * 1000);
 }
 
 /** A clock tests move by hand, so schedules are deterministic. */

@@ -26,6 +26,8 @@ import type { TlsSpec } from '../../profile/resolved-profile.js';
 import { EXIT } from '../exit-codes.js';
 import { inferbenchVersion } from '../version.js';
 import { startEmbeddedEmulator } from '../embedded-emulator.js';
+import { monotonicAnchorMs } from '../thread-clock.js';
+import { parseWorkers, workerThreadScript } from '../worker-count.js';
 import type { EmbeddedEmulator } from '../embedded-emulator.js';
 import type { CommandRegistration } from './command.js';
 
@@ -40,6 +42,7 @@ interface RunArgs {
   repeat?: number;
   shard?: string;
   'start-at'?: string;
+  workers?: string;
 }
 
 export const runCommand: CommandRegistration = (parser, ctx) =>
@@ -74,6 +77,11 @@ export const runCommand: CommandRegistration = (parser, ctx) =>
           type: 'string',
           describe: 'Send only shard i of N (i/N) of every scenario: N shards started together send one run',
         })
+        .option('workers', {
+          type: 'string',
+          describe:
+            'Send the load from N worker threads (or auto: one per core, leaving one on machines with more than two); results merged exactly',
+        })
         .option('start-at', {
           type: 'string',
           describe: 'Wait after the model check until this UTC time (ISO 8601, e.g. 2026-11-23T10:00:00Z), then start',
@@ -87,6 +95,7 @@ async function runRun(args: RunArgs, ctx: CliContext): Promise<number> {
   // Flags first: a typo must not cost an emulator start or a pre-flight.
   const shard = args.shard === undefined ? null : parseShard(args.shard);
   const startAtWallMs = args['start-at'] === undefined ? null : parseStartAt(args['start-at']);
+  const workers = args.workers === undefined ? 1 : parseWorkers(args.workers);
   if ((args.repeat ?? 1) !== 1) return runRepeat(args, ctx);
   const profilePath = isAbsolute(args.profile) ? args.profile : resolve(ctx.cwd, args.profile);
   const overrides = args.set === undefined ? [] : Array.isArray(args.set) ? args.set : [args.set];
@@ -110,7 +119,7 @@ async function runRun(args: RunArgs, ctx: CliContext): Promise<number> {
       : createProgressLine(ctx.stderr, { tty: Boolean((ctx.stderr as { isTTY?: boolean }).isTTY) });
     if (!quiet)
       ctx.stderr.write(
-        `inferbench: running ${profile.name}${shard ? ` (shard ${shard.index}/${shard.count})` : ''} against ${emulator ? `the embedded emulator (${target})` : target}\n`,
+        `inferbench: running ${profile.name}${shard ? ` (shard ${shard.index}/${shard.count})` : ''}${workers > 1 ? ` in ${workers} worker threads` : ''} against ${emulator ? `the embedded emulator (${target})` : target}\n`,
       );
     // The embedded emulator is local: a corporate proxy in the environment must not carry its requests.
     const proxy = emulator ? null : proxySettingsFromEnv(ctx.env);
@@ -130,6 +139,8 @@ async function runRun(args: RunArgs, ctx: CliContext): Promise<number> {
       proxy,
       shard,
       startAtWallMs,
+      workers:
+        workers > 1 ? { count: workers, script: workerThreadScript(), clockAnchorMs: monotonicAnchorMs() } : null,
       events: {
         ...(progress ? { onTick: (tick) => progress.update(tick) } : {}),
         ...startEvents(ctx, shard, quiet),
@@ -229,6 +240,11 @@ function startEvents(ctx: CliContext, shard: ShardSpec | null, quiet: boolean): 
     onShardIdle: (scenario, reason) => {
       const which = shard ? `shard ${shard.index}/${shard.count}` : 'this shard';
       ctx.stderr.write(`inferbench: ${which} sends nothing for scenario ${scenario.name}: ${reason}\n`);
+    },
+    onWorkerIdle: (scenario, worker, reason) => {
+      ctx.stderr.write(
+        `inferbench: worker ${worker} sends nothing for scenario ${scenario} (${reason}); fewer --workers would do\n`,
+      );
     },
   };
 }

@@ -8,6 +8,7 @@
 import { InferbenchError } from '../../errors.js';
 import { mergeGroupSummaries } from '../../aggregate/merge.js';
 import { evaluateThresholds } from '../../aggregate/thresholds.js';
+import { worstHealth } from '../../aggregate/worst-health.js';
 import type { ThresholdSpec } from '../../profile/resolved-profile.js';
 import type { GroupSummary, HarnessHealth, RunSummary, TimeSeriesPoint } from '../../metrics/run-summary.js';
 import { mergeTimeSeries } from './merge-time-series.js';
@@ -183,24 +184,10 @@ function thresholdSpecs(summary: RunSummary): ThresholdSpec[] {
   );
 }
 
-/** The worst of every shard's health (highest delay, lag and CPU), every warning named by its shard, and the list. */
+/** The worst of every shard's health (aggregate/worst-health.ts), every warning named by its shard, and the list. */
 function mergeHarness(shards: readonly ShardResults[]): HarnessHealth & { shards: ShardHealth[] } {
-  const healths = shards.map((s) => s.summary.harness);
-  const worst = (pick: (h: HarnessHealth) => number): number => {
-    const values = healths.map(pick).filter(Number.isFinite);
-    return values.length > 0 ? Math.max(...values) : Number.NaN;
-  };
-  const spread = (pick: (h: HarnessHealth) => { p50: number; p99: number; max: number }) => ({
-    p50: worst((h) => pick(h).p50),
-    p99: worst((h) => pick(h).p99),
-    max: worst((h) => pick(h).max),
-  });
   return {
-    event_loop_delay_ms: spread((h) => h.event_loop_delay_ms),
-    cpu_utilization: worst((h) => h.cpu_utilization),
-    schedule_lag_ms: spread((h) => h.schedule_lag_ms),
-    warnings: shards.flatMap((s) => s.summary.harness.warnings.map((w) => `${s.summary.run_id}: ${w}`)),
-    client_bottleneck: healths.some((h) => h.client_bottleneck),
+    ...worstHealth(shards.map((s) => ({ label: s.summary.run_id, health: s.summary.harness }))),
     shards: shards.map((s) => ({
       run_id: s.summary.run_id,
       dir: s.dir,

@@ -12,6 +12,7 @@ import {
   shardScheduleSeed,
   shardWorkloadIndex,
   splitEvenly,
+  subShard,
 } from '../../../src/schedule/shard.js';
 
 const of = (count: number) => Array.from({ length: count }, (_, i) => ({ index: i + 1, count }));
@@ -130,5 +131,32 @@ describe('parseShard', () => {
   it('refuses what is not a shard, with a usage error', () => {
     for (const text of ['0/2', '3/2', '2', 'a/b', '1/0', '-1/2', '1.5/2', ''])
       expect(() => parseShard(text), text).toThrow(expect.objectContaining({ code: 'BAD_USAGE' }));
+  });
+});
+
+describe('subShard (run --workers within --shard)', () => {
+  it('splits a shard over workers so that their counts and workload indices are exactly the shard', () => {
+    for (const [n, count, workers] of [
+      [100, 3, 2],
+      [7, 4, 3],
+      [1, 2, 2],
+      [1000, 5, 4],
+    ] as const) {
+      for (let index = 1; index <= count; index++) {
+        const outer = { index, count };
+        const parts = Array.from({ length: workers }, (_, w) => subShard(outer, w + 1, workers));
+        // Counts: the workers' shares add up to the shard's share, for every total.
+        for (let total = 0; total <= n; total += Math.max(1, Math.floor(n / 17)))
+          expect(parts.reduce((sum, part) => sum + splitEvenly(total, part), 0)).toBe(splitEvenly(total, outer));
+        // Workload indices: the workers' requests together are the shard's, each once.
+        const shardIndices = Array.from({ length: 12 }, (_, i) => shardWorkloadIndex(i, outer));
+        const workerIndices = parts.flatMap((part) =>
+          Array.from({ length: 12 }, (_, i) => shardWorkloadIndex(i, part)),
+        );
+        expect(shardIndices.every((i) => workerIndices.includes(i))).toBe(true);
+        expect(new Set(workerIndices).size).toBe(workerIndices.length);
+      }
+    }
+    expect(subShard(null, 2, 3)).toEqual({ index: 2, count: 3 });
   });
 });

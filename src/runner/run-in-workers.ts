@@ -1,0 +1,200 @@
+/**
+ * `run --workers N`: one run's load sent by N worker threads of this process, for when one event loop is
+ * not enough. Each worker runs a share of every scenario exactly as a shard would (schedule/shard.ts:
+ * rate / N, concurrency, max_concurrency and request counts split evenly, its own arrival seed, its own
+ * slice of the prompts), so N workers send what one process would. The coordinator (this thread) starts
+ * them, waits until every one has resolved its models and built its workloads, starts them together, and
+ * owns the one collector of the run: the workers forward every start, drop and finished record
+ * (worker-outbox.ts), so histograms, counters, the time series and requests.csv are exactly those of a
+ * single run. The harness health is the worst of the workers', with each worker's own in `workers`.
+ */
+import { InferbenchError } from '../errors.js';
+import { worstHealth } from '../aggregate/worst-health.js';
+import type { RunCollector } from '../aggregate/types.js';
+import { nowUs } from '../util/clock.js';
+import type { HarnessHealth, WorkerHealth } from '../metrics/run-summary.js';
+import type { ResolvedGroup, ResolvedProfile } from '../profile/resolved-profile.js';
+import { shardProfile, subShard } from '../schedule/shard.js';
+import { plannedDurationMs, plannedRequestCount } from './load-plan.js';
+import type { RunProfileOptions, RunResult } from './run-profile.js';
+import { defaultRunnerDeps } from './runner-deps.js';
+import { waitUntilWall } from './start-at.js';
+import { type WorkerEnd, WorkerThreadHandle } from './worker-thread-handle.js';
+import type { WorkerEvent } from './worker-protocol.js';
+
+export interface WorkerPoolOptions {
+  /** Worker threads, >= 1. */
+  readonly count: number;
+  /** The threads' entry module (cli/run-worker-thread.js: it aligns the thread's clock, then runs worker-share.ts). */
+  readonly script: URL;
+  /** This thread's (monotonic clock - performance.now()) in ms, for the workers' clock alignment. */
+  readonly clockAnchorMs: number;
+}
+
+/** Runs the profile in `pool.count` worker threads; the result is one run's. */
+export async function runProfileInWorkers(options: RunProfileOptions, pool: WorkerPoolOptions): Promise<RunResult> {
+  const outer = options.shard ?? null;
+  let apply: (worker: number, events: readonly WorkerEvent[]) => void = () => undefined;
+  const threads = Array.from(
+    { length: pool.count },
+    (_, i) =>
+      new WorkerThreadHandle(
+        pool.script,
+        {
+          workerIndex: i + 1,
+          workerCount: pool.count,
+          share: subShard(outer, i + 1, pool.count),
+          profile: options.profile,
+          baseUrl: options.baseUrl,
+          apiKey: options.apiKey,
+          version: options.version,
+          proxy: options.proxy ?? null,
+          tickIntervalMs: options.tickIntervalMs ?? 1000,
+          clockAnchorMs: pool.clockAnchorMs,
+        },
+        {
+          events: (events) => apply(i + 1, events),
+          idle: (scenario, reason) => options.events?.onWorkerIdle?.(scenario, i + 1, reason),
+        },
+      ),
+  );
+  const onInterrupt = (): void => {
+    for (const thread of threads) thread.send({ type: 'interrupt' });
+  };
+  options.interrupt.addEventListener('abort', onInterrupt, { once: true });
+  try {
+    const ready = await allReady(threads);
+    const profile = ready.profile;
+    if (options.startAtWallMs != null) {
+      const waitMs = options.startAtWallMs - options.clock.wallMs();
+      options.events?.onStartAt?.({ untilWallMs: options.startAtWallMs, waitMs });
+      await waitUntilWall(options.clock, options.startAtWallMs, options.interrupt);
+    }
+    const startedAtWallMs = options.clock.wallMs();
+    const deps = options.deps ?? defaultRunnerDeps;
+    const collector = deps.createCollector({ groups: profile.groups, slo: profile.slo, runStartUs: nowUs() });
+    apply = eventApplier(collector, profile, pool.count, options);
+    for (const thread of threads) thread.send({ type: 'go' });
+    const ticker = startTicker(
+      options,
+      collector,
+      threads,
+      outer === null ? profile : shardProfile(profile, outer).profile,
+    );
+    const ends = await Promise.all(threads.map((thread) => thread.finished)).finally(() => clearInterval(ticker));
+    const result = collector.finish(nowUs());
+    const harness = workersHealth(threads, ends);
+    return {
+      profile,
+      workloadHash: ready.workloadHash,
+      startedAtWallMs,
+      endedAtWallMs: options.clock.wallMs(),
+      complete: !options.interrupt.aborted && ends.every((end) => end.kind === 'done' && end.complete),
+      interrupted: options.interrupt.aborted,
+      groups: result.groups,
+      timeSeries: result.timeSeries,
+      harness,
+      tokenizer: ready.tokenizer,
+      shard: outer,
+      startAtWallMs: options.startAtWallMs ?? null,
+      workers: pool.count,
+    };
+  } finally {
+    options.interrupt.removeEventListener('abort', onInterrupt);
+    await Promise.all(threads.map((thread) => thread.stop()));
+  }
+}
+
+/** Every worker's `ready`; the first failure stops them all and is the run's error (exit code included). */
+async function allReady(threads: readonly WorkerThreadHandle[]) {
+  const ready = await Promise.all(threads.map((thread) => thread.ready));
+  const first = ready[0];
+  if (first === undefined) throw new InferbenchError('BAD_USAGE', '--workers must be at least 1');
+  return first;
+}
+
+/** Applies a worker's batch to the run's collector and sinks; its record ids are made unique across workers. */
+function eventApplier(
+  collector: RunCollector,
+  profile: ResolvedProfile,
+  workers: number,
+  options: RunProfileOptions,
+): (worker: number, events: readonly WorkerEvent[]) => void {
+  const groups: ResolvedGroup[] = [];
+  for (const group of profile.groups) groups[group.index] = group;
+  const onRecord = options.events?.onRecord;
+  return (worker, events) => {
+    for (const event of events) {
+      if (event[0] !== 'record') {
+        if (event[0] === 'started') collector.started(event[1], event[2]);
+        else collector.dropped(event[1], event[2]);
+        continue;
+      }
+      const [, record, values] = event;
+      // Worker w's n-th request is the run's n x workers + (w - 1): unique, and close to launch order.
+      record.id = record.id * workers + worker - 1;
+      if (!record.warmup) collector.completed(record, values);
+      const group = groups[record.groupIndex];
+      if (onRecord && group) {
+        try {
+          onRecord(record, group, values);
+        } catch {
+          // A sink never stops the run (run-events.ts).
+        }
+      }
+    }
+  };
+}
+
+/** The progress ticks of the merged run: the coordinator's collector, the scenario the workers are in. */
+function startTicker(
+  options: RunProfileOptions,
+  collector: RunCollector,
+  threads: readonly WorkerThreadHandle[],
+  sent: ResolvedProfile,
+): ReturnType<typeof setInterval> {
+  const plannedMs = plannedDurationMs(sent.scenarios);
+  const plannedRequests = plannedRequestCount(sent);
+  return setInterval(() => {
+    const sink = options.events?.onTick;
+    if (!sink) return;
+    const statuses = threads.flatMap((thread) => (thread.status === null ? [] : [thread.status]));
+    try {
+      sink({
+        snapshot: collector.progress(nowUs()),
+        scenario: statuses[0]?.scenario ?? sent.scenarios[0]?.name ?? '',
+        warmup: statuses.some((status) => status.warmup),
+        plannedMs,
+        plannedRequests,
+      });
+    } catch {
+      // A progress sink that throws must not end the measurement.
+    }
+  }, options.tickIntervalMs ?? 1000);
+}
+
+/** The worst of the workers' health, each worker's own, and a warning for every worker that died. */
+function workersHealth(threads: readonly WorkerThreadHandle[], ends: readonly WorkerEnd[]): HarnessHealth {
+  const count = threads.length;
+  const workers: WorkerHealth[] = threads.map((thread, i) => {
+    const end = ends[i] as WorkerEnd;
+    const health: HarnessHealth =
+      end.kind === 'done'
+        ? end.harness
+        : {
+            event_loop_delay_ms: { p50: 0, p99: 0, max: 0 },
+            cpu_utilization: 0,
+            schedule_lag_ms: { p50: 0, p99: 0, max: 0 },
+            warnings: [`ended before its share was done: ${end.reason}`],
+            client_bottleneck: false,
+          };
+    return {
+      worker: thread.index,
+      share: { index: thread.share.index, count: thread.share.count },
+      complete: end.kind === 'done' && end.complete,
+      health,
+    };
+  });
+  const worst = worstHealth(workers.map((w) => ({ label: `worker ${w.worker}/${count}`, health: w.health })));
+  return { ...worst, workers };
+}
