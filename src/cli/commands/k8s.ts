@@ -16,7 +16,8 @@ import { EXIT } from '../exit-codes.js';
 import { formatK8sManifests } from '../k8s-job.js';
 import type { K8sJobOptions } from '../k8s-job.js';
 import type { CommandRegistration } from './command.js';
-import { checkBaseUrl, parseStartAt } from './run.js';
+import { checkBaseUrl } from '../target-session.js';
+import { parseStartAt } from './run.js';
 
 interface K8sArgs {
   profile: string;

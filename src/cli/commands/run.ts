@@ -3,11 +3,10 @@
  * runs it (cli/execute-run.ts), prints the progress line, the summary table, threshold verdicts and
  * where the report is, and maps the outcome to an exit code (cli/exit-codes.ts).
  */
-import { basename, extname, isAbsolute, resolve } from 'node:path';
+import { basename, extname, resolve } from 'node:path';
 import type { Argv } from 'yargs';
 import { InferbenchError } from '../../errors.js';
 import { systemClock } from '../../util/clock.js';
-import { loadProfile } from '../../profile/load-profile.js';
 import { executeRun } from '../execute-run.js';
 import type { RunOutcome } from '../execute-run.js';
 import { formatSummaryJson } from '../../report/summary-json.js';
@@ -20,15 +19,11 @@ import type { ShardSpec } from '../../schedule/shard.js';
 import { formatSummaryTable, formatThresholds } from '../../report/summary-table.js';
 import { createProgressLine } from '../../report/progress-line.js';
 import type { CliContext } from '../context.js';
-import { proxyFor, proxySettingsFromEnv, withoutCredentials } from '../../client/proxy.js';
-import { INSECURE_TLS_WARNING } from '../../client/tls-options.js';
-import type { TlsSpec } from '../../profile/resolved-profile.js';
+import { announceConnection, loadProfileArgument, openTarget } from '../target-session.js';
 import { EXIT } from '../exit-codes.js';
 import { inferbenchVersion } from '../version.js';
-import { startEmbeddedEmulator } from '../embedded-emulator.js';
 import { monotonicAnchorMs } from '../thread-clock.js';
 import { parseWorkers, workerThreadScript } from '../worker-count.js';
-import type { EmbeddedEmulator } from '../embedded-emulator.js';
 import type { CommandRegistration } from './command.js';
 
 interface RunArgs {
@@ -97,33 +92,19 @@ async function runRun(args: RunArgs, ctx: CliContext): Promise<number> {
   const startAtWallMs = args['start-at'] === undefined ? null : parseStartAt(args['start-at']);
   const workers = args.workers === undefined ? 1 : parseWorkers(args.workers);
   if ((args.repeat ?? 1) !== 1) return runRepeat(args, ctx);
-  const profilePath = isAbsolute(args.profile) ? args.profile : resolve(ctx.cwd, args.profile);
-  const overrides = args.set === undefined ? [] : Array.isArray(args.set) ? args.set : [args.set];
-  const profile = await loadProfile(profilePath, { overrides });
-  const apiKeyEnv = args['api-key-env'] ?? profile.target.apiKeyEnv;
-  const baseUrlFlag = args['base-url'] ?? null;
-  const baseUrl = baseUrlFlag ?? profile.target.baseUrl;
-  if (baseUrlFlag !== null) checkBaseUrl(baseUrlFlag);
-
-  let emulator: EmbeddedEmulator | null = null;
+  const profile = loadProfileArgument(args, ctx);
+  const session = await openTarget(profile, args, ctx);
   try {
-    if (baseUrl === null) {
-      emulator = await startEmbeddedEmulator({ configPath: profile.target.emulatorConfig, env: childEnv(ctx.env) });
-    }
-    const target = emulator ? emulator.url : (baseUrl as string).replace(/\/+$/, '').replace(/\/v1$/, '');
-    // The embedded emulator gets its throwaway key; a real target gets the key from the environment only.
-    const apiKey = emulator ? emulator.apiKey : (ctx.env[apiKeyEnv] ?? null);
+    const { target, apiKey, emulator, proxy } = session;
     const quiet = args.quiet || args.json;
     const progress = quiet
       ? null
       : createProgressLine(ctx.stderr, { tty: Boolean((ctx.stderr as { isTTY?: boolean }).isTTY) });
     if (!quiet)
       ctx.stderr.write(
-        `inferbench: running ${profile.name}${shard ? ` (shard ${shard.index}/${shard.count})` : ''}${workers > 1 ? ` in ${workers} worker threads` : ''} against ${emulator ? `the embedded emulator (${target})` : target}\n`,
+        `inferbench: running ${profile.name}${shard ? ` (shard ${shard.index}/${shard.count})` : ''}${workers > 1 ? ` in ${workers} worker threads` : ''} against ${session.description}\n`,
       );
-    // The embedded emulator is local: a corporate proxy in the environment must not carry its requests.
-    const proxy = emulator ? null : proxySettingsFromEnv(ctx.env);
-    announceConnection(ctx, profile.target.tls, proxy === null ? null : proxyFor(target, proxy), quiet);
+    announceConnection(ctx, session, quiet);
 
     const outcome = await executeRun({
       profile,
@@ -149,7 +130,7 @@ async function runRun(args: RunArgs, ctx: CliContext): Promise<number> {
     progress?.finish();
     return printOutcome(outcome, args, ctx);
   } finally {
-    await emulator?.stop();
+    await session.stop();
   }
 }
 
@@ -259,39 +240,4 @@ function describeAllFailed(groups: RunOutcome['summary']['groups']): string {
     .join(', ');
   const sample = groups.flatMap((group) => Object.values(group.requests.error_samples).flat())[0];
   return `every request failed (${classes})${sample ? `: ${sample}` : ''}`;
-}
-
-/** `--base-url` must be an http(s) URL (exit 2 otherwise). */
-export function checkBaseUrl(text: string): void {
-  let url: URL | null = null;
-  try {
-    url = new URL(text);
-  } catch {
-    url = null;
-  }
-  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    throw new InferbenchError('BAD_USAGE', `--base-url ${JSON.stringify(text)} is not an http(s) URL`, {
-      hint: 'give the service root, e.g. --base-url https://api.example.com (with or without /v1)',
-    });
-  }
-}
-
-/**
- * The proxy in use (without its credentials), and a warning that cannot be missed when the target's
- * certificate is not verified: printed even with --quiet, since it changes what the numbers are worth.
- */
-function announceConnection(ctx: CliContext, tls: TlsSpec | null, proxy: URL | null, quiet: boolean): void {
-  if (proxy !== null && !quiet)
-    ctx.stderr.write(
-      `inferbench: through the proxy ${withoutCredentials(proxy)} (from the environment; connect_ms is the connect to the proxy)\n`,
-    );
-  if (tls?.insecureSkipVerify) {
-    const bar = '!'.repeat(78);
-    ctx.stderr.write(`${bar}\ninferbench: WARNING: ${INSECURE_TLS_WARNING}.\n${bar}\n`);
-  }
-}
-
-/** The emulator child needs no secrets: only what Node itself uses. */
-function childEnv(env: CliContext['env']): Record<string, string | undefined> {
-  return { PATH: env.PATH, NODE_OPTIONS: env.NODE_OPTIONS, INFERBENCH_DEBUG: env.INFERBENCH_DEBUG };
 }
