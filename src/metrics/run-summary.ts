@@ -5,6 +5,7 @@
  */
 
 import type { MetricName } from './metric-registry.js';
+import type { CapacitySummary } from './capacity-summary.js';
 
 export type { MetricName } from './metric-registry.js';
 
@@ -145,6 +146,11 @@ export interface RunSummary {
   groups: GroupSummary[];
   thresholds: ThresholdResult[];
   harness: HarnessHealth;
+  /**
+   * `inferbench capacity`: the search's result (metrics/capacity-summary.ts); `groups` then hold each group at
+   * its highest passing step. Absent for runs.
+   */
+  capacity?: CapacitySummary;
 }
 
 /** summary.json target.tls: which files verified whom, and whether verification was off. */

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { CHAT_REQUEST_PARAMETERS, SERVICE_TIERS } from '../protocol/chat.js';
 import type { ServiceTier } from '../protocol/chat.js';
 import { ERROR_CLASSES } from '../protocol/error-classes.js';
+import { capacitySchema } from './capacity-schema.js';
 import { METRIC_OR_GROUP_VALUE_PATTERN, METRIC_STAT_PATTERN } from './metric-names.js';
 
 /** Mirrors util/duration.ts: "250ms", "30s", "2m", "1m30s", "1.5h", or a bare number of seconds. */
@@ -282,6 +283,7 @@ export const profileSchema = z
         z.number().nonnegative(),
       )
       .optional(),
+    capacity: capacitySchema.optional(),
     compare: z
       .strictObject({
         tolerances: z

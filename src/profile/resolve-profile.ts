@@ -5,6 +5,7 @@
  */
 import { basename, extname, resolve } from 'node:path';
 import { parseDurationMs } from '../util/duration.js';
+import { resolveCapacity } from './resolve-capacity.js';
 import type { DurationInput, LengthInput, ProfileInput, ScenarioFieldsInput } from './profile-schema.js';
 import type {
   LengthDistribution,
@@ -73,6 +74,7 @@ export function resolveProfileInput(input: ProfileInput, sourceName: string | nu
     thresholds,
     slo: { ...(input.slo ?? {}) },
     compare: { tolerances: { ...(input.compare?.tolerances ?? {}) } },
+    capacity: resolveCapacity(input.capacity, input.slo ?? {}),
   };
 }
 

@@ -3,6 +3,9 @@
  * expanded into groups. Everything after profile/ reads only this, never the YAML.
  */
 import type { ServiceTier } from '../protocol/chat.js';
+import type { CapacitySpec } from './resolve-capacity.js';
+
+export type { CapacitySpec } from './resolve-capacity.js';
 
 /** A length in tokens: fixed, or drawn per request from a seeded distribution (clamped to [min, max]). */
 export type LengthDistribution =
@@ -167,4 +170,6 @@ export interface ResolvedProfile {
   readonly slo: Readonly<Record<string, number>>;
   /** Default tolerances for `compare`, e.g. { "ttft_ms.p99": "10%" }. */
   readonly compare: { readonly tolerances: Readonly<Record<string, string>> };
+  /** How `inferbench capacity` searches (the `capacity:` block with its defaults). */
+  readonly capacity: CapacitySpec;
 }

@@ -8,9 +8,11 @@ import { mergeCommand } from './merge.js';
 import { validateCommand } from './validate.js';
 import { catalogCommand } from './catalog.js';
 import { k8sCommand } from './k8s.js';
+import { capacityCommand } from './capacity.js';
 
 export const COMMANDS: readonly CommandRegistration[] = [
   runCommand,
+  capacityCommand,
   validateCommand,
   serveCommand,
   catalogCommand,

@@ -1,0 +1,106 @@
+/**
+ * The profile's `slo:` block read as exceedance objectives for a capacity search: `ttft_ms.p99: 500`
+ * holds while at most 1% of requests take longer than 500 ms, so the allowed exceedance fraction is
+ * 1 - 0.99. Only percentiles can be read this way (a mean is not a fraction of requests; `max` would allow
+ * none), and only latency metrics (metric-registry.ts) and `error_rate`. Values are numbers in the metric's
+ * unit (ms, as the profile's `slo:` block has them) or strings whose unit cannot be misread: "500ms",
+ * "0.5s", "250us" (a bare "500" is refused: seconds or milliseconds?), optionally after "<" or "<=", as in
+ * `ttft_ms.p99 < 500ms`; an error rate is a fraction (0.01) or a percentage ("1%"). Every problem is
+ * reported at once, each naming its key.
+ */
+import { InferbenchError } from '../../errors.js';
+import { LATENCY_METRICS } from '../../metrics/metric-registry.js';
+
+export interface CapacityObjective {
+  /** "ttft_ms.p99", "e2e_ms.p95", "itl_ms.p99", "error_rate". */
+  readonly key: string;
+  /** "ttft_ms", "error_rate", ... */
+  readonly metric: string;
+  /** Allowed exceedance fraction (p99 -> 0.01; an error_rate limit as a fraction). */
+  readonly allowed: number;
+  /** In the metric's unit (ms for *_ms); for error_rate the same as allowed. */
+  readonly limit: number;
+}
+
+const ERROR_RATE = 'error_rate';
+const MS_PER_UNIT: Readonly<Record<string, number>> = { us: 0.001, ms: 1, s: 1000 };
+const DURATION = /^(?:<=?\s*)?(\d+(?:\.\d+)?)\s*(us|ms|s)$/;
+const RATE = /^(?:<=?\s*)?(\d+(?:\.\d+)?)\s*(%?)$/;
+/** p50 .. p99.9; `p999` is the registry's name of p99.9. */
+const PERCENTILE = /^p(\d{2}(?:\.\d+)?)$/;
+
+type Parsed = CapacityObjective | string;
+
+/** The objectives of an SLO block, in its order; throws BAD_PROFILE listing every bad entry. */
+export function parseCapacitySlo(slo: Readonly<Record<string, number | string>>): CapacityObjective[] {
+  const objectives: CapacityObjective[] = [];
+  const problems: string[] = [];
+  for (const [key, value] of Object.entries(slo)) {
+    const parsed = key === ERROR_RATE ? parseErrorRate(value) : parseLatency(key, value);
+    if (typeof parsed === 'string') problems.push(`slo["${key}"]: ${parsed}`);
+    else objectives.push(parsed);
+  }
+  if (problems.length > 0) {
+    throw new InferbenchError('BAD_PROFILE', problems.join('\n'), {
+      hint: 'capacity SLOs look like `ttft_ms.p99: 500ms` (or 500, in ms) and `error_rate: 1%` (or 0.01)',
+    });
+  }
+  if (objectives.length === 0) {
+    throw new InferbenchError('BAD_PROFILE', "capacity needs at least one SLO in the profile's `slo:` block", {
+      hint: 'e.g. slo: { ttft_ms.p99: 500ms, itl_ms.p99: 50ms }',
+    });
+  }
+  return objectives;
+}
+
+function parseErrorRate(value: number | string): Parsed {
+  let fraction: number;
+  if (typeof value === 'number') {
+    fraction = value;
+  } else {
+    const match = RATE.exec(value.trim());
+    if (!match) return `expected a fraction (0.01) or a percentage ("1%"), got "${value}"`;
+    fraction = Number(match[1]) / (match[2] === '%' ? 100 : 1);
+  }
+  if (!Number.isFinite(fraction) || fraction <= 0) {
+    return `an error rate of ${value} cannot be shown by any number of requests; allow a little, e.g. 0.001`;
+  }
+  if (fraction >= 1) return `${value} is not a fraction below 1; for a percentage write "${value}%"`;
+  return { key: ERROR_RATE, metric: ERROR_RATE, allowed: fraction, limit: fraction };
+}
+
+function parseLatency(key: string, value: number | string): Parsed {
+  const dot = key.indexOf('.');
+  const metric = dot < 0 ? key : key.slice(0, dot);
+  const stat = dot < 0 ? '' : key.slice(dot + 1);
+  if (!(LATENCY_METRICS as readonly string[]).includes(metric)) {
+    return `capacity can search on latency metrics (${LATENCY_METRICS.join(', ')}) and error_rate, not "${metric}"`;
+  }
+  const percentile = parsePercentile(stat);
+  if (percentile === null) {
+    return `expected a percentile from p50 to p99.9 (the fraction of requests allowed over the limit), got "${stat}"`;
+  }
+  const limit = parseLimitMs(value);
+  if (typeof limit === 'string') return limit;
+  // Rounded so that p99 gives exactly 0.01, not 0.010000000000000009.
+  const allowed = Math.round((100 - percentile) * 1e9) / 1e11;
+  return { key, metric, allowed, limit };
+}
+
+function parsePercentile(stat: string): number | null {
+  if (stat === 'p999') return 99.9;
+  const match = PERCENTILE.exec(stat);
+  if (!match) return null;
+  const percentile = Number(match[1]);
+  return percentile >= 50 && percentile <= 99.9 ? percentile : null;
+}
+
+function parseLimitMs(value: number | string): number | string {
+  if (typeof value === 'number') {
+    return Number.isFinite(value) && value > 0 ? value : `expected a positive number of milliseconds, got ${value}`;
+  }
+  const match = DURATION.exec(value.trim());
+  if (!match) return `expected a duration with its unit ("500ms", "0.5s"), got "${value}"`;
+  const ms = Number(match[1]) * (MS_PER_UNIT[match[2] as string] as number);
+  return ms > 0 ? ms : `expected a positive duration, got "${value}"`;
+}

@@ -1,0 +1,248 @@
+/**
+ * `inferbench capacity <profile>`: for every group the highest load under the capacity SLO, with a 95%
+ * interval (runner/capacity/run-capacity.ts), written as a run folder: capacity-steps.json first (every
+ * step's blocks: what --reevaluate reads), then summary.json (each group at its highest passing step, and
+ * `capacity`), summary.csv, report.html and capacity.csv. `--reevaluate DIR --slo key=value...` answers a
+ * new SLO from a search's stored steps without sending a request. Exit 99 when a group is below
+ * `capacity.min_capacity`, 130 when interrupted.
+ */
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { isAbsolute, join, resolve } from 'node:path';
+import type { Argv } from 'yargs';
+import { type CapacityObjective, parseCapacitySlo } from '../../aggregate/capacity/capacity-slo.js';
+import { InferbenchError } from '../../errors.js';
+import type { CapacityStepsFile, CapacitySummary } from '../../metrics/capacity-summary.js';
+import type { ResolvedProfile } from '../../profile/resolved-profile.js';
+import { writeCapacityCsv } from '../../report/capacity-csv.js';
+import { formatCapacityTable } from '../../report/capacity-table.js';
+import { createRunFolder, writeRunFiles } from '../../report/run-folder.js';
+import { buildRunSummary } from '../../runner/build-run-summary.js';
+import { capacityRunResult, capacitySummary } from '../../runner/capacity/capacity-result.js';
+import { capacityStepsFile, reevaluateCapacity } from '../../runner/capacity/reevaluate.js';
+import { runCapacity } from '../../runner/capacity/run-capacity.js';
+import { BLOCK_METRICS } from '../../runner/capacity/step-block.js';
+import { makeRunId } from '../../runner/run-id.js';
+import { defaultRunnerDeps } from '../../runner/runner-deps.js';
+import { systemClock } from '../../util/clock.js';
+import { loadHfTokenizer } from '../../util/hf-tokenizer.js';
+import { o200kTokenizer } from '../../util/tokenizer.js';
+import type { CliContext } from '../context.js';
+import { EXIT } from '../exit-codes.js';
+import { announceConnection, loadProfileArgument, openTarget, type TargetArgs } from '../target-session.js';
+import { inferbenchVersion } from '../version.js';
+import type { CommandRegistration } from './command.js';
+
+export const CAPACITY_STEPS_JSON = 'capacity-steps.json';
+
+interface CapacityArgs extends TargetArgs {
+  out?: string;
+  quiet: boolean;
+  json: boolean;
+  steps: boolean;
+  reevaluate?: string;
+  slo?: string | string[];
+}
+
+export const capacityCommand: CommandRegistration = (parser, ctx) =>
+  parser.command(
+    'capacity [profile]',
+    'Find the highest load each group takes under the SLO (capacity.slo), with a 95% interval',
+    (command: Argv) =>
+      command
+        .positional('profile', { type: 'string', describe: 'Profile YAML file (not with --reevaluate)' })
+        .option('base-url', { type: 'string', describe: 'Target base URL (without /v1); overrides target.base_url' })
+        .option('api-key-env', { type: 'string', describe: 'Environment variable holding the API key' })
+        .option('out', { type: 'string', describe: 'Write into this folder instead of reports/<run-id>/' })
+        .option('set', { type: 'string', describe: 'Override a profile field: --set path=value (repeatable)' })
+        .option('quiet', { type: 'boolean', default: false, describe: 'Print only the report path and errors' })
+        .option('json', { type: 'boolean', default: false, describe: 'Print the capacity result as JSON' })
+        .option('steps', { type: 'boolean', default: false, describe: 'Print every step with its decision' })
+        .option('reevaluate', {
+          type: 'string',
+          describe: 'Answer a new SLO (--slo) from the stored steps of this capacity run folder, sending nothing',
+        })
+        .option('slo', {
+          type: 'string',
+          describe: 'With --reevaluate: an objective key=limit, e.g. --slo ttft_ms.p99=300ms (repeatable)',
+        }),
+    async (argv) => {
+      ctx.exitCode = await runCapacityCommand(argv as unknown as CapacityArgs, ctx);
+    },
+  );
+
+async function runCapacityCommand(args: CapacityArgs, ctx: CliContext): Promise<number> {
+  if (args.reevaluate !== undefined) return reevaluate(args, ctx);
+  if (args.profile === undefined)
+    throw new InferbenchError('BAD_USAGE', 'capacity needs a profile (or --reevaluate DIR --slo ...)', {
+      hint: 'e.g. inferbench capacity profiles/capacity.yaml',
+    });
+  const profile = loadProfileArgument(args, ctx);
+  const objectives = capacityObjectives(profile.capacity.slo, 'capacity.slo (or slo)');
+  const tokenizer = profile.target.tokenizer ? await loadHfTokenizer(profile.target.tokenizer) : o200kTokenizer();
+  const session = await openTarget(profile, args, ctx);
+  const quiet = args.quiet || args.json;
+  try {
+    if (!quiet) ctx.stderr.write(`inferbench: capacity of ${profile.name} against ${session.description}\n`);
+    announceConnection(ctx, session, quiet);
+    const startedAtWallMs = Date.now();
+    const groups = await runCapacity(
+      {
+        run: {
+          baseUrl: session.target,
+          apiKey: session.apiKey,
+          clock: systemClock,
+          cpuProbe: () => process.cpuUsage(),
+          version: inferbenchVersion(),
+          proxy: session.proxy,
+          tokenizer,
+        },
+        interrupt: ctx.interrupt,
+        profile,
+        spec: profile.capacity,
+        objectives,
+      },
+      quiet ? {} : progressEvents(ctx),
+    );
+    const summary = capacitySummary(groups, objectives, profile.capacity);
+    const runId = makeRunId(startedAtWallMs, `${profile.name}-capacity`);
+    const runDir = await createRunFolder(
+      resolve(ctx.cwd, 'reports'),
+      args.out ? resolve(ctx.cwd, args.out) : null,
+      runId,
+    );
+    // Every measured step is on disk before anything else is written.
+    await writeFile(join(runDir, CAPACITY_STEPS_JSON), JSON.stringify(capacityStepsFile(runId, groups, summary)));
+    const result = capacityRunResult(profile, groups, {
+      workloadHash: defaultRunnerDeps.workloadHash(profile),
+      startedAtWallMs,
+      endedAtWallMs: Date.now(),
+      complete: !ctx.interrupt.aborted,
+      interrupted: ctx.interrupt.aborted,
+      tokenizer: tokenizer.name,
+    });
+    const identity = {
+      runId,
+      version: inferbenchVersion(),
+      baseUrl: session.target,
+      embeddedEmulator: session.emulator !== null,
+      proxy: session.proxy,
+    };
+    const runSummary = { ...buildRunSummary(result, identity, []), capacity: summary };
+    const { problems } = await writeRunFiles(runDir, { summary: runSummary, timeSeries: [] });
+    await writeCapacityCsv(runDir, summary);
+    for (const problem of problems) ctx.stderr.write(`inferbench: warning: ${problem}\n`);
+    return finish(summary, runDir, args, ctx);
+  } finally {
+    await session.stop();
+  }
+}
+
+/** Every step as it is decided, on stderr: the search is long and its decisions are the point. */
+function progressEvents(ctx: CliContext) {
+  return {
+    onGroupStart: (group: { key: string }, mode: string, start: number) =>
+      ctx.stderr.write(
+        `capacity: ${group.key}: searching ${mode === 'rate' ? 'the arrival rate' : 'the streams'} from ${start}\n`,
+      ),
+    onStep: (
+      group: { key: string },
+      step: { step: number; load: number; outcome: string; reason: string; durationMs: number },
+    ) =>
+      ctx.stderr.write(
+        `capacity: ${group.key} step ${step.step}: ${step.load} ${step.outcome.toUpperCase()} in ${(step.durationMs / 1000).toFixed(1)} s: ${step.reason}\n`,
+      ),
+  };
+}
+
+function finish(summary: CapacitySummary, runDir: string | null, args: CapacityArgs, ctx: CliContext): number {
+  if (args.json) ctx.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+  else if (!args.quiet) ctx.stdout.write(`\n${formatCapacityTable(summary, { steps: args.steps })}`);
+  if (runDir !== null) (args.json ? ctx.stderr : ctx.stdout).write(`report: ${runDir}\n`);
+  if (ctx.interrupt.aborted) {
+    ctx.stderr.write('inferbench: interrupted; the steps measured so far are written\n');
+    return EXIT.interrupted;
+  }
+  const below = summary.groups.filter((group) => group.below_min);
+  for (const group of below)
+    ctx.stderr.write(
+      `inferbench: capacity of ${group.group} is below min_capacity ${summary.settings.min_capacity} ${group.unit}\n`,
+    );
+  return below.length > 0 ? EXIT.thresholdFailed : EXIT.ok;
+}
+
+/** The objectives of an SLO, checked: some objective, and only latencies the blocks keep (or error_rate). */
+function capacityObjectives(slo: Readonly<Record<string, number | string>>, where: string): CapacityObjective[] {
+  const objectives = parseCapacitySlo(slo);
+  if (objectives.length === 0)
+    throw new InferbenchError('BAD_PROFILE', `capacity needs an SLO: ${where} is empty`, {
+      hint: 'e.g. capacity: { slo: { ttft_ms.p99: 500ms, error_rate: 1% } }',
+    });
+  const kept: readonly string[] = [...BLOCK_METRICS, 'error_rate'];
+  for (const objective of objectives)
+    if (!kept.includes(objective.metric))
+      throw new InferbenchError('BAD_PROFILE', `${where}: ${objective.key} cannot be searched on`, {
+        hint: `capacity objectives are percentiles of ${BLOCK_METRICS.join(', ')}, or error_rate`,
+      });
+  return objectives;
+}
+
+/** `--reevaluate DIR --slo k=v...`: the stored steps under a new SLO. */
+async function reevaluate(args: CapacityArgs, ctx: CliContext): Promise<number> {
+  const dir = isAbsolute(args.reevaluate as string)
+    ? (args.reevaluate as string)
+    : resolve(ctx.cwd, args.reevaluate as string);
+  let file: CapacityStepsFile;
+  try {
+    file = JSON.parse(await readFile(join(dir, CAPACITY_STEPS_JSON), 'utf8')) as CapacityStepsFile;
+  } catch (error) {
+    throw new InferbenchError(
+      'BAD_RESULTS',
+      `${join(dir, CAPACITY_STEPS_JSON)} cannot be read: ${(error as Error).message}`,
+      {
+        hint: 'give the folder a capacity search wrote',
+      },
+    );
+  }
+  const pairs = args.slo === undefined ? [] : Array.isArray(args.slo) ? args.slo : [args.slo];
+  const slo: Record<string, string> = {};
+  for (const pair of pairs) {
+    const eq = pair.indexOf('=');
+    if (eq < 1)
+      throw new InferbenchError('BAD_USAGE', `--slo ${JSON.stringify(pair)} is not key=limit`, {
+        hint: 'e.g. --slo ttft_ms.p99=300ms',
+      });
+    slo[pair.slice(0, eq).trim()] = pair.slice(eq + 1).trim();
+  }
+  // Without --slo: the search's own SLO (the same decisions as online).
+  if (pairs.length === 0)
+    for (const objective of file.objectives)
+      slo[objective.key] = objective.key === 'error_rate' ? `${objective.allowed * 100}%` : `${objective.limit}ms`;
+  const objectives = capacityObjectives(slo, pairs.length > 0 ? '--slo' : `the SLO of ${dir}`);
+  const settings = file.settings;
+  const spec = {
+    alpha: settings.alpha,
+    beta: settings.beta,
+    indifference: settings.indifference,
+    blockMs: settings.block_ms,
+    seed: settings.seed,
+  };
+  const groups = reevaluateCapacity(file, objectives, spec);
+  const summary = capacitySummary(groups, objectives, {
+    ...spec,
+    slo,
+    minCapacity: settings.min_capacity,
+    resolution: settings.resolution,
+    maxSteps: settings.max_steps,
+    stepDurationMs: settings.step_duration_ms,
+    start: null,
+    maxLoad: Number.POSITIVE_INFINITY,
+  } satisfies ResolvedProfile['capacity']);
+  let outDir: string | null = null;
+  if (args.out) {
+    outDir = resolve(ctx.cwd, args.out);
+    await mkdir(outDir, { recursive: true });
+    await writeFile(join(outDir, 'capacity.json'), `${JSON.stringify(summary, null, 2)}\n`);
+    await writeCapacityCsv(outDir, summary);
+  }
+  return finish(summary, outDir, args, ctx);
+}

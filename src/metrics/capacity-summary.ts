@@ -1,0 +1,108 @@
+/**
+ * What `inferbench capacity` found, as written into summary.json (`capacity`), capacity.csv and the
+ * HTML report: per group the capacity with its 95% interval, the binding objective, and every step of
+ * the search (offered and achieved load, latency percentiles, each objective's exceedance observed and
+ * fitted, the decision and its reason). Plain JSON; runner/capacity builds it, report/ writes it.
+ */
+
+/** One objective of the capacity SLO: a limit and the share of observations allowed over it. */
+export interface CapacityObjectiveSummary {
+  key: string;
+  /** In the metric's unit (ms), or the allowed error fraction for error_rate. */
+  limit: number;
+  /** Allowed exceedance fraction (p99 -> 0.01). */
+  allowed: number;
+}
+
+export interface CapacityStepSummary {
+  step: number;
+  /** Offered load: req/s (rate) or streams (concurrency). */
+  load: number;
+  outcome: 'pass' | 'fail' | 'inconclusive';
+  reason: string;
+  duration_ms: number;
+  /** Requests ended per second over the step. */
+  achieved_per_s: number | null;
+  requests: number;
+  failed: number;
+  ttft_ms: { p50: number; p99: number } | null;
+  itl_ms: { p50: number; p99: number } | null;
+  e2e_ms: { p50: number; p99: number } | null;
+  /** The server's own queue time (time_info), p50, ms. */
+  queue_time_ms_p50: number | null;
+  /** Per objective key: the observed exceedance and the monotone fit with its 95% band (fractions). */
+  exceedance: Record<string, { observed: number; fitted: number; low: number; high: number } | null>;
+  /** Per objective: the sequential test's counts and decision. */
+  tests: { key: string; requests: number; exceeded: number; decision: string; description: string }[];
+}
+
+export interface CapacityGroupSummary {
+  group: string;
+  mode: 'rate' | 'concurrency';
+  unit: string;
+  /** Highest load at which every objective holds (fit crossing); null when even the lowest step failed. */
+  capacity: number | null;
+  /** 95% interval (block bootstrap); null when the fit could not give one. */
+  interval: [number, number] | null;
+  /** True when no step failed: the capacity is only a lower bound (the highest load tried). */
+  censored: boolean;
+  binding: string | null;
+  per_objective: Record<string, number | null>;
+  last_pass: number | null;
+  first_fail: number | null;
+  end_reason: string;
+  goodput_per_s: number | null;
+  /** capacity.min_capacity was set and the capacity (or its absence) is below it. */
+  below_min: boolean;
+  calibration: { e2e_ms: number; start_load: number } | null;
+  search_ms: number;
+  steps: CapacityStepSummary[];
+}
+
+export interface CapacitySummary {
+  objectives: CapacityObjectiveSummary[];
+  settings: {
+    resolution: number;
+    max_steps: number;
+    step_duration_ms: number;
+    block_ms: number;
+    alpha: number;
+    beta: number;
+    indifference: number;
+    min_capacity: number | null;
+    /** Seed of the bootstrap interval. */
+    seed: number;
+  };
+  groups: CapacityGroupSummary[];
+}
+
+/** One block of a step as stored in capacity-steps.json (runner/capacity/step-block.ts makes and reads it). */
+export interface StoredBlock {
+  readonly ok: number;
+  readonly failed: number;
+  /** Metric -> HdrHistogram compressed base64 (µs), for the latencies that got a value in the block. */
+  readonly histograms: Readonly<Record<string, string>>;
+}
+
+/** capacity-steps.json: every step's blocks, what `capacity --reevaluate` answers a new SLO from. */
+export interface CapacityStepsFile {
+  schema_version: 1;
+  run_id: string;
+  objectives: CapacityObjectiveSummary[];
+  settings: CapacitySummary['settings'];
+  groups: {
+    group: string;
+    mode: 'rate' | 'concurrency';
+    unit: string;
+    steps: {
+      step: number;
+      load: number;
+      outcome: 'pass' | 'fail' | 'inconclusive';
+      reason: string;
+      /** Decided by an overload sign no SLO undoes (kept as FAIL on re-evaluation); null: by the tests or undecided. */
+      overload: string | null;
+      /** The blocks the tests read, ramp-up block first. */
+      blocks: StoredBlock[];
+    }[];
+  }[];
+}

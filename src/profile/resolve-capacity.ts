@@ -1,0 +1,63 @@
+/**
+ * The `capacity:` block resolved: defaults filled in, fractions and durations as numbers. The SLO stays
+ * as written (numbers or strings with units); aggregate/capacity/capacity-slo.ts reads its meaning.
+ */
+import { parseDurationMs } from '../util/duration.js';
+import type { CapacityInput } from './capacity-schema.js';
+
+export interface CapacitySpec {
+  /** The SLO of the search, as written (e.g. { "ttft_ms.p99": "500ms", error_rate: "1%" }). */
+  readonly slo: Readonly<Record<string, number | string>>;
+  readonly minCapacity: number | null;
+  readonly resolution: number;
+  readonly maxSteps: number;
+  readonly stepDurationMs: number;
+  readonly blockMs: number;
+  readonly alpha: number;
+  readonly beta: number;
+  readonly indifference: number;
+  /** First load; null: from a calibration probe. */
+  readonly start: number | null;
+  readonly maxLoad: number;
+  readonly seed: number;
+}
+
+export const CAPACITY_DEFAULTS = {
+  resolution: 0.1,
+  maxSteps: 12,
+  stepDurationMs: 60_000,
+  blockMs: 1000,
+  alpha: 0.05,
+  beta: 0.05,
+  indifference: 0.5,
+  maxLoad: 4096,
+  seed: 1,
+} as const;
+
+function fraction(value: number | string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  return typeof value === 'number' ? value : Number.parseFloat(value) / 100;
+}
+
+function durationMs(value: number | string | undefined, fallback: number): number {
+  return value === undefined ? fallback : (parseDurationMs(value) ?? fallback);
+}
+
+/** `capacity:` with its defaults; `slo` falls back to the profile's top-level slo. */
+export function resolveCapacity(input: CapacityInput | undefined, slo: Readonly<Record<string, number>>): CapacitySpec {
+  const spec = input ?? {};
+  return {
+    slo: { ...(spec.slo ?? slo) },
+    minCapacity: spec.min_capacity ?? null,
+    resolution: fraction(spec.resolution, CAPACITY_DEFAULTS.resolution),
+    maxSteps: spec.max_steps ?? CAPACITY_DEFAULTS.maxSteps,
+    stepDurationMs: durationMs(spec.step_duration, CAPACITY_DEFAULTS.stepDurationMs),
+    blockMs: durationMs(spec.block, CAPACITY_DEFAULTS.blockMs),
+    alpha: spec.alpha ?? CAPACITY_DEFAULTS.alpha,
+    beta: spec.beta ?? CAPACITY_DEFAULTS.beta,
+    indifference: fraction(spec.indifference, CAPACITY_DEFAULTS.indifference),
+    start: spec.start ?? null,
+    maxLoad: spec.max_load ?? CAPACITY_DEFAULTS.maxLoad,
+    seed: spec.seed ?? CAPACITY_DEFAULTS.seed,
+  };
+}

@@ -1,0 +1,59 @@
+/**
+ * The terminal answer of `inferbench capacity`: one line per group with its capacity, the 95% interval,
+ * the objective that binds, the bracket the search ended in and how long it took; then, with `steps`, the
+ * steps with their outcome and reason. Plain aligned text, like the run summary.
+ */
+import type { CapacityGroupSummary, CapacitySummary } from '../metrics/capacity-summary.js';
+
+const number = (value: number | null): string =>
+  value === null ? '-' : value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2);
+
+function capacityCell(group: CapacityGroupSummary): string {
+  if (group.capacity === null) return 'none';
+  return `${group.censored ? '>= ' : ''}${number(group.capacity)}`;
+}
+
+function align(rows: readonly string[][]): string {
+  const widths = (rows[0] ?? []).map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length)));
+  return rows
+    .map((row) =>
+      row
+        .map((cell, i) => cell.padEnd(widths[i] ?? 0))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
+}
+
+export function formatCapacityTable(capacity: CapacitySummary, options: { steps: boolean }): string {
+  const header = ['group', 'capacity', '95% interval', 'unit', 'binding', 'last pass', 'first fail', 'steps', 'time'];
+  const rows = capacity.groups.map((group) => [
+    group.group,
+    capacityCell(group),
+    group.interval === null ? '-' : `${number(group.interval[0])} - ${number(group.interval[1])}`,
+    group.unit,
+    group.binding ?? '-',
+    number(group.last_pass),
+    number(group.first_fail),
+    String(group.steps.length),
+    `${(group.search_ms / 1000).toFixed(0)} s`,
+  ]);
+  const lines = [align([header, ...rows])];
+  const slo = capacity.objectives.map((o) =>
+    o.key === 'error_rate' ? `error_rate < ${o.limit * 100}%` : `${o.key} < ${o.limit} ms`,
+  );
+  lines.push(`SLO: ${slo.join(', ')}`);
+  for (const group of capacity.groups) {
+    if (group.below_min)
+      lines.push(
+        `BELOW min_capacity ${capacity.settings.min_capacity}: ${group.group} (${capacityCell(group)} ${group.unit})`,
+      );
+    if (!options.steps) continue;
+    lines.push('', `${group.group}: ${group.end_reason}`);
+    for (const step of group.steps)
+      lines.push(
+        `  step ${step.step}  ${number(step.load)} ${group.unit}  ${step.outcome.toUpperCase()}  ${step.reason}`,
+      );
+  }
+  return `${lines.join('\n')}\n`;
+}

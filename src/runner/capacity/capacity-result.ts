@@ -1,0 +1,121 @@
+/**
+ * A capacity search's results as summary.json tells them (metrics/capacity-summary.ts), and as a run's
+ * result (RunResult), so that the run folder, `report` and `compare` work on it as on any run: each
+ * group's numbers are those of its highest passing step (its operating point at the capacity; its lowest
+ * step when none passed), the harness health the worst of every step.
+ */
+import { worstHealth } from '../../aggregate/worst-health.js';
+import type { CapacityObjective } from '../../aggregate/capacity/capacity-slo.js';
+import type { CapacityGroupSummary, CapacityStepSummary, CapacitySummary } from '../../metrics/capacity-summary.js';
+import type { GroupSummary } from '../../metrics/run-summary.js';
+import type { CapacitySpec, ResolvedProfile } from '../../profile/resolved-profile.js';
+import type { RunResult } from '../run-profile.js';
+import type { GroupCapacity } from './run-capacity.js';
+import type { StepResult } from './run-step.js';
+
+export function capacitySummary(
+  groups: readonly GroupCapacity[],
+  objectives: readonly CapacityObjective[],
+  spec: CapacitySpec,
+): CapacitySummary {
+  return {
+    objectives: objectives.map((o) => ({ key: o.key, limit: o.limit, allowed: o.allowed })),
+    settings: {
+      resolution: spec.resolution,
+      max_steps: spec.maxSteps,
+      step_duration_ms: spec.stepDurationMs,
+      block_ms: spec.blockMs,
+      alpha: spec.alpha,
+      beta: spec.beta,
+      indifference: spec.indifference,
+      min_capacity: spec.minCapacity,
+      seed: spec.seed,
+    },
+    groups: groups.map((group) => groupSummary(group, spec)),
+  };
+}
+
+function groupSummary(group: GroupCapacity, spec: CapacitySpec): CapacityGroupSummary {
+  const { estimate } = group;
+  const capacity = estimate.capacity;
+  return {
+    group: group.group,
+    mode: group.mode,
+    unit: group.unit,
+    capacity,
+    interval: estimate.interval === null ? null : [estimate.interval[0], estimate.interval[1]],
+    censored: estimate.censored,
+    binding: estimate.binding,
+    per_objective: { ...estimate.perObjective },
+    last_pass: group.lastPass,
+    first_fail: group.firstFail,
+    end_reason: group.endReason,
+    goodput_per_s: group.goodputPerS,
+    below_min: spec.minCapacity !== null && (capacity === null || capacity < spec.minCapacity),
+    calibration:
+      group.calibration === null ? null : { e2e_ms: group.calibration.e2eMs, start_load: group.calibration.startLoad },
+    search_ms: Math.round(group.searchMs),
+    steps: group.steps.map((step) => stepSummary(step, group)),
+  };
+}
+
+function stepSummary(step: StepResult, group: GroupCapacity): CapacityStepSummary {
+  const summary = step.group;
+  const pair = (metric: 'ttft_ms' | 'itl_ms' | 'e2e_ms') => {
+    const stats = summary?.metrics[metric];
+    return stats === undefined ? null : { p50: stats.p50, p99: stats.p99 };
+  };
+  const exceedance: CapacityStepSummary['exceedance'] = {};
+  for (const [key, points] of Object.entries(group.estimate.fitted)) {
+    const point = points.find((p) => p.load === step.load);
+    exceedance[key] =
+      point === undefined ? null : { observed: point.observed, fitted: point.fitted, low: point.low, high: point.high };
+  }
+  return {
+    step: step.step,
+    load: step.load,
+    outcome: step.outcome,
+    reason: step.reason,
+    duration_ms: Math.round(step.durationMs),
+    achieved_per_s: summary?.throughput.requests_per_s ?? null,
+    requests: summary === null ? 0 : summary.requests.ok + summary.requests.failed,
+    failed: summary?.requests.failed ?? 0,
+    ttft_ms: pair('ttft_ms'),
+    itl_ms: pair('itl_ms'),
+    e2e_ms: pair('e2e_ms'),
+    queue_time_ms_p50: summary?.metrics.queue_time_ms?.p50 ?? null,
+    exceedance,
+    tests: step.tests.map((test) => ({ ...test })),
+  };
+}
+
+/** The search as a run's result: each group at its highest passing step (else its lowest). */
+export function capacityRunResult(
+  profile: ResolvedProfile,
+  groups: readonly GroupCapacity[],
+  base: Pick<
+    RunResult,
+    'workloadHash' | 'startedAtWallMs' | 'endedAtWallMs' | 'complete' | 'interrupted' | 'tokenizer'
+  >,
+): RunResult {
+  const operatingPoints: GroupSummary[] = [];
+  for (const group of groups) {
+    const passed = group.steps.filter((step) => step.outcome === 'pass' && step.group !== null);
+    const chosen =
+      passed.sort((a, b) => b.load - a.load)[0] ??
+      [...group.steps].sort((a, b) => a.load - b.load).find((s) => s.group);
+    if (chosen?.group) operatingPoints.push(chosen.group);
+  }
+  const steps = groups.flatMap((group) => group.steps.map((step) => ({ group: group.group, step })));
+  return {
+    ...base,
+    profile,
+    groups: operatingPoints,
+    timeSeries: [],
+    harness: worstHealth(
+      steps.map(({ group, step }) => ({ label: `${group} step ${step.step}`, health: step.harness })),
+    ),
+    shard: null,
+    startAtWallMs: null,
+  };
+}

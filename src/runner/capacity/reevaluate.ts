@@ -1,0 +1,116 @@
+/**
+ * `inferbench capacity --reevaluate <dir> --slo ...`: a new SLO answered from a search's stored steps,
+ * without sending a request. Every step's stored blocks are replayed through the same sequential tests as
+ * online (step-monitor.ts replay), from the same pooled HDR histograms (never averaged percentiles); a step
+ * decided online by an overload sign stays FAIL; a step whose blocks run out before the tests decide is
+ * INCONCLUSIVE (online it was stopped at its own decision). The capacity and its interval are fitted again.
+ */
+import { estimateCapacity } from '../../aggregate/capacity/capacity-fit.js';
+import type { CapacityObjective } from '../../aggregate/capacity/capacity-slo.js';
+import type { CapacityStepsFile } from '../../metrics/capacity-summary.js';
+import type { CapacitySpec } from '../../profile/resolved-profile.js';
+import { StepBlock } from './step-block.js';
+import { StepMonitor } from './step-monitor.js';
+import type { GroupCapacity } from './run-capacity.js';
+import { stepBlocks } from './run-capacity.js';
+import type { StepOutcome, StepResult } from './run-step.js';
+
+const NO_HARNESS = {
+  event_loop_delay_ms: { p50: 0, p99: 0, max: 0 },
+  cpu_utilization: 0,
+  schedule_lag_ms: { p50: 0, p99: 0, max: 0 },
+  warnings: [],
+  client_bottleneck: false,
+};
+
+export function reevaluateCapacity(
+  file: CapacityStepsFile,
+  objectives: readonly CapacityObjective[],
+  spec: Pick<CapacitySpec, 'alpha' | 'beta' | 'indifference' | 'blockMs' | 'seed'>,
+): GroupCapacity[] {
+  return file.groups.map((group) => {
+    const steps: StepResult[] = group.steps.map((stored) => {
+      const monitor = new StepMonitor({ ...spec, objectives, load: stored.load, mode: group.mode });
+      let outcome: StepOutcome = 'inconclusive';
+      let reason = 'undecided on the stored blocks';
+      if (stored.outcome === 'inconclusive') reason = `inconclusive online: ${stored.reason}`;
+      else if (stored.overload !== null) {
+        outcome = 'fail';
+        reason = stored.overload;
+      } else {
+        for (const block of stored.blocks) monitor.replay(StepBlock.restore(block));
+        const decision = monitor.decision;
+        if (decision !== null) {
+          outcome = decision.outcome;
+          reason = decision.reason;
+        }
+      }
+      const tests = monitor.tests().map(({ key, test }) => ({
+        key,
+        requests: test.requests,
+        exceeded: test.exceeded,
+        decision: test.decision,
+        description: test.describe(key),
+      }));
+      return {
+        step: stored.step,
+        load: stored.load,
+        outcome,
+        reason,
+        durationMs: 0,
+        tests,
+        group: null,
+        harness: NO_HARNESS,
+        blocks: stored.blocks,
+        overload: stored.overload,
+      };
+    });
+    const decided = steps.filter((step) => step.outcome !== 'inconclusive');
+    const passes = decided.filter((s) => s.outcome === 'pass').map((s) => s.load);
+    const fails = decided.filter((s) => s.outcome === 'fail').map((s) => s.load);
+    return {
+      group: group.group,
+      mode: group.mode,
+      unit: group.unit,
+      estimate: estimateCapacity(
+        decided.map((step) => stepBlocks(step, objectives)),
+        objectives,
+        { seed: spec.seed },
+      ),
+      lastPass: passes.length > 0 ? Math.max(...passes) : null,
+      firstFail: fails.length > 0 ? Math.min(...fails) : null,
+      endReason: 're-evaluated from the stored steps',
+      goodputPerS: null,
+      calibration: null,
+      steps,
+      searchMs: 0,
+    };
+  });
+}
+
+/** capacity-steps.json of a search. */
+export function capacityStepsFile(
+  runId: string,
+  groups: readonly GroupCapacity[],
+  summary: Pick<CapacityStepsFile, 'objectives' | 'settings'>,
+): CapacityStepsFile {
+  return {
+    schema_version: 1,
+    run_id: runId,
+    objectives: summary.objectives,
+    settings: summary.settings,
+    groups: groups.map((group) => ({
+      group: group.group,
+      mode: group.mode,
+      unit: group.unit,
+      steps: group.steps.map((step) => ({
+        step: step.step,
+        load: step.load,
+        outcome: step.outcome,
+        reason: step.reason,
+        overload: step.overload,
+        blocks: [...step.blocks],
+      })),
+    })),
+  };
+}

@@ -1,0 +1,125 @@
+/**
+ * One step of a capacity search: the group alone at one load (step-profile.ts), run by the ordinary
+ * runner, watched by a StepMonitor that stops it as soon as it is decided. Stopping is the runner's own
+ * graceful stop: nothing new is sent, and what is in flight finishes (or is cut off after the graceful
+ * stop), so no backlog leaks into the next step. A step in which the harness was its own bottleneck is
+ * INCONCLUSIVE whatever the tests said: its latencies may be the client's.
+ */
+import type { CapacityObjective } from '../../aggregate/capacity/capacity-slo.js';
+import type { GroupSummary, HarnessHealth } from '../../metrics/run-summary.js';
+import type { CapacitySpec, ResolvedGroup, ResolvedProfile } from '../../profile/resolved-profile.js';
+import { nowUs } from '../../util/clock.js';
+import { runProfile, type RunProfileOptions } from '../run-profile.js';
+import type { StoredBlock } from './step-block.js';
+import { StepMonitor } from './step-monitor.js';
+import { stepProfile } from './step-profile.js';
+
+export type StepOutcome = 'pass' | 'fail' | 'inconclusive';
+
+/** What one objective's test saw in a step. */
+export interface StepTest {
+  readonly key: string;
+  readonly requests: number;
+  readonly exceeded: number;
+  readonly decision: 'pass' | 'fail' | 'undecided';
+  readonly description: string;
+}
+
+export interface StepResult {
+  readonly step: number;
+  readonly load: number;
+  readonly outcome: StepOutcome;
+  readonly reason: string;
+  readonly durationMs: number;
+  readonly tests: readonly StepTest[];
+  /** The step's group summary (histograms pooled over the step), as a run's. */
+  readonly group: GroupSummary | null;
+  readonly harness: HarnessHealth;
+  /** The blocks the tests read (block 0, the ramp-up, first), for capacity-steps.json and --reevaluate. */
+  readonly blocks: readonly StoredBlock[];
+  /** The overload sign that decided it (dropped arrivals, falling behind, an error burst); null otherwise. */
+  readonly overload: string | null;
+}
+
+/** The longest a decided step waits for its requests in flight before cutting them off. */
+const STEP_GRACEFUL_STOP_MS = 10_000;
+
+export interface StepContext {
+  readonly run: Omit<RunProfileOptions, 'profile' | 'events' | 'interrupt' | 'tickIntervalMs'>;
+  readonly interrupt: AbortSignal;
+  readonly profile: ResolvedProfile;
+  readonly spec: CapacitySpec;
+  readonly objectives: readonly CapacityObjective[];
+}
+
+export async function runStep(
+  context: StepContext,
+  group: ResolvedGroup,
+  load: number,
+  step: number,
+): Promise<StepResult> {
+  const { spec } = context;
+  const base = stepProfile(context.profile, group, load, spec, step);
+  const scenario = base.scenarios[0];
+  const profile: ResolvedProfile =
+    scenario === undefined
+      ? base
+      : {
+          ...base,
+          scenarios: [{ ...scenario, gracefulStopMs: Math.min(scenario.gracefulStopMs, STEP_GRACEFUL_STOP_MS) }],
+        };
+  const mode = scenario?.load.mode ?? 'rate';
+  const monitor = new StepMonitor({ ...spec, objectives: context.objectives, load, mode });
+  const stop = new AbortController();
+  const onInterrupt = (): void => stop.abort();
+  context.interrupt.addEventListener('abort', onInterrupt, { once: true });
+  const startedMs = performance.now();
+  try {
+    const result = await runProfile({
+      ...context.run,
+      profile,
+      interrupt: stop.signal,
+      tickIntervalMs: Math.min(250, spec.blockMs),
+      events: {
+        onScenarioStart: () => monitor.start(nowUs()),
+        onRecord: (record, _group, values) => monitor.record(record, values),
+        onTick: (tick) => {
+          if (monitor.tick(nowUs(), tick.snapshot) !== null && !stop.signal.aborted) stop.abort();
+        },
+      },
+    });
+    const decision = monitor.decision;
+    const tests = monitor.tests().map(({ key, test }) => ({
+      key,
+      requests: test.requests,
+      exceeded: test.exceeded,
+      decision: test.decision,
+      description: test.describe(key),
+    }));
+    let outcome: StepOutcome = decision?.outcome ?? 'inconclusive';
+    let reason =
+      decision?.reason ??
+      `undecided after ${((performance.now() - startedMs) / 1000).toFixed(0)} s: ${tests.map((t) => t.description).join('; ')}`;
+    if (context.interrupt.aborted) {
+      outcome = 'inconclusive';
+      reason = 'interrupted';
+    } else if (result.harness.client_bottleneck) {
+      outcome = 'inconclusive';
+      reason = `the harness was its own bottleneck (${result.harness.warnings.join('; ')}); was: ${reason}`;
+    }
+    return {
+      step,
+      load,
+      outcome,
+      reason,
+      durationMs: performance.now() - startedMs,
+      tests,
+      group: result.groups[0] ?? null,
+      harness: result.harness,
+      blocks: monitor.blocks.map((block) => block.store()),
+      overload: decision?.signal === 'overload' ? decision.reason : null,
+    };
+  } finally {
+    context.interrupt.removeEventListener('abort', onInterrupt);
+  }
+}

@@ -1,0 +1,118 @@
+/**
+ * `inferbench capacity` against a server of known capacity (test/helpers/slots-server.ts: 4 slots of
+ * 100 ms, so 40 requests per second, or 4 streams without queueing): the search finds the truth within
+ * 10% in both of its answers (arrival rate, streams), every step is written with its decision, the
+ * stored steps re-evaluated under the same SLO give the same decisions, and a capacity under
+ * min_capacity exits 99.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CapacitySummary } from '../../../src/metrics/capacity-summary.js';
+import { runCliInProcess } from '../../helpers/cli.js';
+import { readSummary, useRunFolder } from '../../helpers/run-folder.js';
+import { SLOTS_MODEL, startSlotsServer, type SlotsServer } from '../../helpers/slots-server.js';
+
+const folder = useRunFolder('inferbench-capacity-');
+let server: SlotsServer;
+
+beforeAll(async () => {
+  server = await startSlotsServer({ slots: 4, serviceMs: 100 });
+});
+afterAll(async () => {
+  await server.close();
+});
+
+function profile(name: string, load: string, capacity: string): string {
+  return folder.writeProfile(
+    name,
+    `name: ${name}
+scenarios:
+  - name: s
+    models: [${SLOTS_MODEL}]
+    load: ${load}
+    duration: 10s
+    prompt: { input_tokens: 16, output_tokens: 4 }
+capacity:
+${capacity}
+`,
+  );
+}
+
+function capacityOf(dir: string): CapacitySummary {
+  const summary = readSummary(dir);
+  if (summary.capacity === undefined) throw new Error(`${dir}: summary.json has no capacity`);
+  return summary.capacity;
+}
+
+describe('inferbench capacity', () => {
+  it('finds the arrival rate a 40 req/s server takes within 10%, and writes every step', async () => {
+    // TTFT is 50 ms while nothing waits; a queue that grows pushes it past 75 ms within a second or two.
+    const path = profile(
+      'rate',
+      '{ mode: rate, rate: 10, arrival: constant }',
+      '  slo: { ttft_ms.p90: 75ms, error_rate: 10% }\n  start: 10\n  resolution: 5%\n  step_duration: 15s',
+    );
+    const dir = join(folder.dir, 'rate');
+    const result = await runCliInProcess(['capacity', path, '--base-url', server.url, '--out', dir, '--steps'], {
+      cwd: folder.dir,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    const group = capacityOf(dir).groups[0]!;
+    expect(group.unit).toBe('req/s');
+    expect(group.capacity, result.stdout).not.toBeNull();
+    expect(group.capacity!).toBeGreaterThan(server.capacityPerS * 0.9);
+    expect(group.capacity!).toBeLessThan(server.capacityPerS * 1.1);
+    expect(group.last_pass!).toBeLessThan(group.first_fail!);
+    expect(group.binding).toBe('ttft_ms.p90');
+    // Probing doubles from 10: 10, 20, 40 ... then bisects (a step the busy harness spoiled is run again).
+    const loads = group.steps.map((step) => step.load).filter((load, i, all) => i === 0 || load !== all[i - 1]);
+    expect(loads.slice(0, 3)).toEqual([10, 20, 40]);
+    for (const step of group.steps) expect(step.reason.length).toBeGreaterThan(10);
+    expect(result.stdout).toMatch(/chat|s\/slots-model\/-/);
+    for (const file of ['summary.json', 'capacity.csv', 'capacity-steps.json', 'report.html'])
+      expect(existsSync(join(dir, file)), file).toBe(true);
+    const csv = readFileSync(join(dir, 'capacity.csv'), 'utf8').trim().split('\n');
+    expect(csv).toHaveLength(group.steps.length + 1);
+    expect(csv[0]).toContain('ttft_ms.p90_exceeded_pct');
+
+    // The same SLO from the stored steps: the same decisions, not one request sent.
+    const sent = server.requests.length;
+    const again = await runCliInProcess(['capacity', '--reevaluate', dir, '--json'], { cwd: folder.dir });
+    expect(again.code, again.stderr).toBe(0);
+    expect(server.requests.length).toBe(sent);
+    const replayed = (JSON.parse(again.stdout) as CapacitySummary).groups[0]!;
+    expect(replayed.steps.map((step) => step.outcome)).toEqual(group.steps.map((step) => step.outcome));
+    expect(replayed.capacity).toBe(group.capacity);
+
+    // A stricter SLO answered offline: never a higher capacity.
+    const strict = await runCliInProcess(
+      ['capacity', '--reevaluate', dir, '--slo', 'ttft_ms.p90=45ms', '--slo', 'error_rate=10%', '--json'],
+      { cwd: folder.dir },
+    );
+    expect(strict.code, strict.stderr).toBe(0);
+    const strictGroup = (JSON.parse(strict.stdout) as CapacitySummary).groups[0]!;
+    expect(strictGroup.capacity ?? 0).toBeLessThan(group.capacity!);
+  }, 180_000);
+
+  it('finds the streams a 4-slot server takes without queueing, and exits 99 under min_capacity', async () => {
+    // 4 streams: TTFT 50 ms; 5 streams: each waits about a quarter of a service, TTFT about 75 ms.
+    const path = profile(
+      'streams',
+      '{ mode: concurrency, concurrency: 1 }',
+      '  slo: { ttft_ms.p90: 62ms }\n  start: 1\n  min_capacity: 6\n  step_duration: 15s',
+    );
+    const dir = join(folder.dir, 'streams');
+    const result = await runCliInProcess(['capacity', path, '--base-url', server.url, '--out', dir], {
+      cwd: folder.dir,
+    });
+    expect(result.code, result.stderr).toBe(99);
+    expect(result.stderr).toContain('below min_capacity 6');
+    const group = capacityOf(dir).groups[0]!;
+    expect(group.unit).toBe('streams');
+    expect(group.last_pass).toBe(4);
+    expect(group.first_fail).toBe(5);
+    expect(group.below_min).toBe(true);
+    for (const step of group.steps) expect(Number.isInteger(step.load)).toBe(true);
+  }, 180_000);
+});
