@@ -41,6 +41,7 @@ interface CapacityArgs extends TargetArgs {
   steps: boolean;
   reevaluate?: string;
   slo?: string | string[];
+  confirm?: string;
 }
 
 export const capacityCommand: CommandRegistration = (parser, ctx) =>
@@ -61,6 +62,10 @@ export const capacityCommand: CommandRegistration = (parser, ctx) =>
           type: 'string',
           describe: 'Answer a new SLO (--slo) from the stored steps of this capacity run folder, sending nothing',
         })
+        .option('confirm', {
+          type: 'string',
+          describe: 'Confirm the capacities of this earlier capacity run folder: one step on each side of each',
+        })
         .option('slo', {
           type: 'string',
           describe: 'With --reevaluate: an objective key=limit, e.g. --slo ttft_ms.p99=300ms (repeatable)',
@@ -78,6 +83,7 @@ async function runCapacityCommand(args: CapacityArgs, ctx: CliContext): Promise<
     });
   const profile = loadProfileArgument(args, ctx);
   const objectives = capacityObjectives(profile.capacity.slo, 'capacity.slo (or slo)');
+  const previous = args.confirm === undefined ? new Map<string, number>() : await previousCapacities(args.confirm, ctx);
   const tokenizer = profile.target.tokenizer ? await loadHfTokenizer(profile.target.tokenizer) : o200kTokenizer();
   const session = await openTarget(profile, args, ctx);
   const quiet = args.quiet || args.json;
@@ -102,6 +108,7 @@ async function runCapacityCommand(args: CapacityArgs, ctx: CliContext): Promise<
         objectives,
       },
       quiet ? {} : progressEvents(ctx),
+      previous,
     );
     const summary = capacitySummary(groups, objectives, profile.capacity);
     const runId = makeRunId(startedAtWallMs, `${profile.name}-capacity`);
@@ -184,6 +191,24 @@ function capacityObjectives(slo: Readonly<Record<string, number | string>>, wher
         hint: `capacity objectives are percentiles of ${BLOCK_METRICS.join(', ')}, or error_rate`,
       });
   return objectives;
+}
+
+/** `--confirm DIR`: group key -> the capacity an earlier search found (groups without one are searched anew). */
+async function previousCapacities(dir: string, ctx: CliContext): Promise<Map<string, number>> {
+  const path = join(isAbsolute(dir) ? dir : resolve(ctx.cwd, dir), 'summary.json');
+  let groups: { group: string; capacity: number | null }[] | undefined;
+  try {
+    groups = (JSON.parse(await readFile(path, 'utf8')) as { capacity?: CapacitySummary }).capacity?.groups;
+  } catch (error) {
+    throw new InferbenchError('BAD_RESULTS', `${path} cannot be read: ${(error as Error).message}`, {
+      hint: '--confirm takes the folder of an earlier `inferbench capacity`',
+    });
+  }
+  if (groups === undefined)
+    throw new InferbenchError('BAD_RESULTS', `${path} holds no capacity result`, {
+      hint: '--confirm takes the folder of an earlier `inferbench capacity`',
+    });
+  return new Map(groups.flatMap((g) => (g.capacity === null ? [] : [[g.group, g.capacity] as const])));
 }
 
 /** `--reevaluate DIR --slo k=v...`: the stored steps under a new SLO. */

@@ -46,29 +46,48 @@ function harnessSpoiled(step: StepResult): boolean {
 const CALIBRATION_MS = 4000;
 const MIN_RATE = 0.05;
 
-export async function runCapacity(context: StepContext, events: CapacityEvents = {}): Promise<GroupCapacity[]> {
+/**
+ * `previous` (`--confirm DIR`): group key -> a capacity found before. Such a group starts one resolution
+ * below it and steps one resolution ratio at a time, so two steps confirm it (a pass below, a fail above);
+ * other outcomes carry on searching from there.
+ */
+export async function runCapacity(
+  context: StepContext,
+  events: CapacityEvents = {},
+  previous: ReadonlyMap<string, number> = new Map(),
+): Promise<GroupCapacity[]> {
   const results: GroupCapacity[] = [];
   for (const group of context.profile.groups) {
     if (context.interrupt.aborted) break;
-    results.push(await searchGroup(context, group, events));
+    results.push(await searchGroup(context, group, events, previous.get(group.key) ?? null));
   }
   return results;
 }
 
-async function searchGroup(context: StepContext, group: ResolvedGroup, events: CapacityEvents): Promise<GroupCapacity> {
+async function searchGroup(
+  context: StepContext,
+  group: ResolvedGroup,
+  events: CapacityEvents,
+  previous: number | null,
+): Promise<GroupCapacity> {
   const started = performance.now();
   const scenario = context.profile.scenarios.find((s) => s.name === group.scenario) as ResolvedScenario;
   const mode = scenario.load.mode;
-  const calibration = mode === 'rate' && context.spec.start === null ? await calibrate(context, group) : null;
-  const start = context.spec.start ?? calibration?.startLoad ?? 1;
+  const { resolution } = context.spec;
+  const calibration =
+    mode === 'rate' && context.spec.start === null && previous === null ? await calibrate(context, group) : null;
+  const confirmRatio = (1 + resolution) / (1 - resolution);
+  const start = previous !== null ? previous * (1 - resolution) : (context.spec.start ?? calibration?.startLoad ?? 1);
   events.onGroupStart?.(group, mode, start);
   const search = new CapacitySearch({
-    start,
+    start: mode === 'concurrency' ? Math.max(1, Math.floor(start)) : start,
     integer: mode === 'concurrency',
-    resolution: context.spec.resolution,
+    // Confirming: one step each side of the previous capacity is the whole bracket.
+    resolution: previous !== null ? confirmRatio - 1 + 1e-9 : resolution,
     maxSteps: context.spec.maxSteps,
     min: mode === 'concurrency' ? 1 : MIN_RATE,
     max: context.spec.maxLoad,
+    ...(previous !== null && mode === 'rate' ? { growth: confirmRatio } : {}),
   });
   const steps: StepResult[] = [];
   for (let load = search.next(); load !== null && !context.interrupt.aborted; load = search.next()) {

@@ -2,8 +2,8 @@
  * `inferbench capacity` against a server of known capacity (test/helpers/slots-server.ts: 4 slots of
  * 100 ms, so 40 requests per second, or 4 streams without queueing): the search finds the truth within
  * 10% in both of its answers (arrival rate, streams), every step is written with its decision, the
- * stored steps re-evaluated under the same SLO give the same decisions, and a capacity under
- * min_capacity exits 99.
+ * stored steps re-evaluated under the same SLO give the same decisions (a stricter SLO a lower capacity),
+ * --confirm checks a previous capacity from one step below it, and a capacity under min_capacity exits 99.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -93,7 +93,24 @@ describe('inferbench capacity', () => {
     expect(strict.code, strict.stderr).toBe(0);
     const strictGroup = (JSON.parse(strict.stdout) as CapacitySummary).groups[0]!;
     expect(strictGroup.capacity ?? 0).toBeLessThan(group.capacity!);
-  }, 180_000);
+
+    // --confirm: one step on each side of the capacity found, starting 5% below it.
+    const confirmDir = join(folder.dir, 'confirm');
+    const confirm = await runCliInProcess(
+      ['capacity', path, '--base-url', server.url, '--out', confirmDir, '--confirm', dir],
+      {
+        cwd: folder.dir,
+      },
+    );
+    expect(confirm.code, confirm.stderr).toBe(0);
+    const confirmed = capacityOf(confirmDir).groups[0]!;
+    expect(confirmed.calibration).toBeNull();
+    expect(confirmed.steps[0]!.load).toBeCloseTo(group.capacity! * 0.95, 1);
+    const decided = confirmed.steps.filter((step) => step.outcome !== 'inconclusive');
+    expect(decided.length).toBeGreaterThanOrEqual(2);
+    expect(confirmed.capacity!).toBeGreaterThan(server.capacityPerS * 0.9);
+    expect(confirmed.capacity!).toBeLessThan(server.capacityPerS * 1.1);
+  }, 240_000);
 
   it('finds the streams a 4-slot server takes without queueing, and exits 99 under min_capacity', async () => {
     // 4 streams: TTFT 50 ms; 5 streams: each waits about a quarter of a service, TTFT about 75 ms.
