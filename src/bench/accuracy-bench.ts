@@ -15,8 +15,6 @@
  * The server runs in a child process, as a real server would: the client's work does not delay the
  * server's writes and the server's timers do not delay the client's reads; they share only the machine.
  */
-import { fork, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import { resolveProfileText } from '../profile/load-profile.js';
 import { runProfile } from '../runner/run-profile.js';
@@ -24,7 +22,9 @@ import { systemClock } from '../util/clock.js';
 import { inferbenchVersion } from '../cli/version.js';
 import type { TimeInfo } from '../protocol/chat.js';
 import type { RequestRecord } from '../client/request-record.js';
-import { defaultRunnerDeps, type RunnerDeps } from '../runner/runner-deps.js';
+import { bodyNotingDeps } from './accuracy-body-noting.js';
+import { median, quantile } from './accuracy-quantiles.js';
+import { ServerProcess } from './accuracy-server.js';
 import { monotonicOffsetMs, type RequestTrace } from './known-timing-stats.js';
 import type { BenchContext, BenchOutcome, BenchRow, Benchmark } from './benchmark.js';
 
@@ -66,96 +66,6 @@ type Level = (typeof LEVELS)[number];
 /** The brief's bound: reported medians within 1 ms of what the server did. */
 const TOLERANCE_MS = 1;
 
-interface ServerStats {
-  readonly traces: RequestTrace[];
-  readonly ttftMs: number[];
-  readonly itlMs: number[];
-  readonly e2eMs: number[];
-  readonly lateMs: number[];
-  readonly completed: number;
-  readonly maxActive: number;
-}
-
-/** The known-timing server in a child process (known-timing-child.ts), driven by IPC messages. */
-class ServerProcess {
-  readonly #child: ChildProcess;
-  #pending: { resolve: (value: unknown) => void; reject: (error: Error) => void } | null = null;
-  #exited: Error | null = null;
-
-  constructor() {
-    const options = {
-      ttftMs: TTFT_MS,
-      itlMs: ITL_MS,
-      tokens: TOKENS,
-      timeInfo: TIME_INFO,
-      model: 'known-timing',
-      traceRequests: true,
-    };
-    this.#child = fork(fileURLToPath(new URL('./known-timing-child.js', import.meta.url)), [JSON.stringify(options)], {
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    });
-    this.#child.on('message', (message: unknown) => {
-      const pending = this.#pending;
-      this.#pending = null;
-      pending?.resolve(message);
-    });
-    const fail = (error: Error): void => {
-      this.#exited = error;
-      const pending = this.#pending;
-      this.#pending = null;
-      pending?.reject(error);
-    };
-    this.#child.on('error', fail);
-    this.#child.on('exit', (code) => fail(new Error(`the known-timing server exited (code ${code})`)));
-  }
-
-  #next(send?: string): Promise<unknown> {
-    return new Promise((resolve, reject) => {
-      if (this.#exited !== null) {
-        reject(this.#exited);
-        return;
-      }
-      this.#pending = { resolve, reject };
-      if (send) this.#child.send(send);
-    });
-  }
-
-  async url(): Promise<string> {
-    return ((await this.#next()) as { url: string }).url;
-  }
-
-  stats(): Promise<ServerStats> {
-    return this.#next('stats') as Promise<ServerStats>;
-  }
-
-  async reset(): Promise<void> {
-    await this.#next('reset');
-  }
-
-  async close(): Promise<void> {
-    if (this.#exited !== null) return;
-    const exited = new Promise<void>((resolve) => this.#child.once('exit', () => resolve()));
-    this.#child.send('close');
-    await exited;
-  }
-}
-
-function median(values: readonly number[]): number {
-  if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1
-    ? (sorted[mid] as number)
-    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-}
-
-/** The q-quantile (nearest rank). */
-function quantile(values: readonly number[], q: number): number {
-  if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number;
-}
-
 function profileText(url: string, level: Level): string {
   return `
 name: accuracy
@@ -179,24 +89,6 @@ interface PassThroughCheck {
   tokenChunksWrong: number;
   timeInfoWrong: number;
   failed: number;
-}
-
-/** The runner's real client, noting which body each record was sent with (to find it in the server's traces). */
-function bodyNotingDeps(bodies: Map<RequestRecord, unknown>): RunnerDeps {
-  return {
-    ...defaultRunnerDeps,
-    createClient: (options) => {
-      const client = defaultRunnerDeps.createClient(options);
-      return {
-        send: (plan, record, signal) => {
-          bodies.set(record, plan.body);
-          return client.send(plan, record, signal);
-        },
-        listModels: (signal) => client.listModels(signal),
-        close: () => client.close(),
-      };
-    },
-  };
 }
 
 /** Per matched request, ms: the wire truth and where the client's numbers part from it. */
@@ -318,7 +210,14 @@ function checkRecord(record: RequestRecord, body: unknown, check: PassThroughChe
 type LevelResult = Awaited<ReturnType<typeof runLevel>>;
 
 async function runAccuracy(ctx: BenchContext): Promise<BenchOutcome> {
-  const server = new ServerProcess();
+  const server = new ServerProcess({
+    ttftMs: TTFT_MS,
+    itlMs: ITL_MS,
+    tokens: TOKENS,
+    timeInfo: TIME_INFO,
+    model: 'known-timing',
+    traceRequests: true,
+  });
   const url = await server.url();
   const levels: LevelResult[] = [];
   try {

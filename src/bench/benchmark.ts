@@ -19,6 +19,10 @@ export interface BenchOutcome {
 export interface BenchContext {
   /** Progress lines (stderr). */
   log(line: string): void;
+  /** `--quick`: a short version of the benchmark (for the test suite); benchmarks without one ignore it. */
+  readonly quick?: boolean;
+  /** `--skip a,b`: parts of a benchmark to leave out (names are the benchmark's own). */
+  readonly skip?: readonly string[];
 }
 
 export interface Benchmark {

@@ -1,7 +1,9 @@
 /**
- * `npm run bench` (node dist/bench/main.js [name...]): runs every registered benchmark, or the named
- * ones, prints each one's table and writes its JSON to bench-results/<name>.json. To add a benchmark,
- * add it to BENCHMARKS.
+ * `npm run bench` (node dist/bench/main.js [name...] [--quick] [--skip part,...]): runs every registered
+ * benchmark, or the named ones, prints each one's table and writes its JSON to bench-results/<name>.json.
+ * Flags are not names: they go to the benchmarks in their BenchContext. `npm run bench client --quick`
+ * works too: npm keeps `--quick` for itself and hands it on as npm_config_quick (likewise `--skip=a,b`).
+ * To add a benchmark, add it to BENCHMARKS.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,11 +12,13 @@ import { formatTable, type Benchmark } from './benchmark.js';
 import { emulatorBenchmark } from './emulator-bench.js';
 import { accuracyBenchmark } from './accuracy-bench.js';
 import { httpBenchmark } from './http-bench.js';
+import { clientBenchmark } from './client-bench.js';
 
 export const BENCHMARKS = {
   emulator: emulatorBenchmark,
   accuracy: accuracyBenchmark,
   http: httpBenchmark,
+  client: clientBenchmark,
 } satisfies Record<string, Benchmark>;
 
 type BenchName = keyof typeof BENCHMARKS;
@@ -23,11 +27,37 @@ function isBenchName(name: string): name is BenchName {
   return Object.hasOwn(BENCHMARKS, name);
 }
 
+interface BenchArgs {
+  readonly names: string[];
+  quick: boolean;
+  readonly skip: string[];
+  readonly badFlags: string[];
+}
+
+/** Names and flags of the command line, with the flags npm kept for itself (npm_config_*). */
+function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv): BenchArgs {
+  const args: BenchArgs = { names: [], quick: env['npm_config_quick'] === 'true', skip: [], badFlags: [] };
+  const npmSkip = env['npm_config_skip'];
+  if (npmSkip !== undefined && npmSkip !== 'true' && npmSkip !== '') args.skip.push(...npmSkip.split(','));
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === '--quick') args.quick = true;
+    else if (arg === '--skip') args.skip.push(...(argv[++i] ?? '').split(','));
+    else if (arg.startsWith('--skip=')) args.skip.push(...arg.slice('--skip='.length).split(','));
+    else if (arg.startsWith('-')) args.badFlags.push(arg);
+    else args.names.push(arg);
+  }
+  return args;
+}
+
 async function main(): Promise<number> {
-  const asked = process.argv.slice(2);
+  const parsed = parseArgs(process.argv.slice(2), process.env);
+  const asked = parsed.names;
   const unknown = asked.filter((name) => !isBenchName(name));
-  if (unknown.length > 0) {
-    process.stderr.write(`unknown benchmark(s): ${unknown.join(', ')}; known: ${Object.keys(BENCHMARKS).join(', ')}\n`);
+  if (unknown.length > 0 || parsed.badFlags.length > 0) {
+    process.stderr.write(
+      `unknown benchmark(s) or flag(s): ${[...unknown, ...parsed.badFlags].join(', ')}; known: ${Object.keys(BENCHMARKS).join(', ')}, --quick, --skip a,b\n`,
+    );
     return 2;
   }
   const names = asked.length > 0 ? (asked as BenchName[]) : (Object.keys(BENCHMARKS) as BenchName[]);
@@ -37,7 +67,11 @@ async function main(): Promise<number> {
     const bench: Benchmark = BENCHMARKS[name];
     process.stdout.write(`\n== ${name}: ${bench.description}\n`);
     const started = Date.now();
-    const outcome = await bench.run({ log: (line) => process.stderr.write(`[${name}] ${line}\n`) });
+    const outcome = await bench.run({
+      log: (line) => process.stderr.write(`[${name}] ${line}\n`),
+      quick: parsed.quick,
+      skip: parsed.skip.filter((part) => part !== ''),
+    });
     process.stdout.write(`${formatTable(outcome.rows)}\n`);
     for (const note of outcome.notes ?? []) process.stdout.write(`${note}\n`);
     const file = join(outDir, `${name}.json`);
