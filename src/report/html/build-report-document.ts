@@ -6,6 +6,7 @@
  */
 import type { GroupSummary, MetricName, MetricStats, RunSummary, TimeSeriesPoint } from '../../metrics/run-summary.js';
 import { LATENCY_METRICS, VALUE_METRICS } from '../../metrics/metric-registry.js';
+import { capacitySection } from './capacity-section.js';
 import type { Block, Cell, ChartSeries, ChartSpec, PageDocument, Section } from './document-model.js';
 import { fmt } from './document-model.js';
 import { cdfGrid, cdfSeries, decodeHistogram, percentileGrid, percentileSeries } from './histogram-series.js';
@@ -31,7 +32,10 @@ const STAT_HEADERS = ['count', 'mean', 'min', 'p50', 'p90', 'p95', 'p99', 'p99.9
 /** Builds the whole report document. */
 export function buildReportDocument(summary: RunSummary, timeSeries: readonly TimeSeriesPoint[]): PageDocument {
   const groups = summary.groups;
-  const sections: Section[] = [runSection(summary), overviewSection(groups)];
+  const sections: Section[] = [runSection(summary)];
+  // A capacity run answers one question first: how much load it takes.
+  if (summary.capacity) sections.push(capacitySection(summary.capacity));
+  sections.push(overviewSection(groups));
   if (groups.length > 1) sections.push(comparisonSection(groups));
   sections.push(
     distributionSection(groups),

@@ -19,6 +19,41 @@ export interface ChartSeries {
   readonly dashed?: boolean;
   /** Palette index; series with the same index share a colour. */
   readonly color?: number;
+  /** Markers only, no line: points that need not follow one another (e.g. one per capacity step). */
+  readonly pointsOnly?: boolean;
+  /** Draw each point with the marker of its x's tone (ChartSpec.markers). */
+  readonly marked?: boolean;
+  /** A thin line (the edges of a band). */
+  readonly thin?: boolean;
+}
+
+/** A reference line across the plot (an SLO limit, the capacity), with an optional shaded band (its interval). */
+export interface ChartRule {
+  /** 'x': a vertical line at an x value; 'y': a horizontal line at a y value. */
+  readonly axis: 'x' | 'y';
+  readonly value: number;
+  /** Shown in the chart's notes above the plot, so it always carries its unit. */
+  readonly label: string;
+  /** Written beside the line on the plot; `label` when absent. */
+  readonly short?: string;
+  readonly band?: readonly [number, number];
+  /** Palette index; otherwise the tone's colour. */
+  readonly color?: number;
+  readonly tone?: Tone;
+  readonly dashed?: boolean;
+}
+
+/** A shaded area between two series, by index into ChartSpec.series (e.g. a fit's 95% band). */
+export interface ChartBand {
+  readonly upper: number;
+  readonly lower: number;
+  readonly color?: number;
+}
+
+/** A marker per x value: its tone picks the shape (ok: dot, bad: cross, warn: ring), the legend names them. */
+export interface ChartMarkers {
+  readonly tones: readonly Tone[];
+  readonly legend: readonly { readonly tone: Tone; readonly label: string }[];
 }
 
 export interface ChartSpec {
@@ -32,6 +67,9 @@ export interface ChartSpec {
   readonly series: readonly ChartSeries[];
   /** Draw points only (sparse series). */
   readonly points?: boolean;
+  readonly rules?: readonly ChartRule[];
+  readonly bands?: readonly ChartBand[];
+  readonly markers?: ChartMarkers;
 }
 
 export type Block =

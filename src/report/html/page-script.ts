@@ -4,6 +4,8 @@
  * writes every data string with textContent or setAttribute, never innerHTML, so no string from a
  * profile or a server can become markup. It exposes `window.inferbenchCharts` for the browser tests.
  */
+import { CHART_OVERLAYS_SCRIPT } from './chart-overlays-script.js';
+
 export const PAGE_SCRIPT = `
 (function () {
   'use strict';
@@ -41,11 +43,13 @@ export const PAGE_SCRIPT = `
     var digits = Math.max(0, Math.round(Math.log10(x)) - 2);
     return p.toFixed(digits) + '%';
   }
+${CHART_OVERLAYS_SCRIPT}
 
   function renderChart(spec, host) {
     var box = el('figure', 'chart');
     box.setAttribute('data-chart-id', spec.id);
     box.appendChild(el('figcaption', 'chart-title', spec.title));
+    if (hasOverlays(spec)) renderChartNotes(spec, box);
     var plot = el('div', 'chart-plot');
     box.appendChild(plot);
     host.appendChild(box);
@@ -53,7 +57,7 @@ export const PAGE_SCRIPT = `
     var data = [spec.x.slice()];
     spec.series.forEach(function (s, i) {
       var c = color(s.color === undefined ? i : s.color);
-      series.push({
+      series.push(overlaySeries(s, {
         label: s.label,
         stroke: c,
         width: 2,
@@ -61,7 +65,7 @@ export const PAGE_SCRIPT = `
         spanGaps: true,
         points: spec.points ? { show: true, size: 6, fill: c } : { show: false },
         value: function (u, v) { return num(v); }
-      });
+      }));
       data.push(s.values.slice());
     });
     var xScale = { time: false };
@@ -84,6 +88,7 @@ export const PAGE_SCRIPT = `
       legend: { live: true },
       cursor: { drag: { x: true, y: false } }
     };
+    if (hasOverlays(spec)) applyOverlays(spec, opts);
     var chart = new uPlot(opts, data, plot);
     charts.push({ id: spec.id, title: spec.title, series: chart.series.length - 1, chart: chart });
   }

@@ -53,6 +53,12 @@ figure { margin: 6px 0 12px; }
 .legend { display: flex; flex-wrap: wrap; gap: 4px 14px; font-size: 12px; margin-bottom: 6px; }
 .legend-item { display: inline-flex; align-items: center; gap: 5px; }
 .swatch { width: 12px; height: 12px; border-radius: 2px; display: inline-block; }
+.chart-notes { color: var(--muted); }
+.marker-glyph { color: var(--fg); font-size: 13px; line-height: 1; }
+.rule-swatch { display: inline-block; width: 18px; height: 0; border-top: 2px solid; }
+.rule-swatch.rule-x { width: 0; height: 14px; border-top: none; border-left: 2px solid; }
+#capacity table.data td:first-child { min-width: 0; }
+#capacity table.data td:nth-child(3) { overflow-wrap: normal; white-space: nowrap; }
 footer { color: var(--muted); font-size: 12px; text-align: center; margin-top: 20px; }
 ul { margin: 4px 0 10px; padding-left: 20px; } li { word-break: break-word; }
 `;
