@@ -17,6 +17,7 @@ import { isObject } from './json-shape.js';
 import { markSent, type ErrorClass, type RequestRecord, type TimeoutPhase } from './request-record.js';
 import { RequestDeadlines } from './request-deadlines.js';
 import { applyCompletionBody, applyStreamChunk } from './response-facts.js';
+import { StreamChunkParser } from './chunk-template.js';
 import { SseDecoder, type SseEventSink } from './sse-decoder.js';
 import type { ClientOptions } from './types.js';
 
@@ -64,13 +65,18 @@ function parseRetryAfterMs(value: string | undefined): number {
   return Number.isFinite(at) ? Math.max(0, at - Date.now()) : Number.NaN;
 }
 
+/** The rate-limit headers read, per minute first (names built once, not per response). */
+const RATE_LIMIT_HEADERS = {
+  requests: ['x-ratelimit-remaining-requests-minute', 'x-ratelimit-remaining-requests'],
+  tokens: ['x-ratelimit-remaining-tokens-minute', 'x-ratelimit-remaining-tokens'],
+} as const;
+
 function rateLimitHeader(
   headers: Record<string, string | string[] | undefined>,
   resource: 'requests' | 'tokens',
 ): number {
-  const value =
-    headerValue(headers, `x-ratelimit-remaining-${resource}-minute`) ??
-    headerValue(headers, `x-ratelimit-remaining-${resource}`);
+  const [perMinute, plain] = RATE_LIMIT_HEADERS[resource];
+  const value = headerValue(headers, perMinute) ?? headerValue(headers, plain);
   return value === undefined || value.trim() === '' ? Number.NaN : Number(value);
 }
 
@@ -89,6 +95,8 @@ export class AttemptHandler implements Dispatcher.DispatchHandler, SseEventSink 
   #settled = false;
   #mode: BodyMode = 'none';
   #decoder: SseDecoder | null = null;
+  /** Parses this stream's data payloads (JSON.parse skipped for a repeated chunk shape). */
+  #chunks: StreamChunkParser | null = null;
   /** Non-SSE bodies as text: a StringDecoder keeps characters split across reads whole, no Buffer list. */
   #bodyDecoder: StringDecoder | null = null;
   #bodyText = '';
@@ -201,6 +209,7 @@ export class AttemptHandler implements Dispatcher.DispatchHandler, SseEventSink 
     if (contentType.includes('text/event-stream') || (this.#streamRequested && !contentType.includes('json'))) {
       this.#mode = 'sse';
       this.#decoder = new SseDecoder(this);
+      this.#chunks = new StreamChunkParser();
     } else {
       this.#mode = 'json';
       this.#bodyDecoder = new StringDecoder('utf8');
@@ -267,7 +276,8 @@ export class AttemptHandler implements Dispatcher.DispatchHandler, SseEventSink 
 
   /** One SSE event (SseEventSink). */
   onSseEvent(data: string, event: string): void {
-    if (this.#settled) return;
+    const chunks = this.#chunks;
+    if (this.#settled || chunks === null) return;
     const atUs = this.#readUs;
     if (event === 'error') {
       this.#streamError(data);
@@ -282,7 +292,7 @@ export class AttemptHandler implements Dispatcher.DispatchHandler, SseEventSink 
     }
     let chunk: unknown;
     try {
-      chunk = JSON.parse(data);
+      chunk = chunks.parse(data);
     } catch {
       this.#fail('bad_chunk', null, `unparseable data payload: ${data.slice(0, 80)}`);
       return;
@@ -397,6 +407,7 @@ export class AttemptHandler implements Dispatcher.DispatchHandler, SseEventSink 
     this.#bodyDecoder = null;
     this.#bodyText = '';
     this.#decoder = null;
+    this.#chunks = null;
     const controller = this.#controller;
     // After the response completed or errored undici ignores the abort, so the keep-alive connection
     // survives; mid-response it cuts the socket (the rest of that response is not wanted).

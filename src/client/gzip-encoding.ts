@@ -5,15 +5,20 @@
  */
 import { gzipSync } from 'node:zlib';
 import { HEADER } from '../protocol/headers.js';
-import type { BodyEncoder } from './body-encoders.js';
+import type { BodyEncoder, EncodedBody } from './body-encoders.js';
 
 /** Wraps `inner` so its payload is gzip-compressed and labelled so. */
 export function gzipBody(inner: BodyEncoder): BodyEncoder {
+  // The inner encoder's headers object is constant: its gzip variant is made once, so the client can
+  // merge it with the target's headers once too (inference-client.ts).
+  let innerHeaders: EncodedBody['headers'] | null = null;
+  let headers: EncodedBody['headers'] = {};
   return (body) => {
     const encoded = inner(body);
-    return {
-      payload: gzipSync(encoded.payload),
-      headers: { ...encoded.headers, [HEADER.contentEncoding]: 'gzip' },
-    };
+    if (encoded.headers !== innerHeaders) {
+      innerHeaders = encoded.headers;
+      headers = { ...encoded.headers, [HEADER.contentEncoding]: 'gzip' };
+    }
+    return { payload: gzipSync(encoded.payload), headers };
   };
 }

@@ -51,6 +51,24 @@ function connectionOptions(timeouts: ClientOptions['timeouts']): Client.Options 
   };
 }
 
+type Headers = Readonly<Record<string, string>>;
+
+/**
+ * The target's headers merged with an encoding's. An encoder's headers object is constant, so the merge
+ * is made once and each request copies one object (one spread per request instead of two).
+ */
+function headerMerger(target: Headers): (encoding: Headers) => Headers {
+  let mergedFor: Headers | null = null;
+  let merged: Headers = target;
+  return (encoding) => {
+    if (encoding !== mergedFor) {
+      mergedFor = encoding;
+      merged = { ...target, ...encoding };
+    }
+    return merged;
+  };
+}
+
 /** Creates a client for one target. Close it when the run ends. */
 export function createInferenceClient(options: ClientOptions): InferenceClient {
   const { origin, pathPrefix } = splitBaseUrl(options.baseUrl);
@@ -73,6 +91,7 @@ export function createInferenceClient(options: ClientOptions): InferenceClient {
   const scrub = createScrubber(options.apiKey);
   const completionsPath = `${route.pathOrigin}${pathPrefix}/v1/chat/completions`;
   const requestIdHeader = options.requestIdHeader;
+  const targetHeadersWith = headerMerger(options.headers);
   let closed = false;
   const context: AttemptContext = { timeouts: options.timeouts, scrub, isClosed: () => closed };
 
@@ -97,7 +116,7 @@ export function createInferenceClient(options: ClientOptions): InferenceClient {
         const encoded = encode(plan.body);
         const headers =
           plan.headers === undefined
-            ? { ...options.headers, ...encoded.headers }
+            ? { ...targetHeadersWith(encoded.headers) }
             : { ...options.headers, ...plan.headers, ...encoded.headers };
         if (requestIdHeader !== null) {
           // One id per request, the same on each attempt: every attempt is found under it in the server's logs.

@@ -15,6 +15,19 @@ const LF = 0x0a;
 const CR = 0x0d;
 const COLON = 0x3a;
 const SPACE = 0x20;
+/** First buffer for a carried line: most carried lines are one event cut by a read boundary. */
+const MIN_CARRY_BYTES = 1024;
+
+/** True when chunk[from..] starts with the bytes `data:`. */
+function isDataField(chunk: Buffer, from: number): boolean {
+  return (
+    chunk[from] === 0x64 &&
+    chunk[from + 1] === 0x61 &&
+    chunk[from + 2] === 0x74 &&
+    chunk[from + 3] === 0x61 &&
+    chunk[from + 4] === COLON
+  );
+}
 
 /** Receives decoded events. `event` is the `event:` field, or `message` when the event had none. */
 export interface SseEventSink {
@@ -28,11 +41,12 @@ export interface SseEventSink {
 export class SseDecoder {
   readonly #sink: SseEventSink;
   /**
-   * Bytes of a line not yet terminated, one copy per read (null when the last read ended on a line end):
-   * joined once when the line ends, so a line of megabytes over hundreds of reads costs its length, not
-   * its length times the number of reads.
+   * Bytes of a line not yet terminated (null when the last read ended on a line end), copied into one
+   * buffer that doubles as it fills: a line of megabytes over thousands of reads costs about twice its
+   * length in copies, never its length times the number of reads, and no list to join at the end.
    */
-  #carry: Buffer[] | null = null;
+  #carry: Buffer | null = null;
+  #carryLength = 0;
   /** The previous read ended with CR: a LF at the start of the next read belongs to that CRLF. */
   #skipLeadingLf = false;
   /** Only the very first bytes of a stream may hold a UTF-8 BOM. */
@@ -82,11 +96,22 @@ export class SseDecoder {
       }
     }
     if (lineStart < length) {
-      const rest = chunk.subarray(lineStart, length);
       // Copy: undici may reuse the memory of a chunk once the handler returns.
-      if (this.#carry === null) this.#carry = [Buffer.from(rest)];
-      else this.#carry.push(Buffer.from(rest));
+      this.#appendCarry(chunk, lineStart, length);
     }
+  }
+
+  #appendCarry(chunk: Buffer, from: number, to: number): void {
+    const needed = this.#carryLength + (to - from);
+    let carry = this.#carry;
+    if (carry === null || carry.length < needed) {
+      const grown = Buffer.allocUnsafe(Math.max(MIN_CARRY_BYTES, needed, carry === null ? 0 : 2 * carry.length));
+      if (carry !== null) carry.copy(grown, 0, 0, this.#carryLength);
+      carry = grown;
+      this.#carry = grown;
+    }
+    chunk.copy(carry, this.#carryLength, from, to);
+    this.#carryLength = needed;
   }
 
   /**
@@ -95,30 +120,49 @@ export class SseDecoder {
    * the WHATWG rule, which drops it; a truncated JSON payload then shows up as a bad chunk, not silently).
    */
   end(): void {
-    if (this.#carry !== null) {
-      const carry = this.#carry;
-      this.#carry = null;
-      this.#processLine(Buffer.concat(carry).toString('utf8'));
-    }
+    this.#flushCarry();
     this.#dispatch();
   }
 
   /** A complete line is chunk[from, to) preceded by any carried bytes. */
   #line(chunk: Buffer, from: number, to: number): void {
-    if (this.#carry !== null) {
-      if (to > from) this.#carry.push(chunk.subarray(from, to));
-      const whole = Buffer.concat(this.#carry);
-      this.#carry = null;
-      this.#processLine(whole.toString('utf8'));
+    if (this.#carry === null) {
+      this.#wholeLine(chunk, from, to);
       return;
     }
+    this.#appendCarry(chunk, from, to);
+    this.#flushCarry();
+  }
+
+  /** The carried bytes as a whole line; the carry is empty afterwards. */
+  #flushCarry(): void {
+    const carry = this.#carry;
+    const length = this.#carryLength;
+    this.#carry = null;
+    this.#carryLength = 0;
+    if (carry !== null) this.#wholeLine(carry, 0, length);
+  }
+
+  /** A whole line, bytes[from, to), without its terminator. */
+  #wholeLine(bytes: Buffer, from: number, to: number): void {
     if (to === from) {
       this.#dispatch();
       return;
     }
     // Comment lines (keep-alives) are skipped without decoding them.
-    if (chunk[from] === COLON) return;
-    this.#processLine(chunk.toString('utf8', from, to));
+    if (bytes[from] === COLON) return;
+    // `data:` lines, nearly all of a stream: only the value is decoded (no line string, no field string).
+    if (to - from >= 5 && isDataField(bytes, from)) {
+      const valueStart = from + 5 < to && bytes[from + 5] === SPACE ? from + 6 : from + 5;
+      this.#addData(bytes.toString('utf8', valueStart, to));
+      return;
+    }
+    this.#processLine(bytes.toString('utf8', from, to));
+  }
+
+  #addData(value: string): void {
+    this.#data = this.#hasData ? `${this.#data}\n${value}` : value;
+    this.#hasData = true;
   }
 
   #processLine(line: string): void {
@@ -139,8 +183,7 @@ export class SseDecoder {
       value = line.slice(valueStart);
     }
     if (field === 'data') {
-      this.#data = this.#hasData ? `${this.#data}\n${value}` : value;
-      this.#hasData = true;
+      this.#addData(value);
     } else if (field === 'event') {
       this.#event = value;
     }

@@ -40,7 +40,8 @@ export function readBatchStats(): { readonly lastBatchMs: number; readonly batch
 
 /** Monotonic microseconds (nowUs() scale) at which the current batch of socket reads began. */
 export function arrivalUs(): number {
-  const idleMs = performance.eventLoopUtilization().idle;
+  // nodeTiming.idleTime is what eventLoopUtilization().idle reads, without its clock read and object.
+  const idleMs = performance.nodeTiming.idleTime;
   if (batchOpen && idleMs === batchIdleMs) return batchUs;
   batchUs = nowUs();
   batchIdleMs = idleMs;

@@ -114,4 +114,15 @@ describe('SseDecoder', () => {
     const bom = Buffer.from([0xef, 0xbb, 0xbf]);
     expect(decode([Buffer.concat([bom, Buffer.from('data: x\n\n')])])).toEqual([{ data: 'x', event: 'message' }]);
   });
+
+  it('decodes a data line of megabytes cut into 1,460-byte reads whole, multi-byte characters included', () => {
+    const value = `{"content":"${'é中😀x'.repeat(200_000)}"}`;
+    const bytes = Buffer.from(`event: big\ndata: ${value}\n\ndata: next\n\n`, 'utf8');
+    const reads: Buffer[] = [];
+    for (let at = 0; at < bytes.length; at += 1460) reads.push(bytes.subarray(at, at + 1460));
+    expect(decode(reads)).toEqual([
+      { data: value, event: 'big' },
+      { data: 'next', event: 'message' },
+    ]);
+  });
 });
