@@ -135,10 +135,25 @@ export class GroupAccumulator {
       this.tiersUsed[record.serviceTierUsed] = (this.tiersUsed[record.serviceTierUsed] ?? 0) + 1;
   }
 
-  /** The group's final summary (stats and encoded histograms of every metric that has values). */
-  summary(): GroupSummary {
+  /** error_rate, throughput and duration as they stand (the summary's; read live by aggregate/live-thresholds.ts). */
+  rates(): Pick<GroupSummary, 'error_rate' | 'throughput' | 'duration_ms'> {
     const durationMs = this.lastEndUs > this.firstLaunchUs ? (this.lastEndUs - this.firstLaunchUs) / 1000 : 0;
     const perS = (n: number): number => (durationMs > 0 ? round3(n / (durationMs / 1000)) : 0);
+    return {
+      error_rate: this.ok + this.failed > 0 ? this.failed / (this.ok + this.failed) : 0,
+      throughput: {
+        requests_per_s: perS(this.ok),
+        output_tokens_per_s: perS(this.outputTokens),
+        total_tokens_per_s: perS(this.outputTokens + this.inputTokens),
+        goodput_per_s: perS(this.good),
+      },
+      duration_ms: round3(durationMs),
+    };
+  }
+
+  /** The group's final summary (stats and encoded histograms of every metric that has values). */
+  summary(): GroupSummary {
+    const { error_rate, throughput, duration_ms } = this.rates();
     const metrics: Partial<Record<MetricName, MetricStats>> = {};
     const histograms: Partial<Record<MetricName, string>> = {};
     for (const metric of METRIC_NAMES) {
@@ -162,14 +177,9 @@ export class GroupAccumulator {
         retried: { ...this.retried },
         error_samples: Object.fromEntries(Object.entries(this.errorSamples).map(([k, v]) => [k, [...v]])),
       },
-      error_rate: this.ok + this.failed > 0 ? this.failed / (this.ok + this.failed) : 0,
-      throughput: {
-        requests_per_s: perS(this.ok),
-        output_tokens_per_s: perS(this.outputTokens),
-        total_tokens_per_s: perS(this.outputTokens + this.inputTokens),
-        goodput_per_s: perS(this.good),
-      },
-      duration_ms: round3(durationMs),
+      error_rate,
+      throughput,
+      duration_ms,
       metrics,
       histograms,
       tokens: {

@@ -13,6 +13,7 @@ import { createSloEvaluator, type SloEvaluator } from '../measure/slo.js';
 import type { RecordedValues } from '../metrics/request-values.js';
 import type { TimeSeriesPoint } from '../metrics/run-summary.js';
 import { GroupAccumulator } from './group-accumulator.js';
+import type { LiveGroup } from './live-thresholds.js';
 import { ProgressWindow } from './progress-window.js';
 import type { CollectorOptions, CollectorResult, ProgressSnapshot, RunCollector } from './types.js';
 
@@ -110,6 +111,10 @@ class GroupedRunCollector implements RunCollector {
       outputTokensPerS: windowS > 0 ? window.outputTokens / windowS : 0,
       ttftP50Ms: window.ttftP50Ms,
     };
+  }
+
+  live(groupIndex: number): LiveGroup | undefined {
+    return this.#groups[groupIndex];
   }
 
   finish(): CollectorResult {

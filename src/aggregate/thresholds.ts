@@ -4,13 +4,16 @@
  * stat (`ttft_ms.p99`) or a group-level value (`error_rate`, `requests_per_s`, `output_tokens_per_s`,
  * `total_tokens_per_s`, `goodput_per_s`: metrics/metric-registry.ts's group values). A value the run
  * does not have (no such metric, group or stat) fails the threshold with `actual: null`: a check that
- * cannot be made must not pass silently.
+ * cannot be made must not pass silently. Thresholds with abort_on_fail are also checked during the run, on
+ * live numbers (live-thresholds.ts, early-stop.ts).
  */
 import type { ThresholdSpec } from '../profile/resolved-profile.js';
 import type { GroupValueName } from '../metrics/metric-registry.js';
 import type { GroupSummary, MetricName, MetricStats, ThresholdResult } from '../metrics/run-summary.js';
 
-type GroupValue = (group: GroupSummary) => number;
+/** What a group-level value is read from: a final GroupSummary, or a group's live rates (live-thresholds.ts). */
+export type GroupRates = Pick<GroupSummary, 'error_rate' | 'throughput'>;
+type GroupValue = (group: GroupRates) => number;
 
 /** How each group-level value of the registry is read (the compiler checks that none is missing or extra). */
 export const GROUP_VALUES = {
@@ -33,7 +36,8 @@ export function thresholdValue(spec: ThresholdSpec, group: GroupSummary): number
   return typeof value === 'number' && Number.isFinite(value) ? value : null;
 }
 
-function compare(actual: number, op: ThresholdSpec['op'], limit: number): boolean {
+/** Whether `actual op limit` holds: the threshold passes. */
+export function thresholdHolds(actual: number, op: ThresholdSpec['op'], limit: number): boolean {
   switch (op) {
     case '<':
       return actual < limit;
@@ -60,7 +64,7 @@ export function evaluateThresholds(specs: ThresholdSpec[], groups: GroupSummary[
         expression: spec.expression,
         group: group.key,
         actual,
-        passed: actual !== null && compare(actual, spec.op, spec.value),
+        passed: actual !== null && thresholdHolds(actual, spec.op, spec.value),
       });
     }
   }

@@ -7,6 +7,7 @@ import type { RequestRecord } from '../client/request-record.js';
 import type { RecordedValues } from '../metrics/request-values.js';
 import type { ResolvedGroup } from '../profile/resolved-profile.js';
 import type { GroupSummary, TimeSeriesPoint } from '../metrics/run-summary.js';
+import type { LiveGroup } from './live-thresholds.js';
 
 export interface CollectorOptions {
   /** Groups with their models resolved (model never null here). */
@@ -48,6 +49,11 @@ export interface RunCollector {
   /** An open-loop arrival dropped because max_concurrency was reached. */
   dropped(groupIndex: number, atUs: number): void;
   progress(nowUs: number): ProgressSnapshot;
+  /**
+   * A group's numbers as they stand, read in place (never copied): for checks during the run
+   * (early-stop.ts). Optional: a collector that keeps no numbers (a worker's outbox) has none.
+   */
+  live?(groupIndex: number): LiveGroup | undefined;
   /** Final summaries per group (in group order) and the per-second time series. */
   finish(endUs: number): CollectorResult;
 }

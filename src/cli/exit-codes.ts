@@ -4,9 +4,13 @@ import type { InferbenchErrorCode } from '../errors.js';
 export const EXIT = {
   ok: 0,
   internal: 1,
+  /** Bad usage, profile, config or results folder. */
   usage: 2,
+  /** Target unreachable, every request failed, or stopped early by a scenario's max_error_rate. */
   runFailed: 3,
+  /** A threshold (also one that stopped the run with abort_on_fail), SLO minimum or comparison failed. */
   thresholdFailed: 99,
+  /** Ctrl-C (results so far written). */
   interrupted: 130,
 } as const;
 

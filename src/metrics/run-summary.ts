@@ -76,6 +76,28 @@ export interface ThresholdResult {
   passed: boolean;
 }
 
+/** summary.json `stopped`: what ended a run early, and when (seconds from the run's start). */
+export type RunStopped =
+  | {
+      reason: 'abort_on_fail';
+      at_s: number;
+      /** The threshold's expression, the group it failed on, and the value it had then. */
+      threshold: string;
+      group: string;
+      actual: number;
+    }
+  | {
+      reason: 'max_error_rate';
+      at_s: number;
+      group: string;
+      /** The scenario's limit and the group's error_rate, ended requests and error classes then. */
+      max_error_rate: number;
+      error_rate: number;
+      requests: number;
+      errors: Record<string, number>;
+    }
+  | { reason: 'interrupted'; at_s: number };
+
 export interface HarnessHealth {
   event_loop_delay_ms: { p50: number; p99: number; max: number };
   /** Process CPU use over the run, 1.0 = one core fully busy. */
@@ -145,6 +167,11 @@ export interface RunSummary {
   start_at?: string | null;
   groups: GroupSummary[];
   thresholds: ThresholdResult[];
+  /**
+   * Why a run ended before its end (then `complete` is false): an abort_on_fail threshold, max_error_rate
+   * or Ctrl-C; null for a run that ran to its end. Absent in older summaries.
+   */
+  stopped?: RunStopped | null;
   harness: HarnessHealth;
   /**
    * `inferbench capacity`: the search's result (metrics/capacity-summary.ts); `groups` then hold each group at

@@ -39,21 +39,7 @@ export function crossFieldChecks(data: unknown, baseDir: string): ProfileIssue[]
     }
     issues.push(...checkScenario(data.defaults, scenario, i, baseDir));
   });
-  if (Array.isArray(data.thresholds)) {
-    data.thresholds.forEach((expression, i) => {
-      if (typeof expression !== 'string') return;
-      const parsed = parseThreshold(expression);
-      if (!parsed.ok) issues.push({ path: ['thresholds', i], message: parsed.message });
-      else if (parsed.spec.group !== null) {
-        const scenarioName = parsed.spec.group.split('/')[0]!;
-        if (!names.has(scenarioName))
-          issues.push({
-            path: ['thresholds', i],
-            message: `group "${parsed.spec.group}" names no scenario of this profile`,
-          });
-      }
-    });
-  }
+  if (Array.isArray(data.thresholds)) issues.push(...checkThresholds(data.thresholds, names));
   const target = data.target;
   if (isRecord(target)) {
     if (target.base_url !== undefined && target.emulator_config !== undefined) {
@@ -84,6 +70,31 @@ export function crossFieldChecks(data: unknown, baseDir: string): ProfileIssue[]
     }
     if (isRecord(target.tls)) issues.push(...checkTls(target.tls, baseDir));
   }
+  return issues;
+}
+
+/**
+ * Each threshold's grammar and group, in its string or object form (the problem then points at the
+ * object's `threshold`); a grace period without abort_on_fail would silently do nothing.
+ */
+function checkThresholds(thresholds: unknown[], scenarioNames: ReadonlyMap<string, number>): ProfileIssue[] {
+  const issues: ProfileIssue[] = [];
+  thresholds.forEach((item, i) => {
+    const object = isRecord(item) ? item : null;
+    const expression = object ? object.threshold : item;
+    if (typeof expression !== 'string') return;
+    const path = object ? ['thresholds', i, 'threshold'] : ['thresholds', i];
+    const parsed = parseThreshold(expression);
+    if (!parsed.ok) issues.push({ path, message: parsed.message });
+    else if (parsed.spec.group !== null && !scenarioNames.has(parsed.spec.group.split('/')[0]!))
+      issues.push({ path, message: `group "${parsed.spec.group}" names no scenario of this profile` });
+    if (object && object.delay_abort_eval !== undefined && object.abort_on_fail !== true)
+      issues.push({
+        path: ['thresholds', i, 'delay_abort_eval'],
+        atKey: true,
+        message: 'applies only with abort_on_fail: true (the grace period before the threshold may stop the run)',
+      });
+  });
   return issues;
 }
 

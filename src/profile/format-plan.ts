@@ -4,7 +4,13 @@
  * sees exactly what a run would do (defaults included) before sending anything.
  */
 import { formatDurationMs } from '../util/duration.js';
-import type { LengthDistribution, LoadSpec, ResolvedProfile, ResolvedScenario } from './resolved-profile.js';
+import type {
+  LengthDistribution,
+  LoadSpec,
+  MaxErrorRateSpec,
+  ResolvedProfile,
+  ResolvedScenario,
+} from './resolved-profile.js';
 
 const LABEL_WIDTH = 11;
 const row = (label: string, value: string): string => `  ${label.padEnd(LABEL_WIDTH)}${value}\n`;
@@ -59,6 +65,11 @@ function formatPrompt(s: ResolvedScenario): string {
   return parts.join('; ');
 }
 
+function formatMaxErrorRate(m: MaxErrorRateSpec): string {
+  const after = m.delayMs > 0 ? ` and ${duration(m.delayMs)}` : '';
+  return `when a group's error rate exceeds ${Math.round(m.rate * 10_000) / 100}% (after ${m.minRequests} requests${after})`;
+}
+
 function formatScenario(s: ResolvedScenario, groupKeys: readonly string[]): string {
   const t = s.timeouts;
   const plural = (n: number, what: string): string => `${n} ${what}${n === 1 ? '' : 's'}`;
@@ -84,6 +95,7 @@ function formatScenario(s: ResolvedScenario, groupKeys: readonly string[]): stri
     ) +
     row('encoding', `${s.encoding.contentType}${s.encoding.gzip ? ' + gzip' : ''}`) +
     row('seed', String(s.seed)) +
+    (s.maxErrorRate ? row('stop early', formatMaxErrorRate(s.maxErrorRate)) : '') +
     row('groups', groupKeys.join(', '))
   );
 }
@@ -104,8 +116,12 @@ export function formatProfilePlan(profile: ResolvedProfile): string {
   }
   out += '\n';
   out += `thresholds:${profile.thresholds.length === 0 ? ' none' : ''}\n`;
-  for (const t of profile.thresholds)
-    out += `  ${t.group ? `${t.group}: ` : ''}${t.metric}${t.stat ? `.${t.stat}` : ''} ${t.op} ${t.value}${t.group ? '' : ' (every group)'}\n`;
+  for (const t of profile.thresholds) {
+    const abort = t.abortOnFail
+      ? `, stops the run when it fails${t.abortOnFail.delayMs > 0 ? ` (after ${duration(t.abortOnFail.delayMs)})` : ''}`
+      : '';
+    out += `  ${t.group ? `${t.group}: ` : ''}${t.metric}${t.stat ? `.${t.stat}` : ''} ${t.op} ${t.value}${t.group ? '' : ' (every group)'}${abort}\n`;
+  }
   const slo = Object.entries(profile.slo);
   out += `slo: ${slo.length === 0 ? 'none (goodput = throughput)' : slo.map(([k, v]) => `${k} <= ${v}`).join(', ')}\n`;
   const tolerances = Object.entries(profile.compare.tolerances);

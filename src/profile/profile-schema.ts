@@ -182,6 +182,38 @@ const encoding = z
 
 const tiers = z.array(z.enum(SERVICE_TIERS as unknown as [ServiceTier, ...ServiceTier[]]));
 
+/** A fraction of requests: 0.5 or "50%" (a percentage cannot be misread as a count). */
+const FRACTION_MESSAGE = 'expected a fraction from 0 to 1 (0.5) or a percentage ("50%")';
+const percentage = z.string().regex(/^\s*(?:100(?:\.0+)?|\d{1,2}(?:\.\d+)?)\s*%\s*$/, { error: FRACTION_MESSAGE });
+const fraction = z.number().min(0).max(1);
+
+const delayAbortEval = duration.optional().meta({
+  description:
+    'Grace period from the start of the measured part (warmup excluded) before it can stop the run (default 0).',
+});
+
+/** Stops a group that is only producing errors (k6's abortOnFail on an error rate, with a minimum sample). */
+const maxErrorRate = z
+  .union(
+    [
+      fraction,
+      percentage,
+      z.strictObject({
+        rate: z.union([fraction, percentage], { error: FRACTION_MESSAGE }),
+        min_requests: positiveInt
+          .optional()
+          .meta({ description: 'Ended requests (ok + failed) a group needs before it applies (default 20).' }),
+        delay_abort_eval: delayAbortEval,
+      }),
+    ],
+    { error: `${FRACTION_MESSAGE}, or { rate, min_requests, delay_abort_eval }` },
+  )
+  .meta({
+    id: 'maxErrorRate',
+    description:
+      'Stop the run early (exit 3) when a group\'s error_rate exceeds this: "50%", 0.5 or { rate, min_requests: 20, delay_abort_eval: 0s }.',
+  });
+
 /** Every key a scenario may set; `defaults` takes the same keys except name. */
 const scenarioFields = {
   models: z
@@ -202,6 +234,7 @@ const scenarioFields = {
   retry: retry.optional(),
   encoding: encoding.optional(),
   seed: z.number().int().min(0).optional(),
+  max_error_rate: maxErrorRate.optional(),
 };
 
 const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
@@ -266,6 +299,30 @@ const target = z.strictObject({
   }),
 });
 
+/** A threshold: its expression, or k6's object form that can also stop the run when it fails. */
+const threshold = z
+  .union(
+    [
+      z.string(),
+      z.strictObject({
+        threshold: z
+          .string()
+          .meta({ description: '"[group-key:] metric[.stat] op number", e.g. "ttft_ms.p99 < 500".' }),
+        abort_on_fail: z.boolean().optional().meta({
+          description:
+            'Check it every second during the run and stop the run (exit 99) as soon as it fails (default false).',
+        }),
+        delay_abort_eval: delayAbortEval,
+      }),
+    ],
+    { error: 'expected "metric.stat op number" or { threshold, abort_on_fail, delay_abort_eval }' },
+  )
+  .meta({
+    id: 'threshold',
+    description:
+      '"[group-key:] metric[.stat] op number", or { threshold: "ttft_ms.p99 < 500", abort_on_fail: true, delay_abort_eval: 10s }.',
+  });
+
 /** The whole profile as written. */
 export const profileSchema = z
   .strictObject({
@@ -273,10 +330,10 @@ export const profileSchema = z
     target: target.optional().meta({ description: 'Omitted: the embedded emulator.' }),
     defaults: z.strictObject(scenarioFields).optional().meta({ description: 'Merged into every scenario.' }),
     scenarios: z.array(scenario).min(1, { error: 'a profile needs at least one scenario' }),
-    thresholds: z
-      .array(z.string())
-      .optional()
-      .meta({ description: '"[group-key:] metric[.stat] op number"; any failure exits 99.' }),
+    thresholds: z.array(threshold).optional().meta({
+      description:
+        '"[group-key:] metric[.stat] op number" or { threshold, abort_on_fail, delay_abort_eval }; any failure exits 99.',
+    }),
     slo: z
       .record(
         z.string().regex(new RegExp(METRIC_STAT_PATTERN), { error: 'expected metric.stat, e.g. ttft_ms.p99' }),
@@ -302,5 +359,7 @@ export const profileSchema = z
 export type ProfileInput = z.infer<typeof profileSchema>;
 export type ScenarioInput = z.infer<typeof scenario>;
 export type ScenarioFieldsInput = Omit<ScenarioInput, 'name'>;
+export type ThresholdInput = z.infer<typeof threshold>;
+export type MaxErrorRateInput = z.infer<typeof maxErrorRate>;
 export type LengthInput = z.infer<typeof lengthDistribution>;
 export type DurationInput = z.infer<typeof duration>;

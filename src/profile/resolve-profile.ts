@@ -6,11 +6,19 @@
 import { basename, extname, resolve } from 'node:path';
 import { parseDurationMs } from '../util/duration.js';
 import { resolveCapacity } from './resolve-capacity.js';
-import type { DurationInput, LengthInput, ProfileInput, ScenarioFieldsInput } from './profile-schema.js';
+import type {
+  DurationInput,
+  LengthInput,
+  MaxErrorRateInput,
+  ProfileInput,
+  ScenarioFieldsInput,
+  ThresholdInput,
+} from './profile-schema.js';
 import type {
   LengthDistribution,
   LoadSpec,
   LoadStage,
+  MaxErrorRateSpec,
   ResolvedProfile,
   ResolvedScenario,
   ThresholdSpec,
@@ -39,6 +47,8 @@ export const PROFILE_DEFAULTS = {
   seed: 1,
   /** normal/lognormal lengths without max are clamped to mean + this many stddevs. */
   lengthMaxStddevs: 5,
+  /** max_error_rate applies once a group has this many ended requests (ok + failed). */
+  maxErrorRateMinRequests: 20,
 } as const;
 
 const ms = (value: DurationInput | undefined, fallback: number): number =>
@@ -49,11 +59,7 @@ export function resolveProfileInput(input: ProfileInput, sourceName: string | nu
     const merged = mergeScenario(input.defaults, scenario, i).fields as ScenarioFieldsInput;
     return resolveScenario(scenario.name, merged, baseDir, input.target?.stream_usage ?? PROFILE_DEFAULTS.streamUsage);
   });
-  const thresholds = (input.thresholds ?? []).map((expression) => {
-    const parsed = parseThreshold(expression);
-    if (!parsed.ok) throw new Error(`unchecked threshold: ${parsed.message}`);
-    return parsed.spec;
-  }) satisfies ThresholdSpec[];
+  const thresholds = (input.thresholds ?? []).map(resolveThreshold) satisfies ThresholdSpec[];
   const target = input.target ?? {};
   return {
     name: input.name ?? (sourceName ? basename(sourceName, extname(sourceName)) : 'profile'),
@@ -75,6 +81,29 @@ export function resolveProfileInput(input: ProfileInput, sourceName: string | nu
     slo: { ...(input.slo ?? {}) },
     compare: { tolerances: { ...(input.compare?.tolerances ?? {}) } },
     capacity: resolveCapacity(input.capacity, input.slo ?? {}),
+  };
+}
+
+/** A threshold string or object -> its spec; abort_on_fail adds when it may first stop the run. */
+function resolveThreshold(input: ThresholdInput): ThresholdSpec {
+  const expression = typeof input === 'string' ? input : input.threshold;
+  const parsed = parseThreshold(expression);
+  if (!parsed.ok) throw new Error(`unchecked threshold: ${parsed.message}`);
+  if (typeof input === 'string' || input.abort_on_fail !== true) return parsed.spec;
+  return { ...parsed.spec, abortOnFail: { delayMs: ms(input.delay_abort_eval, 0) } };
+}
+
+/** max_error_rate in its short ("50%", 0.5) or long ({ rate, min_requests, delay_abort_eval }) form. */
+function resolveMaxErrorRate(input: MaxErrorRateInput | undefined): { maxErrorRate?: MaxErrorRateSpec } {
+  if (input === undefined) return {};
+  const long = typeof input === 'object' ? input : { rate: input };
+  const rate = typeof long.rate === 'number' ? long.rate : Number.parseFloat(long.rate) / 100;
+  return {
+    maxErrorRate: {
+      rate,
+      minRequests: long.min_requests ?? PROFILE_DEFAULTS.maxErrorRateMinRequests,
+      delayMs: ms(long.delay_abort_eval, 0),
+    },
   };
 }
 
@@ -150,6 +179,8 @@ function resolveScenario(
     },
     encoding: { contentType: f.encoding?.content_type ?? 'json', gzip: f.encoding?.gzip ?? false },
     seed: f.seed ?? PROFILE_DEFAULTS.seed,
+    // Only when set: profiles without it resolve (and are recorded in summary.json) as before.
+    ...resolveMaxErrorRate(f.max_error_rate),
   };
 }
 

@@ -101,6 +101,26 @@ export interface ResolvedScenario {
   readonly retry: RetrySpec;
   readonly encoding: EncodingSpec;
   readonly seed: number;
+  /** `max_error_rate`: stop the run when a group of this scenario only produces errors; absent: never. */
+  readonly maxErrorRate?: MaxErrorRateSpec;
+}
+
+/**
+ * `max_error_rate`: the run stops (exit 3) when a group's error_rate (failed / (ok + failed), as in
+ * summary.json) exceeds `rate`, once it has `minRequests` ended requests and `delayMs` of its measured part
+ * have passed.
+ */
+export interface MaxErrorRateSpec {
+  /** A fraction, 0..1. */
+  readonly rate: number;
+  readonly minRequests: number;
+  readonly delayMs: number;
+}
+
+/** A threshold's `abort_on_fail`: checked during the run once `delayMs` of a group's measured part passed. */
+export interface AbortOnFailSpec {
+  /** `delay_abort_eval` in ms (k6's delayAbortEval), from the start of the group's measured part. */
+  readonly delayMs: number;
 }
 
 /**
@@ -117,6 +137,8 @@ export interface ThresholdSpec {
   readonly stat: string | null;
   readonly op: '<' | '<=' | '>' | '>=';
   readonly value: number;
+  /** Present when the threshold stops the run as soon as it fails (abort_on_fail); absent: checked at the end only. */
+  readonly abortOnFail?: AbortOnFailSpec;
 }
 
 /** target.tls: absolute paths of PEM files (null: not set) and whether the server certificate is checked. */

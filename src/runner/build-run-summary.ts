@@ -6,7 +6,7 @@
 import { proxyFor, withoutCredentials as proxyWithoutCredentials, type ProxySettings } from '../client/proxy.js';
 import { INSECURE_TLS_WARNING } from '../client/tls-options.js';
 import { SUMMARY_SCHEMA_VERSION } from '../metrics/run-summary.js';
-import type { HarnessHealth, RunSummary, ThresholdResult } from '../metrics/run-summary.js';
+import type { HarnessHealth, RunStopped, RunSummary, ThresholdResult } from '../metrics/run-summary.js';
 import type { ResolvedProfile, TlsSpec } from '../profile/resolved-profile.js';
 import { workloadHashWithoutModels } from '../workload/workload-hash.js';
 import type { RunResult } from './run-profile.js';
@@ -20,8 +20,17 @@ export interface RunIdentity {
   readonly proxy: ProxySettings | null;
 }
 
-/** How the run ended, in order of precedence for the exit code. */
-export type RunVerdict = 'ok' | 'interrupted' | 'all_failed' | 'threshold_failed';
+/**
+ * How the run ended, in order of precedence for the exit code: stopped early by an abort_on_fail threshold
+ * (99) or by max_error_rate (3), interrupted (130), every request failed (3), a threshold failed (99), ok.
+ */
+export type RunVerdict =
+  | 'ok'
+  | 'interrupted'
+  | 'all_failed'
+  | 'threshold_failed'
+  | 'stopped_by_threshold'
+  | 'stopped_by_errors';
 
 export function buildRunSummary(result: RunResult, identity: RunIdentity, thresholds: ThresholdResult[]): RunSummary {
   return {
@@ -49,8 +58,16 @@ export function buildRunSummary(result: RunResult, identity: RunIdentity, thresh
     start_at: result.startAtWallMs === null ? null : new Date(result.startAtWallMs).toISOString(),
     groups: result.groups,
     thresholds,
+    stopped: stoppedOf(result),
     harness: withTlsWarning(result.harness, result.profile.target.tls),
   };
+}
+
+/** Why the run ended early; a run in workers knows only that it was interrupted (when: at its end). */
+function stoppedOf(result: RunResult): RunStopped | null {
+  if (result.stopped !== undefined) return result.stopped;
+  if (!result.interrupted) return null;
+  return { reason: 'interrupted', at_s: Math.round(result.endedAtWallMs - result.startedAtWallMs) / 1000 };
 }
 
 /** How the run connected: the proxy in use (credentials removed) and target.tls (paths only). */
@@ -93,8 +110,10 @@ function withoutCredentials(baseUrl: string): string {
   }
 }
 
-/** How the run ended: interrupted, every request failed, a threshold failed, or ok. */
+/** How the run ended: stopped early (and why), interrupted, every request failed, a threshold failed, or ok. */
 export function runVerdict(summary: RunSummary, failedThresholds: readonly ThresholdResult[]): RunVerdict {
+  if (summary.stopped?.reason === 'abort_on_fail') return 'stopped_by_threshold';
+  if (summary.stopped?.reason === 'max_error_rate') return 'stopped_by_errors';
   if (!summary.complete) return 'interrupted';
   let ok = 0;
   let notOk = 0;

@@ -22,9 +22,10 @@ import type { RequestRecord } from '../client/request-record.js';
 import type { InferenceClient } from '../client/types.js';
 import type { ProxySettings } from '../client/proxy.js';
 import type { RunCollector } from '../aggregate/types.js';
+import { createEarlyStop, type EarlyStop } from '../aggregate/early-stop.js';
 import type { RecordedValues } from '../metrics/request-values.js';
 import type { LoadSpec, ResolvedGroup, ResolvedProfile, ResolvedScenario } from '../profile/resolved-profile.js';
-import type { GroupSummary, HarnessHealth, TimeSeriesPoint } from '../metrics/run-summary.js';
+import type { GroupSummary, HarnessHealth, RunStopped, TimeSeriesPoint } from '../metrics/run-summary.js';
 import type { ScheduleLimits, ScheduleRun } from '../schedule/types.js';
 import { shardProfile, shardScheduleSeed, shardWorkloadIndex } from '../schedule/shard.js';
 import type { ShardSpec } from '../schedule/shard.js';
@@ -85,9 +86,11 @@ export interface RunResult {
   /** Wall-clock start and end (epoch ms), for labels only. */
   readonly startedAtWallMs: number;
   readonly endedAtWallMs: number;
-  /** False when interrupted. */
+  /** False when interrupted or stopped early. */
   readonly complete: boolean;
   readonly interrupted: boolean;
+  /** Why it ended before its end (abort_on_fail, max_error_rate, Ctrl-C), or null; absent from runs in workers. */
+  readonly stopped?: RunStopped | null;
   readonly groups: GroupSummary[];
   readonly timeSeries: TimeSeriesPoint[];
   readonly harness: HarnessHealth;
@@ -142,8 +145,11 @@ export async function runProfile(options: RunProfileOptions): Promise<RunResult>
     groupByIndex: groupsByIndex(profile.groups),
     workloads,
     shard,
+    earlyStop: createEarlyStop(sent, runStartUs),
+    stopped: stoppedAtStart(options.interrupt.aborted),
   };
   const onInterrupt = (): void => {
+    state.stopped ??= { reason: 'interrupted', at_s: Math.round((nowUs() - runStartUs) / 1000) / 1000 };
     state.interrupted = true;
     // Counting what is still queued must not outlast the graceful stop (record-finisher.ts).
     state.finished.hurry();
@@ -151,23 +157,8 @@ export async function runProfile(options: RunProfileOptions): Promise<RunResult>
   };
   if (state.interrupted) state.finished.hurry();
   options.interrupt.addEventListener('abort', onInterrupt, { once: true });
-  const plannedMs = plannedDurationMs(sent.scenarios);
-  const plannedRequests = plannedRequestCount(sent);
-  const ticker = setInterval(() => {
-    const sink = options.events?.onTick;
-    if (!sink) return;
-    try {
-      sink({
-        snapshot: collector.progress(nowUs()),
-        scenario: state.currentScenario,
-        warmup: state.warmingGroups > 0,
-        plannedMs,
-        plannedRequests,
-      });
-    } catch {
-      // A progress sink that throws must not end the measurement.
-    }
-  }, options.tickIntervalMs ?? 1000);
+  const plan = { plannedMs: plannedDurationMs(sent.scenarios), plannedRequests: plannedRequestCount(sent) };
+  const ticker = setInterval(() => tick(state, plan, onInterrupt), options.tickIntervalMs ?? 1000);
 
   try {
     for (const scenario of sent.scenarios) {
@@ -198,6 +189,7 @@ export async function runProfile(options: RunProfileOptions): Promise<RunResult>
     endedAtWallMs: options.clock.wallMs(),
     complete: !state.interrupted,
     interrupted: state.interrupted,
+    stopped: state.stopped,
     groups: result.groups,
     timeSeries: result.timeSeries,
     harness,
@@ -225,6 +217,45 @@ interface RunState {
   warmingGroups: number;
   /** This run's shard: its workload indices and arrival seeds (schedule/shard.ts); null for a whole run. */
   readonly shard: ShardSpec | null;
+  /** abort_on_fail thresholds and max_error_rate, checked on every tick; null when the profile has none. */
+  readonly earlyStop: EarlyStop | null;
+  /** Why the run stopped early (null: it did not). */
+  stopped: RunStopped | null;
+}
+
+/**
+ * Every tick: the early-stop checks first (an abort_on_fail threshold or max_error_rate that fails stops
+ * the run as Ctrl-C does, with its reason), then the progress sink.
+ */
+function tick(
+  state: RunState,
+  plan: { plannedMs: number | null; plannedRequests: number | null },
+  stop: () => void,
+): void {
+  const stopped = state.interrupted
+    ? null
+    : (state.earlyStop?.check((i) => state.collector.live?.(i), nowUs()) ?? null);
+  if (stopped !== null) {
+    state.stopped = stopped;
+    stop();
+  }
+  const sink = state.options.events?.onTick;
+  if (!sink) return;
+  try {
+    sink({
+      snapshot: state.collector.progress(nowUs()),
+      scenario: state.currentScenario,
+      warmup: state.warmingGroups > 0,
+      ...plan,
+    });
+  } catch {
+    // A progress sink that throws must not end the measurement.
+  }
+}
+
+/** A run interrupted before it started stopped at second 0. */
+function stoppedAtStart(interrupted: boolean): RunStopped | null {
+  return interrupted ? { reason: 'interrupted', at_s: 0 } : null;
 }
 
 /** `--start-at`: says until when, then waits for that wall-clock time (or Ctrl-C, which ends the wait). */
@@ -300,6 +331,7 @@ async function runGroup(
     const abort = new AbortController();
     // Closed loop: no schedule to be late against, so latencies start at the socket write (request-record.ts).
     const startsAtSend = load.mode === 'concurrency';
+    if (!warmup) state.earlyStop?.measuring(group.index, nowUs());
     const launch = (intendedStartMs: number): Promise<void> => {
       const plan = workload.next(shardWorkloadIndex(workloadIndex++, state.shard));
       const record = createRequestRecord(

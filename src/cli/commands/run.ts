@@ -25,6 +25,7 @@ import { inferbenchVersion } from '../version.js';
 import { monotonicAnchorMs } from '../thread-clock.js';
 import { parseWorkers, workerThreadScript } from '../worker-count.js';
 import type { CommandRegistration } from './command.js';
+import type { ResolvedProfile } from '../../profile/resolved-profile.js';
 
 interface RunArgs {
   profile: string;
@@ -105,6 +106,10 @@ async function runRun(args: RunArgs, ctx: CliContext): Promise<number> {
         `inferbench: running ${profile.name}${shard ? ` (shard ${shard.index}/${shard.count})` : ''}${workers > 1 ? ` in ${workers} worker threads` : ''} against ${session.description}\n`,
       );
     announceConnection(ctx, session, quiet);
+    if (workers > 1 && stopsEarly(profile))
+      ctx.stderr.write(
+        'inferbench: warning: with --workers, abort_on_fail and max_error_rate do not stop the run early (thresholds are still checked at the end)\n',
+      );
 
     const outcome = await executeRun({
       profile,
@@ -171,6 +176,9 @@ function printOutcome(outcome: RunOutcome, args: RunArgs, ctx: CliContext): numb
   else ctx.stderr.write(`report: ${outcome.runDir}\n`);
 
   switch (outcome.verdict) {
+    case 'stopped_by_threshold':
+    case 'stopped_by_errors':
+      return printStoppedEarly(outcome, ctx);
     case 'interrupted':
       ctx.stderr.write('inferbench: interrupted; the results measured so far are written (complete: false)\n');
       return EXIT.interrupted;
@@ -191,6 +199,37 @@ function printOutcome(outcome: RunOutcome, args: RunArgs, ctx: CliContext): numb
     case 'ok':
       return EXIT.ok;
   }
+}
+
+/**
+ * A run stopped early by its profile: an abort_on_fail threshold failed (exit 99, like any failed
+ * threshold) or a group passed max_error_rate (exit 3: the run failed), with what was seen.
+ */
+function printStoppedEarly(outcome: RunOutcome, ctx: CliContext): number {
+  const stopped = outcome.summary.stopped;
+  const written = 'the results measured so far are written (complete: false)';
+  if (stopped?.reason === 'abort_on_fail') {
+    ctx.stderr.write(
+      `inferbench: stopped early at ${stopped.at_s} s: threshold ${stopped.threshold} failed on ${stopped.group} (actual ${stopped.actual}) and has abort_on_fail; ${written}\n`,
+    );
+    for (const failed of outcome.failedThresholds)
+      ctx.stderr.write(
+        `inferbench: threshold failed: ${failed.expression} [${failed.group}] (actual ${failed.actual ?? 'none'})\n`,
+      );
+    return EXIT.thresholdFailed;
+  }
+  if (stopped?.reason === 'max_error_rate') {
+    const classes = Object.entries(stopped.errors)
+      .map(([cls, n]) => `${cls} ${n}`)
+      .join(', ');
+    const group = outcome.summary.groups.find((g) => g.key === stopped.group);
+    const sample = group ? Object.values(group.requests.error_samples).flat()[0] : undefined;
+    const percent = (rate: number): string => `${Math.round(rate * 10_000) / 100}%`;
+    ctx.stderr.write(
+      `inferbench: stopped early at ${stopped.at_s} s: ${stopped.group} error rate ${percent(stopped.error_rate)} of ${stopped.requests} requests exceeds max_error_rate ${percent(stopped.max_error_rate)} (${classes})${sample ? `: ${sample}` : ''}; ${written}\n  hint: check the target URL, the API key variable and the model names\n`,
+    );
+  }
+  return EXIT.runFailed;
 }
 
 /** `--start-at` text -> epoch ms: ISO 8601 with a date, a time and a zone (Z or an offset), else exit 2. */
@@ -228,6 +267,14 @@ function startEvents(ctx: CliContext, shard: ShardSpec | null, quiet: boolean): 
       );
     },
   };
+}
+
+/** Whether the profile can stop a run early (an abort_on_fail threshold, a scenario's max_error_rate). */
+function stopsEarly(profile: ResolvedProfile): boolean {
+  return (
+    profile.thresholds.some((t) => t.abortOnFail !== undefined) ||
+    profile.scenarios.some((s) => s.maxErrorRate !== undefined)
+  );
 }
 
 function describeAllFailed(groups: RunOutcome['summary']['groups']): string {
