@@ -57,6 +57,12 @@ export interface CapacityGroupSummary {
   calibration: { e2e_ms: number; start_load: number } | null;
   search_ms: number;
   steps: CapacityStepSummary[];
+  /**
+   * `capacity.mix`: the tiers searched together (this entry's `group` is `<scenario>/mix` and its load the
+   * total): each tier's weight and the total load at which it breaks its own SLO (`binding` among them
+   * breaks first). Absent for a group searched alone.
+   */
+  members?: { group: string; weight: number; capacity: number | null; censored: boolean; binding: string | null }[];
 }
 
 export interface CapacitySummary {

@@ -20,23 +20,22 @@ const duration = z.union([
   z.string().regex(DURATION_PATTERN, { error: 'expected a duration like "30s" or "500ms"' }),
 ]);
 
+const sloRecord = z.record(
+  z.string().regex(/^(?:[a-z_]+_ms\.p\d+(?:\.\d+)?|error_rate)$/, {
+    error: 'expected a latency percentile like ttft_ms.p99 or error_rate',
+  }),
+  z.union([
+    z.number().nonnegative(),
+    z.string().regex(SLO_VALUE_PATTERN, { error: 'expected a limit like "500ms", "0.5s" or "1%"' }),
+  ]),
+);
+
 export const capacitySchema = z
   .strictObject({
-    slo: z
-      .record(
-        z.string().regex(/^(?:[a-z_]+_ms\.p\d+(?:\.\d+)?|error_rate)$/, {
-          error: 'expected a latency percentile like ttft_ms.p99 or error_rate',
-        }),
-        z.union([
-          z.number().nonnegative(),
-          z.string().regex(SLO_VALUE_PATTERN, { error: 'expected a limit like "500ms", "0.5s" or "1%"' }),
-        ]),
-      )
-      .optional()
-      .meta({
-        description:
-          'The SLO every step must hold, e.g. { ttft_ms.p99: 500ms, itl_ms.p99: 50ms, error_rate: 1% }. Default: the top-level slo (numbers in ms).',
-      }),
+    slo: sloRecord.optional().meta({
+      description:
+        'The SLO every step must hold, e.g. { ttft_ms.p99: 500ms, itl_ms.p99: 50ms, error_rate: 1% }. Default: the top-level slo (numbers in ms).',
+    }),
     min_capacity: z.number().positive().optional().meta({
       description: "Exit 99 when a group's capacity (req/s for rate loads, streams for concurrency) is below this.",
     }),
@@ -69,7 +68,20 @@ export const capacitySchema = z
       .optional()
       .meta({ description: 'First load to try (default: from a calibration probe).' }),
     max_load: z.number().positive().optional().meta({ description: 'Highest load to try (default 4096).' }),
-    seed: z.number().int().min(0).optional().meta({ description: 'Seed of the bootstrap interval (default 1).' }),
+    seed: z.number().int().min(0).optional().meta({ description: 'Seed of the interval (default 1).' }),
+    mix: z
+      .partialRecord(
+        z.enum(['priority', 'default', 'auto', 'flex']),
+        z.strictObject({
+          weight: z.number().positive().meta({ description: "This tier's share of the total load." }),
+          slo: sloRecord.optional().meta({ description: "This tier's own SLO (default: capacity.slo)." }),
+        }),
+      )
+      .optional()
+      .meta({
+        description:
+          "Search each scenario's tiers together, sharing the target: the highest total load at which every tier meets its SLO, its load split by weight, e.g. { default: { weight: 3 }, flex: { weight: 1, slo: { ttft_ms.p95: 5s } } }.",
+      }),
   })
   .meta({
     description: '`inferbench capacity`: the highest load each group takes under the SLO (see README, Capacity).',

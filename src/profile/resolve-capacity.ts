@@ -3,6 +3,7 @@
  * as written (numbers or strings with units); aggregate/capacity/capacity-slo.ts reads its meaning.
  */
 import { parseDurationMs } from '../util/duration.js';
+import type { ServiceTier } from '../protocol/chat.js';
 import type { CapacityInput } from './capacity-schema.js';
 
 export interface CapacitySpec {
@@ -20,6 +21,16 @@ export interface CapacitySpec {
   readonly start: number | null;
   readonly maxLoad: number;
   readonly seed: number;
+  /** `mix`: each scenario's tiers searched together on the total load, split by weight; null: each group alone. */
+  readonly mix: readonly MixMember[] | null;
+}
+
+/** One tier of `capacity.mix`. */
+export interface MixMember {
+  readonly tier: ServiceTier;
+  readonly weight: number;
+  /** Its own SLO, as written; null: capacity.slo. */
+  readonly slo: Readonly<Record<string, number | string>> | null;
 }
 
 export const CAPACITY_DEFAULTS = {
@@ -59,5 +70,11 @@ export function resolveCapacity(input: CapacityInput | undefined, slo: Readonly<
     start: spec.start ?? null,
     maxLoad: spec.max_load ?? CAPACITY_DEFAULTS.maxLoad,
     seed: spec.seed ?? CAPACITY_DEFAULTS.seed,
+    mix:
+      spec.mix === undefined
+        ? null
+        : Object.entries(spec.mix).flatMap(([tier, member]) =>
+            member === undefined ? [] : [{ tier: tier as ServiceTier, weight: member.weight, slo: member.slo ?? null }],
+          ),
   };
 }

@@ -25,18 +25,36 @@ function align(rows: readonly string[][]): string {
     .join('\n');
 }
 
+/** The tiers of a mixed search, under its row: where each breaks its own SLO, in the total load. */
+function memberRows(group: CapacityGroupSummary): string[][] {
+  return (group.members ?? []).map((m) => [
+    `  ${m.group} (weight ${m.weight})`,
+    m.capacity === null ? 'none' : `${m.censored ? '>= ' : ''}${number(m.capacity)}`,
+    '',
+    group.unit,
+    m.binding ?? '-',
+    '',
+    '',
+    '',
+    '',
+  ]);
+}
+
 export function formatCapacityTable(capacity: CapacitySummary, options: { steps: boolean }): string {
   const header = ['group', 'capacity', '95% interval', 'unit', 'binding', 'last pass', 'first fail', 'steps', 'time'];
-  const rows = capacity.groups.map((group) => [
-    group.group,
-    capacityCell(group),
-    group.interval === null ? '-' : `${number(group.interval[0])} - ${number(group.interval[1])}`,
-    group.unit,
-    group.binding ?? '-',
-    number(group.last_pass),
-    number(group.first_fail),
-    String(group.steps.length),
-    `${(group.search_ms / 1000).toFixed(0)} s`,
+  const rows = capacity.groups.flatMap((group) => [
+    [
+      group.group,
+      capacityCell(group),
+      group.interval === null ? '-' : `${number(group.interval[0])} - ${number(group.interval[1])}`,
+      group.unit,
+      group.binding ?? '-',
+      number(group.last_pass),
+      number(group.first_fail),
+      String(group.steps.length),
+      `${(group.search_ms / 1000).toFixed(0)} s`,
+    ],
+    ...memberRows(group),
   ]);
   const lines = [align([header, ...rows])];
   const slo = capacity.objectives.map((o) =>

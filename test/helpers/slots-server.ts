@@ -3,7 +3,9 @@
  * each for `serviceMs` (the first token at half of it, the last at its end), the rest wait in one FIFO
  * queue. So it completes at most slots / serviceMs requests per second: below that rate (with constant
  * arrivals) nothing waits, above it the queue, and every TTFT, grows without bound. Streams as the
- * emulator does (usage in the final chunk). Records how many requests were in it at most.
+ * emulator does (usage in the final chunk). Records how many requests were in it at most. The queue is
+ * ordered by the request's `service_tier` as the service's is: priority, then default (or none), then flex,
+ * first come first served within a tier.
  */
 import type { ServerResponse } from 'node:http';
 import { startTestServer, type TestServer } from './fault-servers.js';
@@ -26,9 +28,19 @@ export interface SlotsServer extends TestServer {
 
 const chunk = (body: unknown): string => `data: ${JSON.stringify(body)}\n\n`;
 
+/** 0 priority, 1 default (or none), 2 flex. */
+function tierRank(body: Buffer): number {
+  try {
+    const tier = (JSON.parse(body.toString('utf8')) as { service_tier?: unknown }).service_tier;
+    return tier === 'priority' ? 0 : tier === 'flex' ? 2 : 1;
+  } catch {
+    return 1;
+  }
+}
+
 export async function startSlotsServer(options: SlotsServerOptions): Promise<SlotsServer> {
   const tokens = options.tokens ?? 4;
-  const waiting: ServerResponse[] = [];
+  const waiting: { res: ServerResponse; rank: number }[] = [];
   let busy = 0;
   let inside = 0;
   let maxInside = 0;
@@ -69,7 +81,7 @@ export async function startSlotsServer(options: SlotsServerOptions): Promise<Slo
       busy--;
       inside--;
       const next = waiting.shift();
-      if (next) serve(next);
+      if (next) serve(next.res);
     }, options.serviceMs);
   };
   const server = await startTestServer((req, res) => {
@@ -84,12 +96,15 @@ export async function startSlotsServer(options: SlotsServerOptions): Promise<Slo
     maxInside = Math.max(maxInside, inside);
     if (busy < options.slots) serve(res);
     else {
-      waiting.push(res);
+      const rank = tierRank(req.body);
+      // Behind every request of its tier or a higher one.
+      const at = waiting.findIndex((entry) => entry.rank > rank);
+      waiting.splice(at < 0 ? waiting.length : at, 0, { res, rank });
       // A client that gave up is not served later (as vLLM aborts a request whose client went away).
       res.on('close', () => {
-        const at = waiting.indexOf(res);
-        if (at < 0) return;
-        waiting.splice(at, 1);
+        const index = waiting.findIndex((entry) => entry.res === res);
+        if (index < 0) return;
+        waiting.splice(index, 1);
         inside--;
       });
     }

@@ -9,7 +9,6 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { Argv } from 'yargs';
-import { type CapacityObjective, parseCapacitySlo } from '../../aggregate/capacity/capacity-slo.js';
 import { InferbenchError } from '../../errors.js';
 import type { CapacityStepsFile, CapacitySummary } from '../../metrics/capacity-summary.js';
 import type { ResolvedProfile } from '../../profile/resolved-profile.js';
@@ -20,7 +19,7 @@ import { buildRunSummary } from '../../runner/build-run-summary.js';
 import { capacityRunResult, capacitySummary } from '../../runner/capacity/capacity-result.js';
 import { capacityStepsFile, reevaluateCapacity } from '../../runner/capacity/reevaluate.js';
 import { runCapacity } from '../../runner/capacity/run-capacity.js';
-import { BLOCK_METRICS } from '../../runner/capacity/step-block.js';
+import { capacityObjectives } from '../../runner/capacity/objectives.js';
 import { makeRunId } from '../../runner/run-id.js';
 import { defaultRunnerDeps } from '../../runner/runner-deps.js';
 import { systemClock } from '../../util/clock.js';
@@ -147,16 +146,13 @@ async function runCapacityCommand(args: CapacityArgs, ctx: CliContext): Promise<
 /** Every step as it is decided, on stderr: the search is long and its decisions are the point. */
 function progressEvents(ctx: CliContext) {
   return {
-    onGroupStart: (group: { key: string }, mode: string, start: number) =>
+    onGroupStart: (unit: string, mode: string, start: number) =>
       ctx.stderr.write(
-        `capacity: ${group.key}: searching ${mode === 'rate' ? 'the arrival rate' : 'the streams'} from ${start}\n`,
+        `capacity: ${unit}: searching ${mode === 'rate' ? 'the arrival rate' : 'the streams'} from ${start}\n`,
       ),
-    onStep: (
-      group: { key: string },
-      step: { step: number; load: number; outcome: string; reason: string; durationMs: number },
-    ) =>
+    onStep: (unit: string, step: { step: number; load: number; outcome: string; reason: string; durationMs: number }) =>
       ctx.stderr.write(
-        `capacity: ${group.key} step ${step.step}: ${step.load} ${step.outcome.toUpperCase()} in ${(step.durationMs / 1000).toFixed(1)} s: ${step.reason}\n`,
+        `capacity: ${unit} step ${step.step}: ${step.load} ${step.outcome.toUpperCase()} in ${(step.durationMs / 1000).toFixed(1)} s: ${step.reason}\n`,
       ),
   };
 }
@@ -175,22 +171,6 @@ function finish(summary: CapacitySummary, runDir: string | null, args: CapacityA
       `inferbench: capacity of ${group.group} is below min_capacity ${summary.settings.min_capacity} ${group.unit}\n`,
     );
   return below.length > 0 ? EXIT.thresholdFailed : EXIT.ok;
-}
-
-/** The objectives of an SLO, checked: some objective, and only latencies the blocks keep (or error_rate). */
-function capacityObjectives(slo: Readonly<Record<string, number | string>>, where: string): CapacityObjective[] {
-  const objectives = parseCapacitySlo(slo);
-  if (objectives.length === 0)
-    throw new InferbenchError('BAD_PROFILE', `capacity needs an SLO: ${where} is empty`, {
-      hint: 'e.g. capacity: { slo: { ttft_ms.p99: 500ms, error_rate: 1% } }',
-    });
-  const kept: readonly string[] = [...BLOCK_METRICS, 'error_rate'];
-  for (const objective of objectives)
-    if (!kept.includes(objective.metric))
-      throw new InferbenchError('BAD_PROFILE', `${where}: ${objective.key} cannot be searched on`, {
-        hint: `capacity objectives are percentiles of ${BLOCK_METRICS.join(', ')}, or error_rate`,
-      });
-  return objectives;
 }
 
 /** `--confirm DIR`: group key -> the capacity an earlier search found (groups without one are searched anew). */
@@ -261,6 +241,7 @@ async function reevaluate(args: CapacityArgs, ctx: CliContext): Promise<number> 
     stepDurationMs: settings.step_duration_ms,
     start: null,
     maxLoad: Number.POSITIVE_INFINITY,
+    mix: null,
   } satisfies ResolvedProfile['capacity']);
   let outDir: string | null = null;
   if (args.out) {

@@ -56,6 +56,17 @@ function groupSummary(group: GroupCapacity, spec: CapacitySpec): CapacityGroupSu
       group.calibration === null ? null : { e2e_ms: group.calibration.e2eMs, start_load: group.calibration.startLoad },
     search_ms: Math.round(group.searchMs),
     steps: group.steps.map((step) => stepSummary(step, group)),
+    ...(group.members === undefined
+      ? {}
+      : {
+          members: group.members.map((m) => ({
+            group: m.group,
+            weight: m.weight,
+            capacity: m.capacity,
+            censored: m.censored,
+            binding: m.binding,
+          })),
+        }),
   };
 }
 
@@ -99,7 +110,7 @@ export function capacityRunResult(
   >,
 ): RunResult {
   const operatingPoints: GroupSummary[] = [];
-  for (const group of groups) {
+  for (const group of groups.flatMap((g) => g.members?.map((m) => ({ steps: m.steps })) ?? [g])) {
     const passed = group.steps.filter((step) => step.outcome === 'pass' && step.group !== null);
     const chosen =
       passed.sort((a, b) => b.load - a.load)[0] ??

@@ -12,7 +12,7 @@ import type { CapacitySpec } from '../../profile/resolved-profile.js';
 import { StepBlock } from './step-block.js';
 import { StepMonitor } from './step-monitor.js';
 import type { GroupCapacity } from './run-capacity.js';
-import { stepBlocks } from './run-capacity.js';
+import { stepBlocks } from './search-unit.js';
 import type { StepOutcome, StepResult } from './run-step.js';
 
 const NO_HARNESS = {
@@ -99,18 +99,21 @@ export function capacityStepsFile(
     run_id: runId,
     objectives: summary.objectives,
     settings: summary.settings,
-    groups: groups.map((group) => ({
-      group: group.group,
-      mode: group.mode,
-      unit: group.unit,
-      steps: group.steps.map((step) => ({
-        step: step.step,
-        load: step.load,
-        outcome: step.outcome,
-        reason: step.reason,
-        overload: step.overload,
-        blocks: [...step.blocks],
+    // A mixed search is stored tier by tier: each tier's share of every step, in its own load.
+    groups: groups
+      .flatMap((g) => g.members?.map((m) => ({ ...g, group: m.group, steps: m.steps })) ?? [g])
+      .map((group) => ({
+        group: group.group,
+        mode: group.mode,
+        unit: group.unit,
+        steps: group.steps.map((step) => ({
+          step: step.step,
+          load: step.load,
+          outcome: step.outcome,
+          reason: step.reason,
+          overload: step.overload,
+          blocks: [...step.blocks],
+        })),
       })),
-    })),
   };
 }

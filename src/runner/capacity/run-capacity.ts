@@ -5,14 +5,25 @@
  * `capacity.start`, or from a calibration probe (one stream for a few seconds: the rate one stream
  * carries); the search planner (aggregate/capacity/capacity-search.ts) probes geometrically and then
  * bisects; every step is decided by sequential tests (run-step.ts); the capacity and its 95% interval come
- * from a monotone fit over all steps (aggregate/capacity/capacity-fit.ts).
+ * from a monotone fit over all steps (aggregate/capacity/capacity-fit.ts). With `capacity.mix`, a
+ * scenario's groups (its tiers) are searched together instead (search-unit.ts): the total load split by
+ * weight, every tier against its own SLO, the capacity the highest total at which every tier holds.
  */
-import { estimateCapacity, type CapacityEstimate } from '../../aggregate/capacity/capacity-fit.js';
+import type { CapacityEstimate } from '../../aggregate/capacity/capacity-fit.js';
 import { CapacitySearch } from '../../aggregate/capacity/capacity-search.js';
-import type { CapacityObjective } from '../../aggregate/capacity/capacity-slo.js';
-import type { ResolvedGroup, ResolvedProfile, ResolvedScenario } from '../../profile/resolved-profile.js';
-import { StepBlock } from './step-block.js';
+import type { ResolvedGroup, ResolvedProfile } from '../../profile/resolved-profile.js';
 import { runStep, type StepContext, type StepResult } from './run-step.js';
+import {
+  type MixMemberCapacity,
+  runUnitStep,
+  searchUnits,
+  unitEstimate,
+  type SearchUnit,
+  type UnitStep,
+} from './search-unit.js';
+
+export type { MixMemberCapacity } from './search-unit.js';
+export { stepBlocks } from './search-unit.js';
 
 export interface GroupCapacity {
   readonly group: string;
@@ -28,11 +39,14 @@ export interface GroupCapacity {
   readonly calibration: { readonly e2eMs: number; readonly startLoad: number } | null;
   readonly steps: readonly StepResult[];
   readonly searchMs: number;
+  /** `capacity.mix`: each tier's own crossing on the total load, and its part of every step. */
+  readonly members?: readonly MixMemberCapacity[];
 }
 
 export interface CapacityEvents {
-  onStep?(group: ResolvedGroup, step: StepResult): void;
-  onGroupStart?(group: ResolvedGroup, mode: 'rate' | 'concurrency', startLoad: number): void;
+  /** `unit`: the group's key, or `<scenario>/mix` for a mixed search. */
+  onStep?(unit: string, step: StepResult): void;
+  onGroupStart?(unit: string, mode: 'rate' | 'concurrency', startLoad: number): void;
 }
 
 /** Times a step inconclusive because the harness was its own bottleneck is run again. */
@@ -47,7 +61,7 @@ const CALIBRATION_MS = 4000;
 const MIN_RATE = 0.05;
 
 /**
- * `previous` (`--confirm DIR`): group key -> a capacity found before. Such a group starts one resolution
+ * `previous` (`--confirm DIR`): unit key -> a capacity found before. Such a unit starts one resolution
  * below it and steps one resolution ratio at a time, so two steps confirm it (a pass below, a fail above);
  * other outcomes carry on searching from there.
  */
@@ -57,94 +71,85 @@ export async function runCapacity(
   previous: ReadonlyMap<string, number> = new Map(),
 ): Promise<GroupCapacity[]> {
   const results: GroupCapacity[] = [];
-  for (const group of context.profile.groups) {
+  for (const unit of searchUnits(context)) {
     if (context.interrupt.aborted) break;
-    results.push(await searchGroup(context, group, events, previous.get(group.key) ?? null));
+    results.push(await searchUnit(context, unit, events, previous.get(unit.key) ?? null));
   }
   return results;
 }
 
-async function searchGroup(
+async function searchUnit(
   context: StepContext,
-  group: ResolvedGroup,
+  unit: SearchUnit,
   events: CapacityEvents,
   previous: number | null,
 ): Promise<GroupCapacity> {
   const started = performance.now();
-  const scenario = context.profile.scenarios.find((s) => s.name === group.scenario) as ResolvedScenario;
-  const mode = scenario.load.mode;
-  const { resolution } = context.spec;
+  const mode = unit.scenario.load.mode;
+  const first = unit.parts[0] as SearchUnit['parts'][number];
   const calibration =
-    mode === 'rate' && context.spec.start === null && previous === null ? await calibrate(context, group) : null;
+    mode === 'rate' && context.spec.start === null && previous === null ? await calibrate(context, first.group) : null;
+  const search = plannedSearch(context, unit, previous, calibration?.startLoad ?? null);
+  events.onGroupStart?.(unit.key, mode, search.start);
+  const steps: UnitStep[] = [];
+  for (let load = search.planner.next(); load !== null && !context.interrupt.aborted; load = search.planner.next()) {
+    let step = await runUnitStep(context, unit, load, steps.length + 1);
+    // A step spoiled by the harness (a busy machine for a moment) is run again before it ends the search.
+    for (
+      let retry = 0;
+      retry < HARNESS_RETRIES && harnessSpoiled(step.combined) && !context.interrupt.aborted;
+      retry++
+    ) {
+      steps.push(step);
+      events.onStep?.(unit.key, step.combined);
+      step = await runUnitStep(context, unit, load, steps.length + 1);
+    }
+    steps.push(step);
+    events.onStep?.(unit.key, step.combined);
+    search.planner.record(load, step.combined.outcome);
+  }
+  const fit = unitEstimate(context, unit, steps);
+  const best = steps.filter((step) => step.combined.outcome === 'pass').sort((a, b) => b.load - a.load)[0];
+  return {
+    group: unit.key,
+    mode,
+    unit: mode === 'rate' ? 'req/s' : 'streams',
+    estimate: fit.estimate,
+    lastPass: search.planner.lastPass,
+    firstFail: search.planner.firstFail,
+    endReason: context.interrupt.aborted ? 'interrupted' : (search.planner.endReason ?? 'ended'),
+    goodputPerS: best === undefined ? null : sumGoodput(best.parts),
+    calibration,
+    steps: steps.map((step) => step.combined),
+    searchMs: performance.now() - started,
+    ...(unit.mixed ? { members: fit.members } : {}),
+  };
+}
+
+/** The planner of a unit: from `capacity.start`, the calibration, or one resolution below `previous`. */
+function plannedSearch(context: StepContext, unit: SearchUnit, previous: number | null, calibrated: number | null) {
+  const mode = unit.scenario.load.mode;
+  const { resolution } = context.spec;
   const confirmRatio = (1 + resolution) / (1 - resolution);
-  const start = previous !== null ? previous * (1 - resolution) : (context.spec.start ?? calibration?.startLoad ?? 1);
-  events.onGroupStart?.(group, mode, start);
-  const search = new CapacitySearch({
-    start: mode === 'concurrency' ? Math.max(1, Math.floor(start)) : start,
+  const floor = mode === 'concurrency' ? unit.parts.length : MIN_RATE;
+  const wanted = previous !== null ? previous * (1 - resolution) : (context.spec.start ?? calibrated ?? floor);
+  const start = mode === 'concurrency' ? Math.max(floor, Math.floor(wanted)) : wanted;
+  const planner = new CapacitySearch({
+    start,
     integer: mode === 'concurrency',
     // Confirming: one step each side of the previous capacity is the whole bracket.
     resolution: previous !== null ? confirmRatio - 1 + 1e-9 : resolution,
     maxSteps: context.spec.maxSteps,
-    min: mode === 'concurrency' ? 1 : MIN_RATE,
+    min: floor,
     max: context.spec.maxLoad,
     ...(previous !== null && mode === 'rate' ? { growth: confirmRatio } : {}),
   });
-  const steps: StepResult[] = [];
-  for (let load = search.next(); load !== null && !context.interrupt.aborted; load = search.next()) {
-    let step = await runStep(context, group, load, steps.length + 1);
-    // A step spoiled by the harness (a busy machine for a moment) is run again before it ends the search.
-    for (let retry = 0; retry < HARNESS_RETRIES && harnessSpoiled(step) && !context.interrupt.aborted; retry++) {
-      steps.push(step);
-      events.onStep?.(group, step);
-      step = await runStep(context, group, load, steps.length + 1);
-    }
-    steps.push(step);
-    events.onStep?.(group, step);
-    search.record(load, step.outcome);
-  }
-  const estimate = estimateCapacity(
-    steps.filter((step) => step.outcome !== 'inconclusive').map((step) => stepBlocks(step, context.objectives)),
-    context.objectives,
-    { seed: context.spec.seed },
-  );
-  const best = steps.filter((step) => step.outcome === 'pass').sort((a, b) => b.load - a.load)[0];
-  return {
-    group: group.key,
-    mode,
-    unit: mode === 'rate' ? 'req/s' : 'streams',
-    estimate,
-    lastPass: search.lastPass,
-    firstFail: search.firstFail,
-    endReason: context.interrupt.aborted ? 'interrupted' : (search.endReason ?? 'ended'),
-    goodputPerS: best?.group?.throughput.goodput_per_s ?? null,
-    calibration,
-    steps,
-    searchMs: performance.now() - started,
-  };
+  return { planner, start };
 }
 
-/**
- * The blocks of a step as the fit reads them: per objective, each test block's exceedance (ramp-up left
- * out). A step failed by an overload sign (a backlog building, dropped arrivals) exceeds every objective in
- * every block: it was stopped before its latencies could show what the backlog would have done to them.
- */
-export function stepBlocks(
-  step: Pick<StepResult, 'load' | 'blocks' | 'overload'>,
-  objectives: readonly CapacityObjective[],
-) {
-  const blocks = step.blocks.slice(1).map((stored) => StepBlock.restore(stored));
-  const exceedances = (objective: CapacityObjective) => {
-    const observed = blocks.map((block) => block.exceedance(objective));
-    if (step.overload === null) return observed;
-    const overloaded = observed
-      .filter((block) => block.total > 0)
-      .map((block) => ({ exceeded: block.total, total: block.total }));
-    return overloaded.length > 0 ? overloaded : [{ exceeded: 1, total: 1 }];
-  };
-  return {
-    load: step.load,
-    blocks: Object.fromEntries(objectives.map((objective) => [objective.key, exceedances(objective)])),
-  };
+function sumGoodput(parts: readonly StepResult[]): number | null {
+  const values = parts.map((part) => part.group?.throughput.goodput_per_s ?? null);
+  return values.some((value) => value === null) ? null : values.reduce((sum: number, value) => sum + (value ?? 0), 0);
 }
 
 /** One stream for a few seconds: the rate one stream carries (1 / mean e2e) is where the search starts. */

@@ -9,7 +9,7 @@ import type { CapacityObjective } from '../../aggregate/capacity/capacity-slo.js
 import type { GroupSummary, HarnessHealth } from '../../metrics/run-summary.js';
 import type { CapacitySpec, ResolvedGroup, ResolvedProfile } from '../../profile/resolved-profile.js';
 import { nowUs } from '../../util/clock.js';
-import { runProfile, type RunProfileOptions } from '../run-profile.js';
+import { runProfile, type RunProfileOptions, type RunResult } from '../run-profile.js';
 import type { StoredBlock } from './step-block.js';
 import { StepMonitor } from './step-monitor.js';
 import { stepProfile } from './step-profile.js';
@@ -52,14 +52,72 @@ export interface StepContext {
   readonly objectives: readonly CapacityObjective[];
 }
 
+/** One group of a step and the load it gets (a mixed step runs several at once, sharing the target). */
+export interface StepPart {
+  readonly group: ResolvedGroup;
+  readonly load: number;
+  readonly objectives: readonly CapacityObjective[];
+}
+
+/** A step of one group alone. */
 export async function runStep(
   context: StepContext,
   group: ResolvedGroup,
   load: number,
   step: number,
 ): Promise<StepResult> {
-  const { spec } = context;
-  const base = stepProfile(context.profile, group, load, spec, step);
+  const [result] = await runStepParts(context, [{ group, load, objectives: context.objectives }], step);
+  return result as StepResult;
+}
+
+/**
+ * A step of several groups at once, each at its own load, each watched by its own monitor against its own
+ * objectives (`capacity.mix`: the tiers of a scenario sharing the server). The step ends for all of them
+ * when one fails or all have passed (a part that passed keeps sending, so the others still share the
+ * server with it), or when the step's time is up. Returns each part's result; a part of a step that
+ * another part failed is INCONCLUSIVE unless it had decided by then.
+ */
+export async function runStepParts(
+  context: StepContext,
+  parts: readonly StepPart[],
+  step: number,
+): Promise<StepResult[]> {
+  const stop = new AbortController();
+  const onInterrupt = (): void => stop.abort();
+  context.interrupt.addEventListener('abort', onInterrupt, { once: true });
+  const startedMs = performance.now();
+  const monitors = parts.map((part) => {
+    const scenario = context.profile.scenarios.find((s) => s.name === part.group.scenario);
+    const mode = scenario?.load.mode ?? 'rate';
+    return new StepMonitor({ ...context.spec, objectives: part.objectives, load: part.load, mode });
+  });
+  const settle = (): void => {
+    const decisions = monitors.map((monitor) => monitor.decision);
+    const anyFail = decisions.some((decision) => decision?.outcome === 'fail');
+    const allPass = decisions.every((decision) => decision?.outcome === 'pass');
+    if ((anyFail || allPass) && !stop.signal.aborted) stop.abort();
+  };
+  try {
+    const results = await Promise.all(
+      parts.map((part, i) => runPart(context, part, monitors[i] as StepMonitor, stop.signal, settle, step)),
+    );
+    return results.map((result, i) =>
+      partResult(context, parts[i] as StepPart, monitors[i] as StepMonitor, result, step, startedMs),
+    );
+  } finally {
+    context.interrupt.removeEventListener('abort', onInterrupt);
+  }
+}
+
+function runPart(
+  context: StepContext,
+  part: StepPart,
+  monitor: StepMonitor,
+  stop: AbortSignal,
+  settle: () => void,
+  step: number,
+): Promise<RunResult> {
+  const base = stepProfile(context.profile, part.group, part.load, context.spec, step);
   const scenario = base.scenarios[0];
   const profile: ResolvedProfile =
     scenario === undefined
@@ -68,58 +126,58 @@ export async function runStep(
           ...base,
           scenarios: [{ ...scenario, gracefulStopMs: Math.min(scenario.gracefulStopMs, STEP_GRACEFUL_STOP_MS) }],
         };
-  const mode = scenario?.load.mode ?? 'rate';
-  const monitor = new StepMonitor({ ...spec, objectives: context.objectives, load, mode });
-  const stop = new AbortController();
-  const onInterrupt = (): void => stop.abort();
-  context.interrupt.addEventListener('abort', onInterrupt, { once: true });
-  const startedMs = performance.now();
-  try {
-    const result = await runProfile({
-      ...context.run,
-      profile,
-      interrupt: stop.signal,
-      tickIntervalMs: Math.min(250, spec.blockMs),
-      events: {
-        onScenarioStart: () => monitor.start(nowUs()),
-        onRecord: (record, _group, values) => monitor.record(record, values),
-        onTick: (tick) => {
-          if (monitor.tick(nowUs(), tick.snapshot) !== null && !stop.signal.aborted) stop.abort();
-        },
+  return runProfile({
+    ...context.run,
+    profile,
+    interrupt: stop,
+    tickIntervalMs: Math.min(250, context.spec.blockMs),
+    events: {
+      onScenarioStart: () => monitor.start(nowUs()),
+      onRecord: (record, _group, values) => monitor.record(record, values),
+      onTick: (tick) => {
+        if (monitor.tick(nowUs(), tick.snapshot) !== null) settle();
       },
-    });
-    const decision = monitor.decision;
-    const tests = monitor.tests().map(({ key, test }) => ({
-      key,
-      requests: test.requests,
-      exceeded: test.exceeded,
-      decision: test.decision,
-      description: test.describe(key),
-    }));
-    let outcome: StepOutcome = decision?.outcome ?? 'inconclusive';
-    let reason =
-      decision?.reason ??
-      `undecided after ${((performance.now() - startedMs) / 1000).toFixed(0)} s: ${tests.map((t) => t.description).join('; ')}`;
-    if (context.interrupt.aborted) {
-      outcome = 'inconclusive';
-      reason = 'interrupted';
-    } else if (result.harness.client_bottleneck) {
-      outcome = 'inconclusive';
-      reason = `the harness was its own bottleneck (${result.harness.warnings.join('; ')}); was: ${reason}`;
-    }
-    return {
-      step,
-      load,
-      outcome,
-      reason,
-      durationMs: performance.now() - startedMs,
-      tests,
-      group: result.groups[0] ?? null,
-      harness: result.harness,
-      blocks: monitor.blocks.map((block) => block.store()),
-      overload: decision?.signal === 'overload' ? decision.reason : null,
-    };
-  } finally {
-    context.interrupt.removeEventListener('abort', onInterrupt);
+    },
+  });
+}
+
+function partResult(
+  context: StepContext,
+  part: StepPart,
+  monitor: StepMonitor,
+  result: RunResult,
+  step: number,
+  startedMs: number,
+): StepResult {
+  const decision = monitor.decision;
+  const tests = monitor.tests().map(({ key, test }) => ({
+    key,
+    requests: test.requests,
+    exceeded: test.exceeded,
+    decision: test.decision,
+    description: test.describe(key),
+  }));
+  let outcome: StepOutcome = decision?.outcome ?? 'inconclusive';
+  let reason =
+    decision?.reason ??
+    `undecided after ${((performance.now() - startedMs) / 1000).toFixed(0)} s: ${tests.map((t) => t.description).join('; ')}`;
+  if (context.interrupt.aborted) {
+    outcome = 'inconclusive';
+    reason = 'interrupted';
+  } else if (result.harness.client_bottleneck) {
+    outcome = 'inconclusive';
+    reason = `the harness was its own bottleneck (${result.harness.warnings.join('; ')}); was: ${reason}`;
   }
+  return {
+    step,
+    load: part.load,
+    outcome,
+    reason,
+    durationMs: performance.now() - startedMs,
+    tests,
+    group: result.groups[0] ?? null,
+    harness: result.harness,
+    blocks: monitor.blocks.map((block) => block.store()),
+    overload: decision?.signal === 'overload' ? decision.reason : null,
+  };
 }

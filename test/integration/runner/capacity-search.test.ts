@@ -3,7 +3,8 @@
  * 100 ms, so 40 requests per second, or 4 streams without queueing): the search finds the truth within
  * 10% in both of its answers (arrival rate, streams), every step is written with its decision, the
  * stored steps re-evaluated under the same SLO give the same decisions (a stricter SLO a lower capacity),
- * --confirm checks a previous capacity from one step below it, and a capacity under min_capacity exits 99.
+ * --confirm checks a previous capacity from one step below it, a capacity under min_capacity exits 99, and
+ * with capacity.mix the tiers searched together find flex (queued behind default) binding near 40 req/s.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -132,4 +133,39 @@ describe('inferbench capacity', () => {
     expect(group.below_min).toBe(true);
     for (const step of group.steps) expect(Number.isInteger(step.load)).toBe(true);
   }, 180_000);
+
+  it('searches tiers together: flex, queued behind default, breaks first', async () => {
+    // Half the total each: past 40 req/s in all the queue grows, and default is always served first, so
+    // a default request waits at most for one slot to free (TTFT under 50 + 100 ms) until its own half
+    // reaches 40, while flex's wait, and TTFT, grow without bound once the total passes 40.
+    const path = profile(
+      'mix',
+      '{ mode: rate, rate: 10, arrival: constant }\n    tiers: [default, flex]',
+      '  slo: { ttft_ms.p90: 175ms }\n  start: 20\n  resolution: 10%\n  step_duration: 15s\n  mix: { default: { weight: 1 }, flex: { weight: 1 } }',
+    );
+    const dir = join(folder.dir, 'mix');
+    const result = await runCliInProcess(['capacity', path, '--base-url', server.url, '--out', dir, '--steps'], {
+      cwd: folder.dir,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    const group = capacityOf(dir).groups[0]!;
+    expect(group.group).toBe('s/mix');
+    const [standard, flex] = group.members!;
+    expect(standard!.group).toBe(`s/${SLOTS_MODEL}/default`);
+    expect(flex!.group).toBe(`s/${SLOTS_MODEL}/flex`);
+    expect(flex!.capacity, result.stdout).not.toBeNull();
+    expect(flex!.capacity!).toBeGreaterThan(server.capacityPerS * 0.85);
+    expect(flex!.capacity!).toBeLessThan(server.capacityPerS * 1.15);
+    // flex binds: its crossing is the mix's capacity, below default's (or default never broke at all).
+    expect(group.binding, `${result.stdout}\n${readFileSync(join(dir, 'capacity.csv'), 'utf8')}`).toContain('flex');
+    expect(group.capacity).toBeCloseTo(flex!.capacity!, 6);
+    if (standard!.capacity !== null) expect(flex!.capacity!).toBeLessThan(standard!.capacity);
+    expect(result.stdout).toContain(`s/${SLOTS_MODEL}/flex (weight 1)`);
+    // Every step ran both tiers at half the total each; each tier's share is stored for --reevaluate.
+    const steps = JSON.parse(readFileSync(join(dir, 'capacity-steps.json'), 'utf8')) as {
+      groups: { group: string; steps: { load: number }[] }[];
+    };
+    expect(steps.groups.map((g) => g.group)).toEqual([standard!.group, flex!.group]);
+    expect(steps.groups[0]!.steps[0]!.load).toBeCloseTo(10, 6);
+  }, 240_000);
 });
