@@ -9,10 +9,11 @@
  * single run. The harness health is the worst of the workers', with each worker's own in `workers`.
  */
 import { InferbenchError } from '../errors.js';
+import { createEarlyStop, type EarlyStop } from '../aggregate/early-stop.js';
 import { worstHealth } from '../aggregate/worst-health.js';
 import type { RunCollector } from '../aggregate/types.js';
 import { nowUs } from '../util/clock.js';
-import type { HarnessHealth, WorkerHealth } from '../metrics/run-summary.js';
+import type { HarnessHealth, RunStopped, WorkerHealth } from '../metrics/run-summary.js';
 import type { ResolvedGroup, ResolvedProfile } from '../profile/resolved-profile.js';
 import { shardProfile, subShard } from '../schedule/shard.js';
 import { plannedDurationMs, plannedRequestCount } from './load-plan.js';
@@ -21,6 +22,17 @@ import { defaultRunnerDeps } from './runner-deps.js';
 import { waitUntilWall } from './start-at.js';
 import { type WorkerEnd, WorkerThreadHandle } from './worker-thread-handle.js';
 import type { WorkerEvent } from './worker-protocol.js';
+
+/** The run's early-stop checks and, once one fired, why it stopped. */
+interface EarlyStopping {
+  readonly check: EarlyStop | null;
+  stopped: RunStopped | null;
+  readonly runStartUs: number;
+}
+
+function secondsSince(startUs: number): number {
+  return Math.round((nowUs() - startUs) / 1000) / 1000;
+}
 
 export interface WorkerPoolOptions {
   /** Worker threads, >= 1. */
@@ -72,15 +84,14 @@ export async function runProfileInWorkers(options: RunProfileOptions, pool: Work
     }
     const startedAtWallMs = options.clock.wallMs();
     const deps = options.deps ?? defaultRunnerDeps;
-    const collector = deps.createCollector({ groups: profile.groups, slo: profile.slo, runStartUs: nowUs() });
-    apply = eventApplier(collector, profile, pool.count, options);
+    const runStartUs = nowUs();
+    const collector = deps.createCollector({ groups: profile.groups, slo: profile.slo, runStartUs });
+    const sent = outer === null ? profile : shardProfile(profile, outer).profile;
+    // abort_on_fail and max_error_rate are judged here, on the one collector, and stop every worker.
+    const stop: EarlyStopping = { check: createEarlyStop(sent, runStartUs), stopped: null, runStartUs };
+    apply = eventApplier(collector, profile, pool.count, options, stop.check);
     for (const thread of threads) thread.send({ type: 'go' });
-    const ticker = startTicker(
-      options,
-      collector,
-      threads,
-      outer === null ? profile : shardProfile(profile, outer).profile,
-    );
+    const ticker = startTicker(options, collector, threads, sent, stop);
     const ends = await Promise.all(threads.map((thread) => thread.finished)).finally(() => clearInterval(ticker));
     const result = collector.finish(nowUs());
     const harness = workersHealth(threads, ends);
@@ -89,7 +100,8 @@ export async function runProfileInWorkers(options: RunProfileOptions, pool: Work
       workloadHash: ready.workloadHash,
       startedAtWallMs,
       endedAtWallMs: options.clock.wallMs(),
-      complete: !options.interrupt.aborted && ends.every((end) => end.kind === 'done' && end.complete),
+      complete:
+        !options.interrupt.aborted && stop.stopped === null && ends.every((end) => end.kind === 'done' && end.complete),
       interrupted: options.interrupt.aborted,
       groups: result.groups,
       timeSeries: result.timeSeries,
@@ -98,6 +110,8 @@ export async function runProfileInWorkers(options: RunProfileOptions, pool: Work
       shard: outer,
       startAtWallMs: options.startAtWallMs ?? null,
       workers: pool.count,
+      stopped:
+        stop.stopped ?? (options.interrupt.aborted ? { reason: 'interrupted', at_s: secondsSince(runStartUs) } : null),
     };
   } finally {
     options.interrupt.removeEventListener('abort', onInterrupt);
@@ -119,6 +133,7 @@ function eventApplier(
   profile: ResolvedProfile,
   workers: number,
   options: RunProfileOptions,
+  earlyStop: EarlyStop | null,
 ): (worker: number, events: readonly WorkerEvent[]) => void {
   const groups: ResolvedGroup[] = [];
   for (const group of profile.groups) groups[group.index] = group;
@@ -126,8 +141,11 @@ function eventApplier(
   return (worker, events) => {
     for (const event of events) {
       if (event[0] !== 'record') {
-        if (event[0] === 'started') collector.started(event[1], event[2]);
-        else collector.dropped(event[1], event[2]);
+        if (event[0] === 'started') {
+          collector.started(event[1], event[2]);
+          // Measured starts only reach the collector: a group's measured part has begun.
+          earlyStop?.measuring(event[1], event[2]);
+        } else collector.dropped(event[1], event[2]);
         continue;
       }
       const [, record, values] = event;
@@ -152,10 +170,18 @@ function startTicker(
   collector: RunCollector,
   threads: readonly WorkerThreadHandle[],
   sent: ResolvedProfile,
+  stop: EarlyStopping,
 ): ReturnType<typeof setInterval> {
   const plannedMs = plannedDurationMs(sent.scenarios);
   const plannedRequests = plannedRequestCount(sent);
   return setInterval(() => {
+    if (stop.stopped === null && !options.interrupt.aborted) {
+      const stopped = stop.check?.check((i) => collector.live?.(i), nowUs()) ?? null;
+      if (stopped !== null) {
+        stop.stopped = stopped;
+        for (const thread of threads) thread.send({ type: 'interrupt' });
+      }
+    }
     const sink = options.events?.onTick;
     if (!sink) return;
     const statuses = threads.flatMap((thread) => (thread.status === null ? [] : [thread.status]));

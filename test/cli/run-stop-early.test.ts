@@ -149,6 +149,38 @@ describe('inferbench run stops early', () => {
   });
 });
 
+describe('inferbench run --workers stops early', () => {
+  it('stops every worker on an abort_on_fail threshold judged on the merged numbers: exit 99', {
+    timeout: 90_000,
+  }, async () => {
+    const slowing = await slowsDownAfter(40);
+    try {
+      const path = profile(
+        'abort-workers',
+        `thresholds:
+  - { threshold: "ttft_ms.p99 < 200", abort_on_fail: true, delay_abort_eval: 2s }
+`,
+      );
+      const out = join(folder.dir, 'abort-workers');
+      const started = performance.now();
+      const result = await runCliInProcess(['run', path, '--base-url', slowing.url, '--out', out, '--workers', '2'], {
+        cwd: folder.dir,
+      });
+      expect(result.code, result.stderr).toBe(99);
+      expect(performance.now() - started).toBeLessThan(30_000); // of a 60 s scenario
+      const summary = readSummary(out);
+      expect(summary.workers).toBe(2);
+      expect(summary.complete).toBe(false);
+      expect(summary.stopped).toMatchObject({ reason: 'abort_on_fail', threshold: 'ttft_ms.p99 < 200' });
+      expect(summary.harness.workers?.map((w) => w.complete)).toEqual([false, false]);
+      const group = summary.groups[0]!;
+      expect(measuredRows(out)).toHaveLength(group.requests.ok + group.requests.failed);
+    } finally {
+      await slowing.close();
+    }
+  });
+});
+
 describe('inferbench run that breaches nothing', () => {
   it('runs to its end against the embedded emulator: exit 0, complete, stopped null', { timeout: 90_000 }, async () => {
     const path = folder.writeProfile(

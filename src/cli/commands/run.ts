@@ -25,7 +25,6 @@ import { inferbenchVersion } from '../version.js';
 import { monotonicAnchorMs } from '../thread-clock.js';
 import { parseWorkers, workerThreadScript } from '../worker-count.js';
 import type { CommandRegistration } from './command.js';
-import type { ResolvedProfile } from '../../profile/resolved-profile.js';
 
 interface RunArgs {
   profile: string;
@@ -106,10 +105,6 @@ async function runRun(args: RunArgs, ctx: CliContext): Promise<number> {
         `inferbench: running ${profile.name}${shard ? ` (shard ${shard.index}/${shard.count})` : ''}${workers > 1 ? ` in ${workers} worker threads` : ''} against ${session.description}\n`,
       );
     announceConnection(ctx, session, quiet);
-    if (workers > 1 && stopsEarly(profile))
-      ctx.stderr.write(
-        'inferbench: warning: with --workers, abort_on_fail and max_error_rate do not stop the run early (thresholds are still checked at the end)\n',
-      );
 
     const outcome = await executeRun({
       profile,
@@ -267,14 +262,6 @@ function startEvents(ctx: CliContext, shard: ShardSpec | null, quiet: boolean): 
       );
     },
   };
-}
-
-/** Whether the profile can stop a run early (an abort_on_fail threshold, a scenario's max_error_rate). */
-function stopsEarly(profile: ResolvedProfile): boolean {
-  return (
-    profile.thresholds.some((t) => t.abortOnFail !== undefined) ||
-    profile.scenarios.some((s) => s.maxErrorRate !== undefined)
-  );
 }
 
 function describeAllFailed(groups: RunOutcome['summary']['groups']): string {
