@@ -21,5 +21,5 @@ COPY --from=build /app/dist ./dist
 COPY profiles ./profiles
 COPY schema ./schema
 USER node
-ENTRYPOINT ["node", "--max-semi-space-size=64", "dist/cli/main.js"]
+ENTRYPOINT ["node", "--max-semi-space-size=4", "dist/cli/main.js"]
 CMD ["--help"]

@@ -9,7 +9,7 @@
 import { Document } from 'yaml';
 
 /** Where the image keeps the built CLI (the Dockerfile's WORKDIR). */
-export const IMAGE_CLI = 'node --max-semi-space-size=64 /app/dist/cli/main.js';
+export const IMAGE_CLI = 'node --max-semi-space-size=4 /app/dist/cli/main.js';
 /** The key of the Secret that holds the API key. */
 export const SECRET_KEY = 'api-key';
 

@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=64
+#!/usr/bin/env -S node --max-semi-space-size=4
 /** The executable: builds the CliContext from `process` and exits with the command's code. */
 import { runCli } from './run-cli.js';
 import type { CliContext } from './context.js';

@@ -55,7 +55,7 @@ let exitCode: number | null = null;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'inferbench-client-bench-'));
   exitCode = await new Promise<number | null>((done, fail) => {
-    const child = spawn(process.execPath, ['--max-semi-space-size=64', MAIN, 'client', '--quick'], {
+    const child = spawn(process.execPath, ['--max-semi-space-size=4', MAIN, 'client', '--quick'], {
       cwd: dir,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
