@@ -161,6 +161,11 @@ export interface RunSummary {
    * null for a whole run. Absent in older summaries.
    */
   shard?: { index: number; count: number } | null;
+  /**
+   * `load: { mode: sweep }`: group key of each rate phase -> the arrival rate it ran at (measured from the
+   * sweep's one-at-a-time and throughput phases). Absent without a sweep.
+   */
+  sweep_rates?: Record<string, number>;
   /** `run --workers N`: the number of worker threads that sent the load (1 for a run in one thread). Absent in older summaries. */
   workers?: number;
   /** `run --start-at`: the wall-clock time (ISO 8601) the run waited for before its first request; null: none. Absent in older summaries. */

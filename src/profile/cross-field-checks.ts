@@ -126,6 +126,69 @@ function checkTls(tls: Record<string, unknown>, baseDir: string): ProfileIssue[]
   return issues;
 }
 
+/** A scenario's `load`: keys that belong to its mode, and what each mode needs. */
+function checkLoad(
+  load: Record<string, unknown>,
+  given: boolean,
+  hasStages: boolean,
+  loadPath: (...rest: string[]) => ReturnType<ReturnType<typeof mergeScenario>['pathOf']>,
+): ProfileIssue[] {
+  const issues: ProfileIssue[] = [];
+  const mode = load.mode ?? (load.rate !== undefined || load.arrival !== undefined ? 'rate' : 'concurrency');
+  if (mode === 'concurrency') {
+    for (const key of ['rate', 'arrival', 'burstiness', 'max_concurrency']) {
+      if (load[key] !== undefined)
+        issues.push({
+          path: loadPath(key),
+          atKey: true,
+          message: `applies to mode: rate only (this load is a closed loop, mode: concurrency)`,
+        });
+    }
+    if (load.concurrency === undefined && !hasStages && given)
+      issues.push({ path: loadPath(), message: 'mode concurrency needs concurrency (or stages)' });
+  } else if (mode === 'rate') {
+    if (load.concurrency !== undefined)
+      issues.push({
+        path: loadPath('concurrency'),
+        atKey: true,
+        message: 'applies to mode: concurrency; an open loop caps requests in flight with max_concurrency',
+      });
+    if (load.rate === undefined && !hasStages)
+      issues.push({ path: loadPath(), message: 'mode rate needs rate (or stages)' });
+    if (load.burstiness !== undefined && load.arrival !== 'gamma')
+      issues.push({ path: loadPath('burstiness'), atKey: true, message: 'applies to arrival: gamma only' });
+  } else if (mode === 'throughput' || mode === 'sweep') {
+    // Their loads are measured, not set: a rate, a concurrency or stages would be ignored.
+    for (const key of ['rate', 'concurrency', 'stages'])
+      if (load[key] !== undefined)
+        issues.push({ path: loadPath(key), atKey: true, message: `does not apply to mode: ${String(mode)}` });
+    if (mode === 'throughput' && (load.arrival !== undefined || load.burstiness !== undefined))
+      issues.push({
+        path: loadPath(),
+        message: 'mode throughput is a closed loop: arrival and burstiness do not apply',
+      });
+  }
+  if (load.steps !== undefined && mode !== 'sweep')
+    issues.push({ path: loadPath('steps'), atKey: true, message: 'applies to mode: sweep only' });
+  if (hasStages) {
+    const stageKey = mode === 'rate' ? 'rate' : 'concurrency';
+    const otherKey = mode === 'rate' ? 'concurrency' : 'rate';
+    (load.stages as unknown[]).forEach((stage, s) => {
+      if (!isRecord(stage)) return;
+      const stagePath = loadPath('stages');
+      if (stage[stageKey] === undefined)
+        issues.push({ path: [...stagePath, s], message: `a stage of a mode ${String(mode)} load needs ${stageKey}` });
+      if (stage[otherKey] !== undefined)
+        issues.push({
+          path: [...stagePath, s, otherKey],
+          atKey: true,
+          message: `use ${stageKey} in the stages of a mode ${String(mode)} load`,
+        });
+    });
+  }
+  return issues;
+}
+
 function checkScenario(
   defaults: unknown,
   scenario: Record<string, unknown>,
@@ -143,47 +206,7 @@ function checkScenario(
   if (f.warmup !== undefined && f.warmup_requests !== undefined) {
     issues.push({ path: merged.pathOf('warmup_requests'), message: 'set warmup or warmup_requests, not both' });
   }
-  const mode = load.mode ?? (load.rate !== undefined || load.arrival !== undefined ? 'rate' : 'concurrency');
-  const loadPath = (...rest: string[]) => merged.pathOf('load', ...rest);
-  if (mode === 'concurrency') {
-    for (const key of ['rate', 'arrival', 'burstiness', 'max_concurrency']) {
-      if (load[key] !== undefined)
-        issues.push({
-          path: loadPath(key),
-          atKey: true,
-          message: `applies to mode: rate only (this load is a closed loop, mode: concurrency)`,
-        });
-    }
-    if (load.concurrency === undefined && !hasStages && isRecord(f.load))
-      issues.push({ path: loadPath(), message: 'mode concurrency needs concurrency (or stages)' });
-  } else if (mode === 'rate') {
-    if (load.concurrency !== undefined)
-      issues.push({
-        path: loadPath('concurrency'),
-        atKey: true,
-        message: 'applies to mode: concurrency; an open loop caps requests in flight with max_concurrency',
-      });
-    if (load.rate === undefined && !hasStages)
-      issues.push({ path: loadPath(), message: 'mode rate needs rate (or stages)' });
-    if (load.burstiness !== undefined && load.arrival !== 'gamma')
-      issues.push({ path: loadPath('burstiness'), atKey: true, message: 'applies to arrival: gamma only' });
-  }
-  if (hasStages) {
-    const stageKey = mode === 'rate' ? 'rate' : 'concurrency';
-    const otherKey = mode === 'rate' ? 'concurrency' : 'rate';
-    (load.stages as unknown[]).forEach((stage, s) => {
-      if (!isRecord(stage)) return;
-      const stagePath = loadPath('stages');
-      if (stage[stageKey] === undefined)
-        issues.push({ path: [...stagePath, s], message: `a stage of a mode ${String(mode)} load needs ${stageKey}` });
-      if (stage[otherKey] !== undefined)
-        issues.push({
-          path: [...stagePath, s, otherKey],
-          atKey: true,
-          message: `use ${stageKey} in the stages of a mode ${String(mode)} load`,
-        });
-    });
-  }
+  issues.push(...checkLoad(load, isRecord(f.load), hasStages, (...rest) => merged.pathOf('load', ...rest)));
   const prompt = isRecord(f.prompt) ? f.prompt : {};
   for (const key of ['input_tokens', 'output_tokens']) {
     const dist = prompt[key];

@@ -63,10 +63,14 @@ const stage = z.strictObject({
 
 const load = z
   .strictObject({
-    mode: z
-      .enum(['concurrency', 'rate'])
+    mode: z.enum(['concurrency', 'rate', 'throughput', 'sweep']).optional().meta({
+      description:
+        'concurrency: closed loop; rate: open loop; throughput: as fast as the server takes (a closed loop at max_concurrency, default 256); sweep: one at a time, then throughput, then `steps` rates between. Default: rate when rate/arrival is given.',
+    }),
+    steps: positiveInt
+      .max(50)
       .optional()
-      .meta({ description: 'concurrency: closed loop; rate: open loop. Default: rate when rate/arrival is given.' }),
+      .meta({ description: 'sweep: how many open-loop rates between the one-at-a-time and the throughput rate.' }),
     concurrency: positiveInt.optional(),
     rate: z.number().positive().optional().meta({ description: 'Requests per second (open loop).' }),
     arrival: z

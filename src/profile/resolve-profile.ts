@@ -6,6 +6,7 @@
 import { basename, extname, resolve } from 'node:path';
 import { parseDurationMs } from '../util/duration.js';
 import { resolveCapacity } from './resolve-capacity.js';
+import { sweepPhases, THROUGHPUT_CONCURRENCY } from './sweep-phases.js';
 import type {
   DurationInput,
   LengthInput,
@@ -55,9 +56,15 @@ const ms = (value: DurationInput | undefined, fallback: number): number =>
   value === undefined ? fallback : (parseDurationMs(value) as number);
 
 export function resolveProfileInput(input: ProfileInput, sourceName: string | null, baseDir: string): ResolvedProfile {
-  const scenarios = input.scenarios.map((scenario, i) => {
+  const scenarios = input.scenarios.flatMap((scenario, i) => {
     const merged = mergeScenario(input.defaults, scenario, i).fields as ScenarioFieldsInput;
-    return resolveScenario(scenario.name, merged, baseDir, input.target?.stream_usage ?? PROFILE_DEFAULTS.streamUsage);
+    const resolved = resolveScenario(
+      scenario.name,
+      merged,
+      baseDir,
+      input.target?.stream_usage ?? PROFILE_DEFAULTS.streamUsage,
+    );
+    return sweepPhases(resolved, merged.load?.mode === 'sweep' ? (merged.load.steps ?? 3) : null);
   });
   const thresholds = (input.thresholds ?? []).map(resolveThreshold) satisfies ThresholdSpec[];
   const target = input.target ?? {};
@@ -186,7 +193,14 @@ function resolveScenario(
 
 function resolveLoad(load: ScenarioFieldsInput['load']): LoadSpec {
   const l = load ?? {};
-  const mode = l.mode ?? (l.rate !== undefined || l.arrival !== undefined ? 'rate' : 'concurrency');
+  // As fast as the server takes: every request starts the moment one ends, up to max_concurrency.
+  if (l.mode === 'throughput')
+    return { mode: 'concurrency', concurrency: l.max_concurrency ?? THROUGHPUT_CONCURRENCY, stages: null };
+  // A sweep's phases are made from the open-loop settings (sweep-phases.ts).
+  const mode =
+    l.mode === 'sweep'
+      ? 'rate'
+      : (l.mode ?? (l.rate !== undefined || l.arrival !== undefined ? 'rate' : 'concurrency'));
   const stages: LoadStage[] | null = l.stages
     ? l.stages.map((stage) => ({
         durationMs: ms(stage.duration, 0),
@@ -203,7 +217,8 @@ function resolveLoad(load: ScenarioFieldsInput['load']): LoadSpec {
     rate: l.rate ?? peak ?? 0,
     arrival: l.arrival ?? PROFILE_DEFAULTS.arrival,
     burstiness: l.burstiness ?? PROFILE_DEFAULTS.burstiness,
-    maxConcurrency: l.max_concurrency ?? PROFILE_DEFAULTS.maxConcurrency,
+    maxConcurrency:
+      l.max_concurrency ?? (l.mode === 'sweep' ? THROUGHPUT_CONCURRENCY : PROFILE_DEFAULTS.maxConcurrency),
     stages,
   };
 }

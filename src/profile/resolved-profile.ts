@@ -103,6 +103,11 @@ export interface ResolvedScenario {
   readonly seed: number;
   /** `max_error_rate`: stop the run when a group of this scenario only produces errors; absent: never. */
   readonly maxErrorRate?: MaxErrorRateSpec;
+  /**
+   * A rate phase of a sweep (profile/sweep-phases.ts): its rate is set when it starts, at `index` of
+   * `steps + 1` between the measured rates of `<source>.sync` and `<source>.throughput`. Absent otherwise.
+   */
+  readonly sweep?: { readonly source: string; readonly index: number; readonly steps: number };
 }
 
 /**

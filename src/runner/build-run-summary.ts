@@ -55,6 +55,7 @@ export function buildRunSummary(result: RunResult, identity: RunIdentity, thresh
     },
     shard: result.shard === null ? null : { index: result.shard.index, count: result.shard.count },
     workers: result.workers ?? 1,
+    ...(result.sweepRates === undefined ? {} : { sweep_rates: { ...result.sweepRates } }),
     start_at: result.startAtWallMs === null ? null : new Date(result.startAtWallMs).toISOString(),
     groups: result.groups,
     thresholds,

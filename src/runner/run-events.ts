@@ -7,6 +7,7 @@
 import type { RequestRecord } from '../client/request-record.js';
 import type { ProgressSnapshot } from '../aggregate/types.js';
 import type { RecordedValues } from '../metrics/request-values.js';
+import type { SweepRate } from './sweep-rates.js';
 import type { ResolvedGroup, ResolvedScenario } from '../profile/resolved-profile.js';
 
 export interface RunTick {
@@ -35,4 +36,6 @@ export interface RunEvents {
   onShardIdle?(scenario: ResolvedScenario, reason: string): void;
   /** `--workers`: worker `worker`'s share of `scenario` is zero (fewer requests or streams than workers). */
   onWorkerIdle?(scenario: string, worker: number, reason: string): void;
+  /** A sweep's rate phase starts for `group` at `rate`, from the measured one-at-a-time and throughput rates. */
+  onSweepRate?(group: ResolvedGroup, measured: SweepRate): void;
 }

@@ -38,6 +38,7 @@ import { maxConcurrency, plannedDurationMs, plannedRequestCount, warmupLoad } fr
 import { resolveTargetModels } from './model-preflight.js';
 import { defaultRunnerDeps } from './runner-deps.js';
 import { waitUntilWall } from './start-at.js';
+import { sweepRate } from './sweep-rates.js';
 import type { RunnerDeps, Workload } from './runner-deps.js';
 
 export interface RunProfileOptions {
@@ -102,6 +103,8 @@ export interface RunResult {
   readonly startAtWallMs: number | null;
   /** `run --workers N`: the worker threads that sent it (run-in-workers.ts); absent for a run in this thread. */
   readonly workers?: number;
+  /** A sweep's rate phases: group key -> the rate it ran at (sweep-rates.ts); absent without a sweep. */
+  readonly sweepRates?: Readonly<Record<string, number>>;
 }
 
 /** Runs a whole profile against one target. Throws only for a run that cannot start (unreachable target). */
@@ -147,6 +150,7 @@ export async function runProfile(options: RunProfileOptions): Promise<RunResult>
     shard,
     earlyStop: createEarlyStop(sent, runStartUs),
     stopped: stoppedAtStart(options.interrupt.aborted),
+    sweepRates: {},
   };
   const onInterrupt = (): void => {
     state.stopped ??= { reason: 'interrupted', at_s: Math.round((nowUs() - runStartUs) / 1000) / 1000 };
@@ -190,6 +194,7 @@ export async function runProfile(options: RunProfileOptions): Promise<RunResult>
     complete: !state.interrupted,
     interrupted: state.interrupted,
     stopped: state.stopped,
+    ...(Object.keys(state.sweepRates).length > 0 ? { sweepRates: state.sweepRates } : {}),
     groups: result.groups,
     timeSeries: result.timeSeries,
     harness,
@@ -201,6 +206,8 @@ export async function runProfile(options: RunProfileOptions): Promise<RunResult>
 
 interface RunState {
   readonly options: RunProfileOptions;
+  /** Group key -> the rate a sweep's rate phase ran at (sweep-rates.ts). */
+  readonly sweepRates: Record<string, number>;
   readonly deps: RunnerDeps;
   readonly collector: RunCollector;
   readonly monitor: HarnessMonitor;
@@ -303,9 +310,26 @@ async function runScenario(
   const client = state.deps.createClient(
     clientOptions(state.options, scenario, state.headers, Math.max(1, maxConcurrency(scenario.load) * groups.length)),
   );
+  // A sweep's rates come from the phases before it: every record of theirs counted first.
+  if (scenario.sweep !== undefined) await state.finished.drained();
   try {
     await Promise.all(
-      groups.map((group) => runGroup(state, client, scenario, group, state.workloads.get(group.index) as Workload)),
+      groups.map((group) => {
+        const workload = state.workloads.get(group.index) as Workload;
+        if (scenario.sweep === undefined) return runGroup(state, client, scenario, group, workload);
+        // A sweep's rate phase runs at a rate measured by its first two phases (sweep-rates.ts).
+        const measured = sweepRate(state.groupByIndex, scenario, group, (i) => state.collector.live?.(i));
+        if (measured === null || scenario.load.mode !== 'rate') return Promise.resolve();
+        state.sweepRates[group.key] = measured.rate;
+        safeCall(() => state.options.events?.onSweepRate?.(group, measured));
+        return runGroup(
+          state,
+          client,
+          { ...scenario, load: { ...scenario.load, rate: measured.rate } },
+          group,
+          workload,
+        );
+      }),
     );
   } finally {
     await client.close();

@@ -93,6 +93,14 @@ async function runRun(args: RunArgs, ctx: CliContext): Promise<number> {
   const workers = args.workers === undefined ? 1 : parseWorkers(args.workers);
   if ((args.repeat ?? 1) !== 1) return runRepeat(args, ctx);
   const profile = loadProfileArgument(args, ctx);
+  if ((workers > 1 || shard !== null) && profile.scenarios.some((scenario) => scenario.sweep !== undefined))
+    throw new InferbenchError(
+      'BAD_USAGE',
+      'a sweep (load mode sweep) runs in one process: not with --workers or --shard',
+      {
+        hint: 'its rates are measured by its own first phases; run it without --workers and --shard',
+      },
+    );
   const session = await openTarget(profile, args, ctx);
   try {
     const { target, apiKey, emulator, proxy } = session;
@@ -255,6 +263,12 @@ function startEvents(ctx: CliContext, shard: ShardSpec | null, quiet: boolean): 
     onShardIdle: (scenario, reason) => {
       const which = shard ? `shard ${shard.index}/${shard.count}` : 'this shard';
       ctx.stderr.write(`inferbench: ${which} sends nothing for scenario ${scenario.name}: ${reason}\n`);
+    },
+    onSweepRate: (group, measured) => {
+      if (!quiet)
+        ctx.stderr.write(
+          `inferbench: sweep ${group.key}: ${measured.rate} req/s (between ${measured.syncPerS} one at a time and ${measured.throughputPerS} at throughput)\n`,
+        );
     },
     onWorkerIdle: (scenario, worker, reason) => {
       ctx.stderr.write(
