@@ -37,13 +37,19 @@ export function capacitySummary(
 
 function groupSummary(group: GroupCapacity, spec: CapacitySpec): CapacityGroupSummary {
   const { estimate } = group;
-  const capacity = estimate.capacity;
+  // Streams come whole: the capacity is the most streams at or below the fit's crossing (4.4 -> 4).
+  const whole = (value: number | null): number | null =>
+    value === null || group.mode !== 'concurrency' ? value : Math.floor(value + 1e-9);
+  const capacity = whole(estimate.capacity);
   return {
     group: group.group,
     mode: group.mode,
     unit: group.unit,
     capacity,
-    interval: estimate.interval === null ? null : [estimate.interval[0], estimate.interval[1]],
+    interval:
+      estimate.interval === null
+        ? null
+        : [whole(estimate.interval[0]) as number, whole(estimate.interval[1]) as number],
     censored: estimate.censored,
     binding: estimate.binding,
     per_objective: { ...estimate.perObjective },
@@ -62,7 +68,7 @@ function groupSummary(group: GroupCapacity, spec: CapacitySpec): CapacityGroupSu
           members: group.members.map((m) => ({
             group: m.group,
             weight: m.weight,
-            capacity: m.capacity,
+            capacity: whole(m.capacity),
             censored: m.censored,
             binding: m.binding,
           })),

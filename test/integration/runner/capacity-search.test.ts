@@ -130,6 +130,9 @@ describe('inferbench capacity', () => {
     expect(group.unit).toBe('streams');
     expect(group.last_pass).toBe(4);
     expect(group.first_fail).toBe(5);
+    // Streams come whole: 4, whatever fraction the fit's crossing has.
+    expect(group.capacity).toBe(4);
+    expect(Number.isInteger(group.interval![0]) && Number.isInteger(group.interval![1])).toBe(true);
     expect(group.below_min).toBe(true);
     for (const step of group.steps) expect(Number.isInteger(step.load)).toBe(true);
   }, 180_000);
