@@ -4,10 +4,11 @@
  * max_error_rate. Each group is judged from the start of its own measured part (warmup excluded), so a
  * grace period means the same in a run's first scenario and its last. The runner calls `check` on its
  * tick (once a second) and stops like Ctrl-C when it returns a reason; a group with no result yet is
- * never judged.
+ * never judged. A `--max-cost` budget stops the run once the spend so far (cost-meter.ts) reaches it.
  */
 import type { RunStopped } from '../metrics/run-summary.js';
 import type { MaxErrorRateSpec, ResolvedProfile, ThresholdSpec } from '../profile/resolved-profile.js';
+import type { SpendBudget } from './cost-meter.js';
 import { liveThresholdValue, type LiveGroup } from './live-thresholds.js';
 import { thresholdHolds } from './thresholds.js';
 
@@ -22,8 +23,10 @@ export class EarlyStop {
   /** When each group's measured part started (µs, the client's clock); unset: not yet. */
   readonly #measuredFromUs = new Map<number, number>();
   readonly #runStartUs: number;
+  readonly #budget: SpendBudget | null;
 
-  constructor(profile: ResolvedProfile, runStartUs: number) {
+  constructor(profile: ResolvedProfile, runStartUs: number, budget: SpendBudget | null = null) {
+    this.#budget = budget;
     this.#abortThresholds = profile.thresholds.filter((spec) => spec.abortOnFail !== undefined);
     for (const group of profile.groups)
       this.#maxErrorRate[group.index] = profile.scenarios.find((s) => s.name === group.scenario)?.maxErrorRate;
@@ -35,8 +38,13 @@ export class EarlyStop {
     if (!this.#measuredFromUs.has(groupIndex)) this.#measuredFromUs.set(groupIndex, atUs);
   }
 
-  /** Why the run must stop now, or null. Thresholds come first: they decide the exit code (99). */
+  /**
+   * Why the run must stop now, or null. The budget comes first (money spent cannot be taken back), then
+   * thresholds: they decide the exit code (99).
+   */
   check(live: LiveGroups, nowUs: number): RunStopped | null {
+    const overBudget = this.#overBudget(nowUs);
+    if (overBudget !== null) return overBudget;
     for (const [groupIndex, fromUs] of this.#measuredFromUs) {
       const group = live(groupIndex);
       if (group === undefined) continue;
@@ -86,15 +94,30 @@ export class EarlyStop {
     };
   }
 
+  #overBudget(nowUs: number): RunStopped | null {
+    if (this.#budget === null) return null;
+    const spent = this.#budget.spentUsd(nowUs);
+    if (spent < this.#budget.maxUsd) return null;
+    return { reason: 'max_cost', at_s: this.#atS(nowUs), max_cost_usd: this.#budget.maxUsd, spent_usd: spent };
+  }
+
   #atS(nowUs: number): number {
     return Math.round((nowUs - this.#runStartUs) / 1000) / 1000;
   }
 }
 
-/** The run's early-stop checks, or null when no threshold has abort_on_fail and no scenario max_error_rate. */
-export function createEarlyStop(profile: ResolvedProfile, runStartUs: number): EarlyStop | null {
+/**
+ * The run's early-stop checks, or null when no threshold has abort_on_fail, no scenario max_error_rate and
+ * there is no budget.
+ */
+export function createEarlyStop(
+  profile: ResolvedProfile,
+  runStartUs: number,
+  budget: SpendBudget | null = null,
+): EarlyStop | null {
   const any =
+    budget !== null ||
     profile.thresholds.some((spec) => spec.abortOnFail !== undefined) ||
     profile.scenarios.some((scenario) => scenario.maxErrorRate !== undefined);
-  return any ? new EarlyStop(profile, runStartUs) : null;
+  return any ? new EarlyStop(profile, runStartUs, budget) : null;
 }

@@ -50,13 +50,14 @@ function round3(value: number): number {
  */
 export function metricStatsFromHistogram(histogram: Histogram, scale: number): MetricStats {
   const count = histogram.totalCount;
-  if (count === 0) return { count: 0, mean: 0, min: 0, max: 0, p50: 0, p90: 0, p95: 0, p99: 0, p999: 0 };
+  if (count === 0) return { count: 0, mean: 0, min: 0, max: 0, p1: 0, p50: 0, p90: 0, p95: 0, p99: 0, p999: 0 };
   return {
     count,
     mean: round3(histogram.mean / scale),
     min: round3(histogram.getValueAtPercentile(0) / scale),
     // Not maxValue: a live histogram knows the exact max, a decoded one only its bucket; stay consistent.
     max: round3(histogram.getValueAtPercentile(100) / scale),
+    p1: round3(histogram.getValueAtPercentile(1) / scale),
     p50: round3(histogram.getValueAtPercentile(50) / scale),
     p90: round3(histogram.getValueAtPercentile(90) / scale),
     p95: round3(histogram.getValueAtPercentile(95) / scale),

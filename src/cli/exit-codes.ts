@@ -8,6 +8,11 @@ export const EXIT = {
   usage: 2,
   /** Target unreachable, every request failed, or stopped early by a scenario's max_error_rate. */
   runFailed: 3,
+  /**
+   * `--max-cost`: the estimated spend exceeded it (refused, nothing sent) or the spend reached it (stopped
+   * early, results so far written).
+   */
+  budget: 4,
   /** A threshold (also one that stopped the run with abort_on_fail), SLO minimum or comparison failed. */
   thresholdFailed: 99,
   /** Ctrl-C (results so far written). */

@@ -12,8 +12,8 @@ import { isObject } from './json-shape.js';
 import { RequestDeadlines } from './request-deadlines.js';
 import type { ClientOptions } from './types.js';
 
-/** Collects one whole small response body. */
-class BodyCollector implements Dispatcher.DispatchHandler {
+/** Collects one whole small response body (also for client/public-catalog.ts). */
+export class BodyCollector implements Dispatcher.DispatchHandler {
   readonly done: Promise<{ status: number; body: string }>;
   #resolve!: (value: { status: number; body: string }) => void;
   #reject!: (error: Error) => void;

@@ -6,6 +6,7 @@
 import type { RequestRecord } from '../client/request-record.js';
 import type { RecordedValues } from '../metrics/request-values.js';
 import { connectUs, tlsHandshakeUs } from './connection-timings.js';
+import { type FluidityDeadlines, fluidityIndexRecorded } from './fluidity.js';
 import {
   decodeTps,
   e2eUs,
@@ -20,8 +21,16 @@ import {
 import { clientOverheadUs, completionTimeUs, promptTimeUs, queueTimeUs, totalTimeUs } from './server-timings.js';
 import type { TokenCounts } from './token-counts.js';
 
-/** Fills `out` (reused by the caller: no allocation per request) and returns it. */
-export function fillRecordedValues(record: RequestRecord, tokens: TokenCounts, out: RecordedValues): RecordedValues {
+/**
+ * Fills `out` (reused by the caller: no allocation per request) and returns it. `deadlines`: the
+ * profile's `deadlines:` (fluidity_index is NaN without them).
+ */
+export function fillRecordedValues(
+  record: RequestRecord,
+  tokens: TokenCounts,
+  out: RecordedValues,
+  deadlines: FluidityDeadlines | null = null,
+): RecordedValues {
   out.schedule_lag_ms = scheduleLagUs(record);
   out.connect_ms = connectUs(record);
   out.tls_handshake_ms = tlsHandshakeUs(record);
@@ -31,6 +40,7 @@ export function fillRecordedValues(record: RequestRecord, tokens: TokenCounts, o
   out.e2e_ms = e2eUs(record);
   out.tpot_ms = tpotUs(record, tokens.output);
   out.decode_tps = decodeTps(record, tokens.output) * 1000;
+  out.fluidity_index = fluidityIndexRecorded(record, deadlines);
   out.queue_time_ms = queueTimeUs(record);
   out.prompt_time_ms = promptTimeUs(record);
   out.completion_time_ms = completionTimeUs(record);

@@ -3,9 +3,11 @@
  * profile. SLO keys are `metric.stat` (`ttft_ms.p99: 500`); per request the stat has one value, the
  * request's own: ttft_ms.p99 <= 500 means this request's TTFT <= 500 ms. For `itl_ms` the request has
  * many gaps, so its own statistic of its gaps is used (itl_ms.p99: the request's p99 gap, nearest rank;
- * itl_ms.max: its largest gap). Latency metrics (`*_ms`) must be at or below the limit, `decode_tps` at or
- * above it. A metric the request does not have (no time_info, a one-token answer) does not fail it;
- * group-level keys (error_rate, *_per_s) and token counts are not per-request checks and are ignored here.
+ * itl_ms.max: its largest gap). Latency metrics (`*_ms`) must be at or below the limit; `decode_tps` and
+ * `fluidity_index` (higher is better) at or above it: `fluidity_index.p1: 0.9` means this request's
+ * fluidity index >= 0.9 (so a group where every request is good has a p1 >= 0.9). A metric the request
+ * does not have (no time_info, a one-token answer, no deadlines) does not fail it; group-level keys
+ * (error_rate, *_per_s) and token counts are not per-request checks and are ignored here.
  */
 import type { RequestRecord } from '../client/request-record.js';
 import { LATENCY_METRICS, metricDefinition, type LatencyMetric } from '../metrics/metric-registry.js';
@@ -13,12 +15,24 @@ import type { RecordedValues } from '../metrics/request-values.js';
 import { isOk } from './request-status.js';
 import { itlGapCount, itlGapUs } from './request-timings.js';
 
-const DECODE_TPS_SCALE = metricDefinition('decode_tps')?.scale ?? 1000;
+/** Per-request metrics where more is better, checked as a floor: value / scale >= limit. */
+const FLOOR_METRICS = ['decode_tps', 'fluidity_index'] as const;
+type FloorMetric = (typeof FLOOR_METRICS)[number];
+
+/** Their scales (recorded value per reported unit), looked up once rather than per request. */
+const FLOOR_SCALE: Readonly<Record<FloorMetric, number>> = {
+  decode_tps: metricDefinition('decode_tps')?.scale ?? 1000,
+  fluidity_index: metricDefinition('fluidity_index')?.scale ?? 1000,
+};
+
+function isFloorMetric(metric: string): metric is FloorMetric {
+  return (FLOOR_METRICS as readonly string[]).includes(metric);
+}
 
 /** One parsed SLO entry. */
 export interface SloCheck {
   readonly key: string;
-  readonly metric: LatencyMetric | 'decode_tps';
+  readonly metric: LatencyMetric | FloorMetric;
   readonly stat: string;
   readonly limit: number;
 }
@@ -30,7 +44,7 @@ export function parseSlo(slo: Readonly<Record<string, number>>): SloCheck[] {
     const dot = key.lastIndexOf('.');
     const metric = dot < 0 ? key : key.slice(0, dot);
     const stat = dot < 0 ? 'max' : key.slice(dot + 1);
-    if (metric === 'decode_tps' || (LATENCY_METRICS as readonly string[]).includes(metric)) {
+    if (isFloorMetric(metric) || (LATENCY_METRICS as readonly string[]).includes(metric)) {
       checks.push({ key, metric: metric as SloCheck['metric'], stat, limit });
     }
   }
@@ -75,9 +89,9 @@ export function createSloEvaluator(slo: Readonly<Record<string, number>>): SloEv
     isGood(record, values) {
       if (!isOk(record)) return false;
       for (const check of checks) {
-        if (check.metric === 'decode_tps') {
-          // NaN compares false: a request without a decode phase does not fail it.
-          if (values.decode_tps / DECODE_TPS_SCALE < check.limit) return false;
+        if (isFloorMetric(check.metric)) {
+          // NaN compares false: a request without a decode phase or deadlines does not fail it.
+          if (values[check.metric] / FLOOR_SCALE[check.metric] < check.limit) return false;
           continue;
         }
         const value =

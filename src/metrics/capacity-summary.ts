@@ -34,6 +34,8 @@ export interface CapacityStepSummary {
   exceedance: Record<string, { observed: number; fitted: number; low: number; high: number } | null>;
   /** Per objective: the sequential test's counts and decision. */
   tests: { key: string; requests: number; exceeded: number; decision: string; description: string }[];
+  /** What the step's requests cost, USD (summary.json group `cost`); null or absent when its model has no price. */
+  cost_usd?: number | null;
 }
 
 export interface CapacityGroupSummary {
@@ -63,6 +65,23 @@ export interface CapacityGroupSummary {
    * breaks first). Absent for a group searched alone.
    */
   members?: { group: string; weight: number; capacity: number | null; censored: boolean; binding: string | null }[];
+  /** What the search cost and what serving costs at the capacity point; absent when the model has no price. */
+  cost?: CapacityCost;
+}
+
+/**
+ * A group's cost in a capacity search: its steps' total (the calibration probe is in the run's `cost`
+ * only), and at the capacity point, the highest passing step, the unit costs of serving at that load.
+ */
+export interface CapacityCost {
+  /** USD of every step of the group's search. */
+  usd: number;
+  /** The highest passing step's load and unit costs (USD); null when no step passed. */
+  at_capacity: {
+    load: number;
+    per_million_output_tokens: number | null;
+    per_thousand_requests: number | null;
+  } | null;
 }
 
 export interface CapacitySummary {

@@ -19,10 +19,11 @@ export type MetricDirection = 'lower' | 'higher';
 /** A per-request metric of summary.json: one HDR histogram per group, summarised as MetricStats. */
 interface MetricDefinitionInput {
   readonly name: string;
-  readonly unit: Exclude<MetricUnit, '/s' | ''>;
+  /** '' for a dimensionless fraction (fluidity_index). */
+  readonly unit: Exclude<MetricUnit, '/s'>;
   /**
    * Recorded value per reported unit: 1000 for *_ms (recorded in integer µs) and decode_tps (tokens/s
-   * x 1000, three decimals kept), 1 for token counts. Per-request values (request-values.ts) are in the
+   * x 1000, three decimals kept; fluidity_index the same), 1 for token counts. Per-request values (request-values.ts) are in the
    * recorded unit, so a value goes into its histogram as it is and is divided by this for reports.
    */
   readonly scale: 1 | 1000;
@@ -227,6 +228,17 @@ export const METRIC_DEFINITIONS = [
     short: 'decode speed',
     csvColumn: 'decode_tps',
   },
+  {
+    // etalon's deadline metric (measure/fluidity.ts), only when the profile sets `deadlines:`.
+    name: 'fluidity_index',
+    unit: '',
+    scale: 1000,
+    direction: 'higher',
+    kind: 'value',
+    label: 'Fluidity index (deadlines met, 0..1)',
+    short: 'fluidity index',
+    csvColumn: 'fluidity_index',
+  },
 ] as const satisfies readonly MetricDefinitionInput[];
 
 export type MetricDefinition = (typeof METRIC_DEFINITIONS)[number];
@@ -256,8 +268,11 @@ export function isMetricName(name: string): name is MetricName {
   return BY_NAME.has(name);
 }
 
-/** Stats of a metric's MetricStats that thresholds, SLOs and tolerances may name. */
-export const METRIC_STATS = ['p50', 'p90', 'p95', 'p99', 'p999', 'mean', 'min', 'max'] as const;
+/**
+ * Stats of a metric's MetricStats that thresholds, SLOs and tolerances may name. p1 is the low tail that a
+ * higher-is-better metric is judged on (`fluidity_index.p1 >= 0.9`: 99% of requests at 0.9 or more).
+ */
+export const METRIC_STATS = ['p1', 'p50', 'p90', 'p95', 'p99', 'p999', 'mean', 'min', 'max'] as const;
 
 /** A value of a whole group, named without a stat. */
 interface GroupValueDefinitionInput {

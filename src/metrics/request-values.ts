@@ -2,8 +2,9 @@
  * A finished request's values, derived once (measure/request-values.ts) and read by everyone who needs
  * them: the collector's histograms and SLO checks, and the requests.csv row. Each metric's value is in its
  * recorded unit (metric-registry.ts `scale`): microseconds for *_ms, tokens, tokens/s x 1000 for
- * decode_tps, so it goes into a histogram as it is and reports divide by the scale once. NaN: the request
- * never got that far.
+ * decode_tps, the fraction x 1000 for fluidity_index, so it goes into a histogram as it is and reports
+ * divide by the scale once. NaN: the request never got that far (or, for fluidity_index, the profile set
+ * no deadlines).
  */
 import type { MetricName } from './metric-registry.js';
 
@@ -41,6 +42,7 @@ export function createRecordedValues(): RecordedValues {
     reasoning_tokens: Number.NaN,
     cached_tokens: Number.NaN,
     decode_tps: Number.NaN,
+    fluidity_index: Number.NaN,
     itlMeanUs: Number.NaN,
     itlMaxUs: Number.NaN,
     tokensEstimated: false,

@@ -16,6 +16,8 @@ export interface MetricStats {
   mean: number;
   min: number;
   max: number;
+  /** The low tail, for higher-is-better metrics (fluidity_index, decode_tps); absent in older summaries. */
+  p1?: number;
   p50: number;
   p90: number;
   p95: number;
@@ -66,6 +68,39 @@ export interface GroupSummary {
   tokens: { estimated_requests: number; mismatched_requests: number; max_mismatch: number };
   /** Service tier the server reported (service_tier_used) -> requests. */
   tiers_used: Record<string, number>;
+  /** What the group's requests cost (aggregate/cost-of.ts); absent when its model has no price. */
+  cost?: GroupCost;
+}
+
+/**
+ * summary.json group `cost`: the group's ok requests priced per token (input x prompt + output x completion,
+ * exact decimals), or its deployment per hour over the group's duration_ms. USD.
+ */
+export interface GroupCost {
+  usd: number;
+  /** Where the price came from: the profile's `pricing:` or the target's /public/v1/models. */
+  source: PriceSource;
+  /** The price used, as decimal strings: USD per token, or USD per hour. */
+  pricing: { prompt: string; completion: string } | { per_hour: string };
+  /** Tokens priced: those of the group's ok requests (as throughput counts them). */
+  input_tokens: number;
+  output_tokens: number;
+  /** usd / output_tokens x 1,000,000; null without output tokens. */
+  per_million_output_tokens: number | null;
+  /** usd / ok requests x 1000; null without an ok request. */
+  per_thousand_requests: number | null;
+}
+
+export type PriceSource = 'profile' | 'catalog';
+
+/** summary.json `cost`: the whole run's, USD. */
+export interface RunCost {
+  /** The priced groups' cost; a per-hour deployment is paid once per model over the run's wall time. */
+  usd: number;
+  /** Where the prices came from ('mixed': some models from each). */
+  source: PriceSource | 'mixed';
+  /** Models run without a price (their requests are in no cost). */
+  unpriced_models: string[];
 }
 
 export interface ThresholdResult {
@@ -95,6 +130,13 @@ export type RunStopped =
       error_rate: number;
       requests: number;
       errors: Record<string, number>;
+    }
+  | {
+      reason: 'max_cost';
+      at_s: number;
+      /** `--max-cost` and the spend that reached it (USD). */
+      max_cost_usd: number;
+      spent_usd: number;
     }
   | { reason: 'interrupted'; at_s: number };
 
@@ -183,6 +225,8 @@ export interface RunSummary {
    * its highest passing step. Absent for runs.
    */
   capacity?: CapacitySummary;
+  /** What the run cost (a capacity search: every step); absent when no model had a price. */
+  cost?: RunCost;
 }
 
 /** summary.json target.tls: which files verified whom, and whether verification was off. */

@@ -21,8 +21,9 @@ const duration = z.union([
 ]);
 
 const sloRecord = z.record(
-  z.string().regex(/^(?:[a-z_]+_ms\.p\d+(?:\.\d+)?|error_rate)$/, {
-    error: 'expected a latency percentile like ttft_ms.p99 or error_rate',
+  // fluidity_index (higher is better) takes a low percentile: fluidity_index.p1: 0.9 (capacity-slo.ts).
+  z.string().regex(/^(?:[a-z_]+_ms\.p\d+(?:\.\d+)?|fluidity_index\.p\d+(?:\.\d+)?|error_rate)$/, {
+    error: 'expected a latency percentile like ttft_ms.p99, fluidity_index.p1 or error_rate',
   }),
   z.union([
     z.number().nonnegative(),

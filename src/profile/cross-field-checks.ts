@@ -6,6 +6,7 @@
 import { accessSync, constants, existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { CHAT_REQUEST_PARAMETERS } from '../protocol/chat.js';
+import { checkFluidityNeedsDeadlines } from './deadline-checks.js';
 import { parseThreshold } from './parse-threshold.js';
 import { mergeScenario } from './merge-scenario.js';
 import type { ProfileIssue } from './profile-issue.js';
@@ -40,6 +41,7 @@ export function crossFieldChecks(data: unknown, baseDir: string): ProfileIssue[]
     issues.push(...checkScenario(data.defaults, scenario, i, baseDir));
   });
   if (Array.isArray(data.thresholds)) issues.push(...checkThresholds(data.thresholds, names));
+  issues.push(...checkFluidityNeedsDeadlines(data));
   const target = data.target;
   if (isRecord(target)) {
     if (target.base_url !== undefined && target.emulator_config !== undefined) {

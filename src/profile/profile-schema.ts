@@ -9,7 +9,9 @@ import { CHAT_REQUEST_PARAMETERS, SERVICE_TIERS } from '../protocol/chat.js';
 import type { ServiceTier } from '../protocol/chat.js';
 import { ERROR_CLASSES } from '../protocol/error-classes.js';
 import { capacitySchema } from './capacity-schema.js';
+import { deadlinesSchema } from './deadlines-schema.js';
 import { METRIC_OR_GROUP_VALUE_PATTERN, METRIC_STAT_PATTERN } from './metric-names.js';
+import { pricingSchema } from './pricing-schema.js';
 
 /** Mirrors util/duration.ts: "250ms", "30s", "2m", "1m30s", "1.5h", or a bare number of seconds. */
 const DURATION_PATTERN = '^\\s*(?:\\d+(?:\\.\\d+)?|(?:\\d+(?:\\.\\d+)?(?:us|ms|s|m|h))+)\\s*$';
@@ -345,6 +347,8 @@ export const profileSchema = z
       )
       .optional(),
     capacity: capacitySchema.optional(),
+    deadlines: deadlinesSchema.optional(),
+    pricing: pricingSchema.optional(),
     compare: z
       .strictObject({
         tolerances: z

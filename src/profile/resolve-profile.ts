@@ -6,6 +6,7 @@
 import { basename, extname, resolve } from 'node:path';
 import { parseDurationMs } from '../util/duration.js';
 import { resolveCapacity } from './resolve-capacity.js';
+import { resolvePricing } from './resolve-pricing.js';
 import { sweepPhases, THROUGHPUT_CONCURRENCY } from './sweep-phases.js';
 import type {
   DurationInput,
@@ -88,6 +89,13 @@ export function resolveProfileInput(input: ProfileInput, sourceName: string | nu
     slo: { ...(input.slo ?? {}) },
     compare: { tolerances: { ...(input.compare?.tolerances ?? {}) } },
     capacity: resolveCapacity(input.capacity, input.slo ?? {}),
+    deadlines: input.deadlines
+      ? {
+          ttftMs: parseDurationMs(input.deadlines.ttft) as number,
+          tbtMs: parseDurationMs(input.deadlines.tbt) as number,
+        }
+      : null,
+    ...resolvePricing(input.pricing),
   };
 }
 

@@ -199,4 +199,16 @@ export interface ResolvedProfile {
   readonly compare: { readonly tolerances: Readonly<Record<string, string>> };
   /** How `inferbench capacity` searches (the `capacity:` block with its defaults). */
   readonly capacity: CapacitySpec;
+  /** `deadlines:` in ms, for etalon's fluidity_index (measure/fluidity.ts); null: no fluidity_index. */
+  readonly deadlines: { readonly ttftMs: number; readonly tbtMs: number } | null;
+  /** `pricing:` model id -> its price, over the target's catalog; absent when the profile sets none. */
+  readonly pricing?: Readonly<Record<string, ModelPrice>>;
 }
+
+/**
+ * A model's price (`pricing:`), amounts as canonical decimal strings (exact: util/usd.ts): USD per input and
+ * output token, or USD per hour of a dedicated deployment.
+ */
+export type ModelPrice =
+  | { readonly kind: 'token'; readonly prompt: string; readonly completion: string }
+  | { readonly kind: 'hour'; readonly perHour: string };

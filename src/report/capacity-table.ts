@@ -58,7 +58,11 @@ export function formatCapacityTable(capacity: CapacitySummary, options: { steps:
   ]);
   const lines = [align([header, ...rows])];
   const slo = capacity.objectives.map((o) =>
-    o.key === 'error_rate' ? `error_rate < ${o.limit * 100}%` : `${o.key} < ${o.limit} ms`,
+    o.key === 'error_rate'
+      ? `error_rate < ${o.limit * 100}%`
+      : o.key.startsWith('fluidity_index.')
+        ? `${o.key} >= ${o.limit}`
+        : `${o.key} < ${o.limit} ms`,
   );
   lines.push(`SLO: ${slo.join(', ')}`);
   for (const group of capacity.groups) {

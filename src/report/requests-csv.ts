@@ -60,6 +60,7 @@ const COLUMNS: readonly Column[] = [
   column('itl_mean_ms', ({ values }) => reported(values.itlMeanUs, 1000)),
   column('itl_max_ms', ({ values }) => reported(values.itlMaxUs, 1000)),
   metricColumn('decode_tps'),
+  metricColumn('fluidity_index'),
   metricColumn('input_tokens'),
   metricColumn('output_tokens'),
   metricColumn('reasoning_tokens'),

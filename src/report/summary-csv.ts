@@ -9,7 +9,8 @@ import type { GroupSummary, MetricStats } from '../metrics/run-summary.js';
 
 export const SUMMARY_CSV = 'summary.csv';
 
-const STATS: readonly (keyof MetricStats)[] = ['count', 'mean', 'min', 'max', 'p50', 'p90', 'p95', 'p99', 'p999'];
+// p1 last: columns added at the end keep older readers' positions.
+const STATS: readonly (keyof MetricStats)[] = ['count', 'mean', 'min', 'max', 'p50', 'p90', 'p95', 'p99', 'p999', 'p1'];
 
 export function formatSummaryCsv(groups: readonly GroupSummary[]): string {
   const rows: unknown[][] = [];
@@ -20,7 +21,7 @@ export function formatSummaryCsv(groups: readonly GroupSummary[]): string {
       rows.push([...prefix, metric, ...STATS.map((stat) => round(stats[stat]))]);
     }
     const single = (metric: string, value: number): void => {
-      rows.push([...prefix, metric, '', round(value), '', '', '', '', '', '', '']);
+      rows.push([...prefix, metric, '', round(value), ...STATS.slice(2).map(() => '')]);
     };
     single('requests_ok', group.requests.ok);
     single('requests_failed', group.requests.failed);
@@ -44,6 +45,6 @@ export async function writeSummaryCsv(runDir: string, groups: readonly GroupSumm
   return path;
 }
 
-function round(value: number): number | string {
-  return Number.isFinite(value) ? Math.round(value * 1000) / 1000 : '';
+function round(value: number | undefined): number | string {
+  return value !== undefined && Number.isFinite(value) ? Math.round(value * 1000) / 1000 : '';
 }

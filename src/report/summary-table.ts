@@ -3,7 +3,7 @@
  * look at first, then the thresholds with pass/fail. Plain text, aligned columns, no colours (it goes to
  * files and CI logs as often as to terminals).
  */
-import type { GroupSummary, MetricName, ThresholdResult } from '../metrics/run-summary.js';
+import type { GroupSummary, MetricName, RunCost, ThresholdResult } from '../metrics/run-summary.js';
 
 interface Column {
   readonly title: string;
@@ -26,6 +26,8 @@ const COLUMNS: readonly Column[] = [
   { title: 'e2e p50', value: (g) => stat(g, 'e2e_ms', 'p50') },
   { title: 'out tok/s', value: (g) => fixed(g.throughput.output_tokens_per_s) },
   { title: 'queue p50', value: (g) => stat(g, 'queue_time_ms', 'p50'), optional: true },
+  { title: 'cost', value: (g) => (g.cost ? formatUsd(g.cost.usd) : '-'), optional: true },
+  { title: '$/M out', value: (g) => usdOrDash(g.cost?.per_million_output_tokens), optional: true },
 ];
 
 /** The table (ms for latencies), one line per group, ending with a newline. */
@@ -43,6 +45,30 @@ export function formatSummaryTable(groups: readonly GroupSummary[]): string {
       .trimEnd(),
   );
   return `${lines.join('\n')}\n(latencies in ms)\n`;
+}
+
+/** The run's cost line: "cost: $0.0004 (prices from the profile)". */
+export function formatRunCost(cost: RunCost): string {
+  const from =
+    cost.source === 'mixed'
+      ? "the profile and the target's catalog"
+      : cost.source === 'profile'
+        ? "the profile's pricing"
+        : "the target's catalog";
+  const unpriced = cost.unpriced_models.length > 0 ? `; no price for ${cost.unpriced_models.join(', ')}` : '';
+  return `cost: ${formatUsd(cost.usd)} (prices from ${from}${unpriced})\n`;
+}
+
+/** "$0.0004", "$0.0181", "$12.35": cents from a dollar up, three significant digits below (never "1e-7"). */
+export function formatUsd(usd: number): string {
+  if (!(usd > 0)) return '$0';
+  if (usd >= 1) return `$${usd.toFixed(2)}`;
+  const decimals = Math.min(20, 2 - Math.floor(Math.log10(usd)));
+  return `$${usd.toFixed(decimals).replace(/\.?0+$/, '')}`;
+}
+
+function usdOrDash(usd: number | null | undefined): string {
+  return usd === null || usd === undefined ? '-' : formatUsd(usd);
 }
 
 /** Threshold verdicts, one per line ("PASS ttft_ms.p99 < 800 [group]: 412.3"). */

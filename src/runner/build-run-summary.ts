@@ -5,6 +5,7 @@
  */
 import { proxyFor, withoutCredentials as proxyWithoutCredentials, type ProxySettings } from '../client/proxy.js';
 import { INSECURE_TLS_WARNING } from '../client/tls-options.js';
+import { runCost } from '../aggregate/cost-of.js';
 import { SUMMARY_SCHEMA_VERSION } from '../metrics/run-summary.js';
 import type { HarnessHealth, RunStopped, RunSummary, ThresholdResult } from '../metrics/run-summary.js';
 import type { ResolvedProfile, TlsSpec } from '../profile/resolved-profile.js';
@@ -21,8 +22,9 @@ export interface RunIdentity {
 }
 
 /**
- * How the run ended, in order of precedence for the exit code: stopped early by an abort_on_fail threshold
- * (99) or by max_error_rate (3), interrupted (130), every request failed (3), a threshold failed (99), ok.
+ * How the run ended, in order of precedence for the exit code: stopped early by --max-cost (4), by an
+ * abort_on_fail threshold (99) or by max_error_rate (3), interrupted (130), every request failed (3), a
+ * threshold failed (99), ok.
  */
 export type RunVerdict =
   | 'ok'
@@ -30,9 +32,11 @@ export type RunVerdict =
   | 'all_failed'
   | 'threshold_failed'
   | 'stopped_by_threshold'
-  | 'stopped_by_errors';
+  | 'stopped_by_errors'
+  | 'stopped_by_budget';
 
 export function buildRunSummary(result: RunResult, identity: RunIdentity, thresholds: ThresholdResult[]): RunSummary {
+  const cost = runCost(result.groups, result.endedAtWallMs - result.startedAtWallMs);
   return {
     schema_version: SUMMARY_SCHEMA_VERSION,
     run_id: identity.runId,
@@ -61,6 +65,8 @@ export function buildRunSummary(result: RunResult, identity: RunIdentity, thresh
     thresholds,
     stopped: stoppedOf(result),
     harness: withTlsWarning(result.harness, result.profile.target.tls),
+    // Only when some model had a price: summaries of unpriced runs stay as they were.
+    ...(cost === undefined ? {} : { cost }),
   };
 }
 
@@ -113,6 +119,7 @@ function withoutCredentials(baseUrl: string): string {
 
 /** How the run ended: stopped early (and why), interrupted, every request failed, a threshold failed, or ok. */
 export function runVerdict(summary: RunSummary, failedThresholds: readonly ThresholdResult[]): RunVerdict {
+  if (summary.stopped?.reason === 'max_cost') return 'stopped_by_budget';
   if (summary.stopped?.reason === 'abort_on_fail') return 'stopped_by_threshold';
   if (summary.stopped?.reason === 'max_error_rate') return 'stopped_by_errors';
   if (!summary.complete) return 'interrupted';

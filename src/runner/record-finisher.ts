@@ -16,6 +16,7 @@
  * (still flagged estimated), so draining takes at most about one slice per queued record.
  */
 import type { RequestRecord } from '../client/request-record.js';
+import type { FluidityDeadlines } from '../measure/fluidity.js';
 import { fillRecordedValues } from '../measure/request-values.js';
 import { createTokenCounts, fillTokenCounts } from '../measure/token-counts.js';
 import { createRecordedValues, type RecordedValues } from '../metrics/request-values.js';
@@ -38,11 +39,14 @@ export interface RecordFinisherOptions {
    * `values` is reused for the next record: read it during the call, copy it to keep it.
    */
   readonly deliver: (record: RequestRecord, values: RecordedValues) => void;
+  /** The profile's `deadlines:` (ResolvedProfile.deadlines), for fluidity_index; absent or null: none. */
+  readonly deadlines?: FluidityDeadlines | null;
 }
 
 export class RecordFinisher {
   readonly #tokenizer: Tokenizer;
   readonly #deliver: RecordFinisherOptions['deliver'];
+  readonly #deadlines: FluidityDeadlines | null;
   readonly #queue: SlicedQueue<RequestRecord>;
   readonly #tokens = createTokenCounts();
   readonly #values = createRecordedValues();
@@ -57,6 +61,7 @@ export class RecordFinisher {
   constructor(options: RecordFinisherOptions) {
     this.#tokenizer = options.tokenizer;
     this.#deliver = options.deliver;
+    this.#deadlines = options.deadlines ?? null;
     this.#queue = new SlicedQueue<RequestRecord>((record, untilMs) => this.#handle(record, untilMs));
   }
 
@@ -141,6 +146,6 @@ export class RecordFinisher {
     this.#active = null;
     this.#output = null;
     this.#reasoning = null;
-    this.#deliver(record, fillRecordedValues(record, this.#tokens, this.#values));
+    this.#deliver(record, fillRecordedValues(record, this.#tokens, this.#values, this.#deadlines));
   }
 }

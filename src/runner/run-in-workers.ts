@@ -87,8 +87,12 @@ export async function runProfileInWorkers(options: RunProfileOptions, pool: Work
     const runStartUs = nowUs();
     const collector = deps.createCollector({ groups: profile.groups, slo: profile.slo, runStartUs });
     const sent = outer === null ? profile : shardProfile(profile, outer).profile;
-    // abort_on_fail and max_error_rate are judged here, on the one collector, and stop every worker.
-    const stop: EarlyStopping = { check: createEarlyStop(sent, runStartUs), stopped: null, runStartUs };
+    // abort_on_fail, max_error_rate and --max-cost are judged here, on the one collector, and stop every worker.
+    const stop: EarlyStopping = {
+      check: createEarlyStop(sent, runStartUs, options.budget ?? null),
+      stopped: null,
+      runStartUs,
+    };
     apply = eventApplier(collector, profile, pool.count, options, stop.check);
     for (const thread of threads) thread.send({ type: 'go' });
     const ticker = startTicker(options, collector, threads, sent, stop);

@@ -23,6 +23,7 @@ import type { InferenceClient } from '../client/types.js';
 import type { ProxySettings } from '../client/proxy.js';
 import type { RunCollector } from '../aggregate/types.js';
 import { createEarlyStop, type EarlyStop } from '../aggregate/early-stop.js';
+import type { SpendBudget } from '../aggregate/cost-meter.js';
 import type { RecordedValues } from '../metrics/request-values.js';
 import type { LoadSpec, ResolvedGroup, ResolvedProfile, ResolvedScenario } from '../profile/resolved-profile.js';
 import type { GroupSummary, HarnessHealth, RunStopped, TimeSeriesPoint } from '../metrics/run-summary.js';
@@ -78,6 +79,11 @@ export interface RunProfileOptions {
    * worker together). Absent: start at once.
    */
   readonly startGate?: (ready: { readonly profile: ResolvedProfile; readonly tokenizer: string }) => Promise<void>;
+  /**
+   * `--max-cost`: checked with the early stops on every tick; the run stops like Ctrl-C (stopped.reason
+   * max_cost) once the spend reaches it. Absent or null: no budget.
+   */
+  readonly budget?: SpendBudget | null;
 }
 
 export interface RunResult {
@@ -144,11 +150,15 @@ export async function runProfile(options: RunProfileOptions): Promise<RunResult>
     activeSchedules: new Set(),
     currentScenario: profile.scenarios[0]?.name ?? '',
     warmingGroups: 0,
-    finished: new RecordFinisher({ tokenizer, deliver: (record, values) => finishRecord(state, record, values) }),
+    finished: new RecordFinisher({
+      tokenizer,
+      deadlines: profile.deadlines,
+      deliver: (record, values) => finishRecord(state, record, values),
+    }),
     groupByIndex: groupsByIndex(profile.groups),
     workloads,
     shard,
-    earlyStop: createEarlyStop(sent, runStartUs),
+    earlyStop: createEarlyStop(sent, runStartUs, options.budget ?? null),
     stopped: stoppedAtStart(options.interrupt.aborted),
     sweepRates: {},
   };

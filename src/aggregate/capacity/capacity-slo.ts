@@ -7,6 +7,11 @@
  * "0.5s", "250us" (a bare "500" is refused: seconds or milliseconds?), optionally after "<" or "<=", as in
  * `ttft_ms.p99 < 500ms`; an error rate is a fraction (0.01) or a percentage ("1%"). Every problem is
  * reported at once, each naming its key.
+ *
+ * fluidity_index (etalon's deadline metric, higher is better) is read from the low tail:
+ * `fluidity_index.p1: 0.9` holds while at most 1% of requests have a fluidity index below 0.9 (allowed =
+ * 0.01; its limit a fraction, 0.9 or "90%"). That is etalon's criterion for its fluid token generation
+ * rate (99% of requests at fluidity >= 0.9). Failed requests exceed it like every other objective.
  */
 import { InferbenchError } from '../../errors.js';
 import { LATENCY_METRICS } from '../../metrics/metric-registry.js';
@@ -23,6 +28,11 @@ export interface CapacityObjective {
 }
 
 const ERROR_RATE = 'error_rate';
+const FLUIDITY = 'fluidity_index';
+/** p1 .. p50 for fluidity_index: the percentile is the fraction of requests allowed below the limit. */
+const LOW_PERCENTILE = /^p(\d{1,2}(?:\.\d+)?)$/;
+/** A floor: "0.9", "90%", optionally after ">=" (never "<": the limit is a minimum). */
+const FLOOR = /^(?:>=?\s*)?(\d+(?:\.\d+)?)\s*(%?)$/;
 const MS_PER_UNIT: Readonly<Record<string, number>> = { us: 0.001, ms: 1, s: 1000 };
 const DURATION = /^(?:<=?\s*)?(\d+(?:\.\d+)?)\s*(us|ms|s)$/;
 const RATE = /^(?:<=?\s*)?(\d+(?:\.\d+)?)\s*(%?)$/;
@@ -36,7 +46,12 @@ export function parseCapacitySlo(slo: Readonly<Record<string, number | string>>)
   const objectives: CapacityObjective[] = [];
   const problems: string[] = [];
   for (const [key, value] of Object.entries(slo)) {
-    const parsed = key === ERROR_RATE ? parseErrorRate(value) : parseLatency(key, value);
+    const parsed =
+      key === ERROR_RATE
+        ? parseErrorRate(value)
+        : key.startsWith(`${FLUIDITY}.`)
+          ? parseFluidity(key, value)
+          : parseLatency(key, value);
     if (typeof parsed === 'string') problems.push(`slo["${key}"]: ${parsed}`);
     else objectives.push(parsed);
   }
@@ -74,7 +89,7 @@ function parseLatency(key: string, value: number | string): Parsed {
   const metric = dot < 0 ? key : key.slice(0, dot);
   const stat = dot < 0 ? '' : key.slice(dot + 1);
   if (!(LATENCY_METRICS as readonly string[]).includes(metric)) {
-    return `capacity can search on latency metrics (${LATENCY_METRICS.join(', ')}) and error_rate, not "${metric}"`;
+    return `capacity can search on latency metrics (${LATENCY_METRICS.join(', ')}), ${FLUIDITY} and error_rate, not "${metric}"`;
   }
   const percentile = parsePercentile(stat);
   if (percentile === null) {
@@ -85,6 +100,24 @@ function parseLatency(key: string, value: number | string): Parsed {
   // Rounded so that p99 gives exactly 0.01, not 0.010000000000000009.
   const allowed = Math.round((100 - percentile) * 1e9) / 1e11;
   return { key, metric, allowed, limit };
+}
+
+/** `fluidity_index.p1: 0.9`: at most 1% of requests below a fluidity index of 0.9. */
+function parseFluidity(key: string, value: number | string): Parsed {
+  const match = LOW_PERCENTILE.exec(key.slice(FLUIDITY.length + 1));
+  const percentile = match ? Number(match[1]) : Number.NaN;
+  if (!(percentile > 0 && percentile <= 50)) {
+    return `expected a low percentile from p1 to p50 (the fraction of requests allowed below the limit; higher is better), e.g. ${FLUIDITY}.p1`;
+  }
+  let limit: number;
+  if (typeof value === 'number') {
+    limit = value;
+  } else {
+    const floor = FLOOR.exec(value.trim());
+    limit = floor ? Number(floor[1]) / (floor[2] === '%' ? 100 : 1) : Number.NaN;
+  }
+  if (!(limit > 0 && limit <= 1)) return `expected a fluidity index above 0 and at most 1 (0.9 or "90%"), got ${value}`;
+  return { key, metric: FLUIDITY, allowed: Math.round(percentile * 1e9) / 1e11, limit };
 }
 
 function parsePercentile(stat: string): number | null {

@@ -4,7 +4,7 @@
  * step's blocks: what --reevaluate reads), then summary.json (each group at its highest passing step, and
  * `capacity`), summary.csv, report.html and capacity.csv. `--reevaluate DIR --slo key=value...` answers a
  * new SLO from a search's stored steps without sending a request. Exit 99 when a group is below
- * `capacity.min_capacity`, 130 when interrupted.
+ * `capacity.min_capacity`, 4 when --max-cost refused or stopped it, 130 when interrupted.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
@@ -22,12 +22,14 @@ import { runCapacity } from '../../runner/capacity/run-capacity.js';
 import { capacityObjectives } from '../../runner/capacity/objectives.js';
 import { makeRunId } from '../../runner/run-id.js';
 import { defaultRunnerDeps } from '../../runner/runner-deps.js';
-import { systemClock } from '../../util/clock.js';
+import { nowUs, systemClock } from '../../util/clock.js';
 import { loadHfTokenizer } from '../../util/hf-tokenizer.js';
 import { o200kTokenizer } from '../../util/tokenizer.js';
 import type { CliContext } from '../context.js';
 import { EXIT } from '../exit-codes.js';
 import { announceConnection, loadProfileArgument, openTarget, type TargetArgs } from '../target-session.js';
+import { type MaxCostStop, parseMaxCost, prepareCostGuard, withinBudget } from '../cost-guard.js';
+import { formatUsd } from '../../report/summary-table.js';
 import { inferbenchVersion } from '../version.js';
 import type { CommandRegistration } from './command.js';
 
@@ -41,6 +43,7 @@ interface CapacityArgs extends TargetArgs {
   reevaluate?: string;
   slo?: string | string[];
   confirm?: string;
+  'max-cost'?: string;
 }
 
 export const capacityCommand: CommandRegistration = (parser, ctx) =>
@@ -65,6 +68,11 @@ export const capacityCommand: CommandRegistration = (parser, ctx) =>
           type: 'string',
           describe: 'Confirm the capacities of this earlier capacity run folder: one step on each side of each',
         })
+        .option('max-cost', {
+          type: 'string',
+          describe:
+            'USD: refuse the search when its estimated spend exceeds this, stop it when its spend reaches it (exit 4 either way)',
+        })
         .option('slo', {
           type: 'string',
           describe: 'With --reevaluate: an objective key=limit, e.g. --slo ttft_ms.p99=300ms (repeatable)',
@@ -80,6 +88,7 @@ async function runCapacityCommand(args: CapacityArgs, ctx: CliContext): Promise<
     throw new InferbenchError('BAD_USAGE', 'capacity needs a profile (or --reevaluate DIR --slo ...)', {
       hint: 'e.g. inferbench capacity profiles/capacity.yaml',
     });
+  const maxCostUsd = parseMaxCost(args['max-cost']);
   const profile = loadProfileArgument(args, ctx);
   const objectives = capacityObjectives(profile.capacity.slo, 'capacity.slo (or slo)');
   const previous = args.confirm === undefined ? new Map<string, number>() : await previousCapacities(args.confirm, ctx);
@@ -89,26 +98,32 @@ async function runCapacityCommand(args: CapacityArgs, ctx: CliContext): Promise<
   try {
     if (!quiet) ctx.stderr.write(`inferbench: capacity of ${profile.name} against ${session.description}\n`);
     announceConnection(ctx, session, quiet);
+    const cost = await prepareCostGuard({ profile, session, ctx, maxCostUsd, quiet: args.quiet, kind: 'capacity' });
+    if (cost === null) return EXIT.budget;
     const startedAtWallMs = Date.now();
-    const groups = await runCapacity(
-      {
-        run: {
-          baseUrl: session.target,
-          apiKey: session.apiKey,
-          clock: systemClock,
-          cpuProbe: () => process.cpuUsage(),
-          version: inferbenchVersion(),
-          proxy: session.proxy,
-          tokenizer,
+    const search = await withinBudget(cost, ctx.interrupt, (interrupt) =>
+      runCapacity(
+        {
+          run: {
+            baseUrl: session.target,
+            apiKey: session.apiKey,
+            clock: systemClock,
+            cpuProbe: () => process.cpuUsage(),
+            version: inferbenchVersion(),
+            proxy: session.proxy,
+            tokenizer,
+            deps: cost.deps,
+          },
+          interrupt,
+          profile,
+          spec: profile.capacity,
+          objectives,
         },
-        interrupt: ctx.interrupt,
-        profile,
-        spec: profile.capacity,
-        objectives,
-      },
-      quiet ? {} : progressEvents(ctx),
-      previous,
+        quiet ? {} : progressEvents(ctx),
+        previous,
+      ),
     );
+    const groups = search.value;
     const summary = capacitySummary(groups, objectives, profile.capacity);
     const runId = makeRunId(startedAtWallMs, `${profile.name}-capacity`);
     const runDir = await createRunFolder(
@@ -122,9 +137,10 @@ async function runCapacityCommand(args: CapacityArgs, ctx: CliContext): Promise<
       workloadHash: defaultRunnerDeps.workloadHash(profile),
       startedAtWallMs,
       endedAtWallMs: Date.now(),
-      complete: !ctx.interrupt.aborted,
+      complete: !search.aborted,
       interrupted: ctx.interrupt.aborted,
       tokenizer: tokenizer.name,
+      ...(search.stopped === null ? {} : { stopped: search.stopped }),
     });
     const identity = {
       runId,
@@ -133,11 +149,17 @@ async function runCapacityCommand(args: CapacityArgs, ctx: CliContext): Promise<
       embeddedEmulator: session.emulator !== null,
       proxy: session.proxy,
     };
-    const runSummary = { ...buildRunSummary(result, identity, []), capacity: summary };
+    // The whole search's spend (every step and the calibration), not only the operating points'.
+    const spent = cost.meter.runCost(nowUs());
+    const runSummary = {
+      ...buildRunSummary(result, identity, []),
+      capacity: summary,
+      ...(spent ? { cost: spent } : {}),
+    };
     const { problems } = await writeRunFiles(runDir, { summary: runSummary, timeSeries: [] });
     await writeCapacityCsv(runDir, summary);
     for (const problem of problems) ctx.stderr.write(`inferbench: warning: ${problem}\n`);
-    return finish(summary, runDir, args, ctx);
+    return finish(summary, runDir, args, ctx, search.stopped);
   } finally {
     await session.stop();
   }
@@ -157,10 +179,22 @@ function progressEvents(ctx: CliContext) {
   };
 }
 
-function finish(summary: CapacitySummary, runDir: string | null, args: CapacityArgs, ctx: CliContext): number {
+function finish(
+  summary: CapacitySummary,
+  runDir: string | null,
+  args: CapacityArgs,
+  ctx: CliContext,
+  budgetStop: MaxCostStop | null = null,
+): number {
   if (args.json) ctx.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
   else if (!args.quiet) ctx.stdout.write(`\n${formatCapacityTable(summary, { steps: args.steps })}`);
   if (runDir !== null) (args.json ? ctx.stderr : ctx.stdout).write(`report: ${runDir}\n`);
+  if (budgetStop !== null) {
+    ctx.stderr.write(
+      `inferbench: stopped at ${budgetStop.at_s} s: the spend ${formatUsd(budgetStop.spent_usd)} reached --max-cost ${formatUsd(budgetStop.max_cost_usd)}; the steps measured so far are written\n`,
+    );
+    return EXIT.budget;
+  }
   if (ctx.interrupt.aborted) {
     ctx.stderr.write('inferbench: interrupted; the steps measured so far are written\n');
     return EXIT.interrupted;

@@ -16,10 +16,11 @@ import { makeRunId } from '../../runner/run-id.js';
 import type { RunEvents } from '../../runner/run-events.js';
 import { parseShard } from '../../schedule/shard.js';
 import type { ShardSpec } from '../../schedule/shard.js';
-import { formatSummaryTable, formatThresholds } from '../../report/summary-table.js';
+import { formatRunCost, formatSummaryTable, formatThresholds, formatUsd } from '../../report/summary-table.js';
 import { createProgressLine } from '../../report/progress-line.js';
 import type { CliContext } from '../context.js';
 import { announceConnection, loadProfileArgument, openTarget } from '../target-session.js';
+import { parseMaxCost, prepareCostGuard } from '../cost-guard.js';
 import { EXIT } from '../exit-codes.js';
 import { inferbenchVersion } from '../version.js';
 import { monotonicAnchorMs } from '../thread-clock.js';
@@ -38,6 +39,7 @@ interface RunArgs {
   shard?: string;
   'start-at'?: string;
   workers?: string;
+  'max-cost'?: string;
 }
 
 export const runCommand: CommandRegistration = (parser, ctx) =>
@@ -77,6 +79,11 @@ export const runCommand: CommandRegistration = (parser, ctx) =>
           describe:
             'Send the load from N worker threads (or auto: one per core, leaving one on machines with more than two); results merged exactly',
         })
+        .option('max-cost', {
+          type: 'string',
+          describe:
+            'USD: refuse the run when its estimated spend exceeds this (exit 4, nothing sent), stop it when its spend reaches it (exit 4, results so far written)',
+        })
         .option('start-at', {
           type: 'string',
           describe: 'Wait after the model check until this UTC time (ISO 8601, e.g. 2026-11-23T10:00:00Z), then start',
@@ -91,6 +98,7 @@ async function runRun(args: RunArgs, ctx: CliContext): Promise<number> {
   const shard = args.shard === undefined ? null : parseShard(args.shard);
   const startAtWallMs = args['start-at'] === undefined ? null : parseStartAt(args['start-at']);
   const workers = args.workers === undefined ? 1 : parseWorkers(args.workers);
+  const maxCostUsd = parseMaxCost(args['max-cost']);
   if ((args.repeat ?? 1) !== 1) return runRepeat(args, ctx);
   const profile = loadProfileArgument(args, ctx);
   if ((workers > 1 || shard !== null) && profile.scenarios.some((scenario) => scenario.sweep !== undefined))
@@ -113,6 +121,9 @@ async function runRun(args: RunArgs, ctx: CliContext): Promise<number> {
         `inferbench: running ${profile.name}${shard ? ` (shard ${shard.index}/${shard.count})` : ''}${workers > 1 ? ` in ${workers} worker threads` : ''} against ${session.description}\n`,
       );
     announceConnection(ctx, session, quiet);
+    const share = shard === null ? 1 : 1 / shard.count;
+    const cost = await prepareCostGuard({ profile, session, ctx, maxCostUsd, quiet: args.quiet, kind: 'run', share });
+    if (cost === null) return EXIT.budget;
 
     const outcome = await executeRun({
       profile,
@@ -126,6 +137,8 @@ async function runRun(args: RunArgs, ctx: CliContext): Promise<number> {
       outDir: args.out ? resolve(ctx.cwd, args.out) : null,
       embeddedEmulator: emulator !== null,
       proxy,
+      deps: cost.deps,
+      budget: cost.budget,
       shard,
       startAtWallMs,
       workers:
@@ -171,6 +184,7 @@ function printOutcome(outcome: RunOutcome, args: RunArgs, ctx: CliContext): numb
     ctx.stdout.write(formatSummaryJson(summary));
   } else if (!args.quiet) {
     ctx.stdout.write(`\n${formatSummaryTable(summary.groups)}`);
+    if (summary.cost !== undefined) ctx.stdout.write(formatRunCost(summary.cost));
     if (summary.thresholds.length > 0) ctx.stdout.write(`\nthresholds:\n${formatThresholds(summary.thresholds)}`);
   }
   for (const warning of summary.harness.warnings) ctx.stderr.write(`inferbench: warning: ${warning}\n`);
@@ -179,6 +193,13 @@ function printOutcome(outcome: RunOutcome, args: RunArgs, ctx: CliContext): numb
   else ctx.stderr.write(`report: ${outcome.runDir}\n`);
 
   switch (outcome.verdict) {
+    case 'stopped_by_budget': {
+      const stopped = summary.stopped?.reason === 'max_cost' ? summary.stopped : null;
+      ctx.stderr.write(
+        `inferbench: stopped early at ${stopped?.at_s ?? '?'} s: the spend ${formatUsd(stopped?.spent_usd ?? 0)} reached --max-cost ${formatUsd(stopped?.max_cost_usd ?? 0)}; the results measured so far are written (complete: false)\n`,
+      );
+      return EXIT.budget;
+    }
     case 'stopped_by_threshold':
     case 'stopped_by_errors':
       return printStoppedEarly(outcome, ctx);

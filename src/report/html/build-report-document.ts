@@ -143,7 +143,7 @@ function runSection(summary: RunSummary): Section {
 
 function stat(group: GroupSummary, metric: MetricName, key: keyof MetricStats): number | null {
   const stats = group.metrics[metric];
-  return stats ? stats[key] : null;
+  return stats?.[key] ?? null;
 }
 
 function overviewSection(groups: readonly GroupSummary[]): Section {
@@ -489,7 +489,8 @@ function statsRows(group: GroupSummary, metrics: readonly MetricName[]): Cell[][
     const stats = group.metrics[metric];
     if (!stats) continue;
     rows.push([
-      `${METRIC_LABELS[metric]} (${metricUnit(metric)})`,
+      // fluidity_index is a fraction: no unit to show.
+      metricUnit(metric) ? `${METRIC_LABELS[metric]} (${metricUnit(metric)})` : METRIC_LABELS[metric],
       ...STAT_COLUMNS.map((k) => (k === 'count' ? String(stats.count) : fmt(stats[k]))),
     ]);
   }

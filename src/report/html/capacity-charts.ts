@@ -10,7 +10,7 @@ import type {
   CapacityObjectiveSummary,
   CapacityStepSummary,
 } from '../../metrics/capacity-summary.js';
-import { metricUnit } from '../../metrics/metric-registry.js';
+import { lowerIsBetter, metricUnit } from '../../metrics/metric-registry.js';
 import type { ChartMarkers, ChartRule, ChartSeries, ChartSpec, Tone } from './document-model.js';
 import { fmt } from './document-model.js';
 
@@ -45,11 +45,20 @@ export function objectiveMetric(key: string): string {
   return dot < 0 ? key : key.slice(0, dot);
 }
 
-/** An objective as a reader says it: `ttft_ms.p95 < 400 ms`, `error_rate < 5 %`. */
+/** An objective as a reader says it: `ttft_ms.p95 < 400 ms`, `error_rate < 5 %`, `fluidity_index.p1 >= 0.9`. */
 export function objectiveLabel(objective: CapacityObjectiveSummary): string {
   if (objective.key === 'error_rate') return `error_rate < ${fmt(objective.limit * 100)} %`;
-  const unit = metricUnit(objectiveMetric(objective.key));
-  return `${objective.key} < ${fmt(objective.limit)}${unit ? ` ${unit}` : ''}`;
+  const metric = objectiveMetric(objective.key);
+  const unit = metricUnit(metric);
+  return `${objective.key} ${lowerIsBetter(metric) ? '<' : '>='} ${fmt(objective.limit)}${unit ? ` ${unit}` : ''}`;
+}
+
+/** The y label of an objective's exceedance chart. */
+function exceedanceLabel(objective: CapacityObjectiveSummary): string {
+  if (objective.key === 'error_rate') return 'failed requests (%)';
+  const metric = objectiveMetric(objective.key);
+  const unit = metricUnit(metric);
+  return `requests ${lowerIsBetter(metric) ? 'over' : 'below'} ${fmt(objective.limit)}${unit ? ` ${unit}` : ''} (%)`;
 }
 
 /** The capacity as a vertical line over its interval; none when even the lowest load failed. */
@@ -152,7 +161,7 @@ export function capacityExceedanceChart(
     title: `${group.group}: ${objective.key} exceedance against offered load`,
     kind: 'linear',
     xLabel: `offered (${group.unit})`,
-    yLabel: objective.key === 'error_rate' ? 'failed requests (%)' : `requests over ${fmt(objective.limit)} ms (%)`,
+    yLabel: exceedanceLabel(objective),
     x: steps.map((s) => s.load),
     series: [
       { label: 'observed', values: at('observed'), color: 0, pointsOnly: true, marked: true },

@@ -6,12 +6,18 @@
  */
 import { worstHealth } from '../../aggregate/worst-health.js';
 import type { CapacityObjective } from '../../aggregate/capacity/capacity-slo.js';
-import type { CapacityGroupSummary, CapacityStepSummary, CapacitySummary } from '../../metrics/capacity-summary.js';
+import type {
+  CapacityCost,
+  CapacityGroupSummary,
+  CapacityStepSummary,
+  CapacitySummary,
+} from '../../metrics/capacity-summary.js';
 import type { GroupSummary } from '../../metrics/run-summary.js';
 import type { CapacitySpec, ResolvedProfile } from '../../profile/resolved-profile.js';
 import type { RunResult } from '../run-profile.js';
 import type { GroupCapacity } from './run-capacity.js';
 import type { StepResult } from './run-step.js';
+import { parseUsd, usdNumber } from '../../util/usd.js';
 
 export function capacitySummary(
   groups: readonly GroupCapacity[],
@@ -73,6 +79,32 @@ function groupSummary(group: GroupCapacity, spec: CapacitySpec): CapacityGroupSu
             binding: m.binding,
           })),
         }),
+    ...searchCost(group),
+  };
+}
+
+/**
+ * `{ cost }` when the group's steps were priced: their total (exact decimals) and, at the highest passing
+ * step, the cost per million output tokens and per thousand requests of serving at that load.
+ */
+function searchCost(group: GroupCapacity): { cost?: CapacityCost } {
+  const priced = group.steps.filter((step) => step.group?.cost !== undefined);
+  if (priced.length === 0) return {};
+  const atto = priced.reduce((sum, step) => sum + (parseUsd(step.group?.cost?.usd ?? 0) ?? 0n), 0n);
+  const best = priced.filter((step) => step.outcome === 'pass').sort((a, b) => b.load - a.load)[0];
+  const cost = best?.group?.cost;
+  return {
+    cost: {
+      usd: usdNumber(atto),
+      at_capacity:
+        best === undefined || cost === undefined
+          ? null
+          : {
+              load: best.load,
+              per_million_output_tokens: cost.per_million_output_tokens,
+              per_thousand_requests: cost.per_thousand_requests,
+            },
+    },
   };
 }
 
@@ -103,6 +135,7 @@ function stepSummary(step: StepResult, group: GroupCapacity): CapacityStepSummar
     queue_time_ms_p50: summary?.metrics.queue_time_ms?.p50 ?? null,
     exceedance,
     tests: step.tests.map((test) => ({ ...test })),
+    ...(summary?.cost === undefined ? {} : { cost_usd: summary.cost.usd }),
   };
 }
 
@@ -113,7 +146,8 @@ export function capacityRunResult(
   base: Pick<
     RunResult,
     'workloadHash' | 'startedAtWallMs' | 'endedAtWallMs' | 'complete' | 'interrupted' | 'tokenizer'
-  >,
+  > &
+    Partial<Pick<RunResult, 'stopped'>>,
 ): RunResult {
   const operatingPoints: GroupSummary[] = [];
   for (const group of groups.flatMap((g) => g.members?.map((m) => ({ steps: m.steps })) ?? [g])) {

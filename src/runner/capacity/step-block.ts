@@ -3,8 +3,9 @@
  * an HDR histogram of each latency an SLO may name. The sequential test reads a block's exceedance of each
  * objective from these, and `capacity --reevaluate` reads the very same stored histograms: a new SLO is
  * answered offline by replaying the test on them, and the same SLO gives the same decisions as online.
- * A failed request (error, timeout, 429) exceeds every latency objective; an ok request without a value
- * for a metric (no time_info, a one-token answer) exceeds none.
+ * A failed request (error, timeout, 429) exceeds every objective; an ok request without a value for a
+ * metric (no time_info, a one-token answer) exceeds none. Latencies exceed above their limit;
+ * fluidity_index (higher is better) below it: `fluidity_index.p1: 0.9` counts requests under 0.9.
  */
 import { createHistogram, decodeHistogram, encodeHistogram, type Histogram } from '../../aggregate/histogram.js';
 import { countAbove } from '../../aggregate/histogram-count.js';
@@ -13,10 +14,19 @@ import type { RequestRecord } from '../../client/request-record.js';
 import { isOk } from '../../measure/request-status.js';
 import { itlGapCount, itlGapUs } from '../../measure/request-timings.js';
 import type { StoredBlock } from '../../metrics/capacity-summary.js';
+import { lowerIsBetter, metricDefinition } from '../../metrics/metric-registry.js';
 import type { RecordedValues, RequestMetricName } from '../../metrics/request-values.js';
 
-/** The latencies every block keeps, so that a new SLO on any of them can be answered offline. */
-export const BLOCK_METRICS = ['ttfb_ms', 'ttft_ms', 'ttfo_ms', 'tpot_ms', 'itl_ms', 'e2e_ms'] as const;
+/** The metrics every block keeps, so that a new SLO on any of them can be answered offline. */
+export const BLOCK_METRICS = [
+  'ttfb_ms',
+  'ttft_ms',
+  'ttfo_ms',
+  'tpot_ms',
+  'itl_ms',
+  'e2e_ms',
+  'fluidity_index',
+] as const;
 export type BlockMetric = (typeof BLOCK_METRICS)[number];
 
 export type { StoredBlock } from '../../metrics/capacity-summary.js';
@@ -53,7 +63,7 @@ export class StepBlock {
   exceedance(objective: CapacityObjective): Exceedance {
     if (objective.metric === 'error_rate') return { exceeded: this.failed, total: this.ok + this.failed };
     const histogram = this.#histograms.get(objective.metric as BlockMetric);
-    const above = histogram === undefined ? 0 : countAbove(histogram, objective.limit * 1000);
+    const above = histogram === undefined ? 0 : countBeyond(histogram, objective);
     // ITL has one observation per gap; every other latency one per request.
     const observations = objective.metric === 'itl_ms' ? (histogram?.totalCount ?? 0) : this.ok;
     return { exceeded: this.failed + above, total: this.failed + observations };
@@ -90,6 +100,21 @@ export class StepBlock {
       histogram = createHistogram();
       this.#histograms.set(metric, histogram);
     }
-    histogram.recordValue(Math.max(1, Math.round(valueUs)));
+    // A fluidity index of 0 is a value (every deadline missed), not a clamped latency.
+    histogram.recordValue(Math.max(metric === 'fluidity_index' ? 0 : 1, Math.round(valueUs)));
   }
+}
+
+/**
+ * Values on the wrong side of the objective's limit (limit x the metric's scale, in recorded units):
+ * above it for latencies, below it for a higher-is-better metric. The latter's recorded values are
+ * integers (fluidity_index x 1000, 0..1000), exact in the histogram, so "below L" is "not above
+ * ceil(L) - 1".
+ */
+function countBeyond(histogram: Histogram, objective: CapacityObjective): number {
+  const scale = metricDefinition(objective.metric)?.scale ?? 1000;
+  if (lowerIsBetter(objective.metric)) return countAbove(histogram, objective.limit * scale);
+  // Rounded to the grid first: 0.57 x 1000 is 570.0000000000001, and 570 is not below 0.57.
+  const limit = Math.ceil(Math.round(objective.limit * scale * 1e6) / 1e6);
+  return histogram.totalCount - countAbove(histogram, limit - 1);
 }

@@ -295,7 +295,7 @@ describe('loadProfile: problems', () => {
       'p.yaml:4:69: scenarios[0].prompt.output_tokens.value: unknown key; expected one of dist, mean, stddev, min, max',
     ]);
     expect(problems(`${MINIMAL}banana: 1\n`)).toEqual([
-      'p.yaml:4:1: banana: unknown key; expected one of name, target, defaults, scenarios, thresholds, slo, capacity, compare',
+      'p.yaml:4:1: banana: unknown key; expected one of name, target, defaults, scenarios, thresholds, slo, capacity, deadlines, pricing, compare',
     ]);
     expect(problems(`${MINIMAL}compare: { tolerance: {} }\n`)).toEqual([
       'p.yaml:4:12: compare.tolerance: unknown key (did you mean "tolerances"?)',
@@ -319,7 +319,7 @@ describe('loadProfile: problems', () => {
       '9:13: scenarios[0].tiers[0]: Invalid option: expected one of "priority"|"default"|"auto"|"flex"',
       '10:11: scenarios[1].name: duplicate scenario name "steady" (also scenarios[0])',
       '12:15: scenarios[1].prompt.input_tokens.stddev: required (number)',
-      '13:14: thresholds[0]: "ttft_ms < 800": ttft_ms needs a stat (p50, p90, p95, p99, p999, mean, min, max), e.g. "ttft_ms.p99"',
+      '13:14: thresholds[0]: "ttft_ms < 800": ttft_ms needs a stat (p1, p50, p90, p95, p99, p999, mean, min, max), e.g. "ttft_ms.p99"',
     ]);
   });
 

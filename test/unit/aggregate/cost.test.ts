@@ -1,0 +1,129 @@
+/**
+ * Costing, exactly: decimal USD in integer atto-dollars (util/usd.ts), prices from the profile over the
+ * catalog (cost-prices.ts), a group's and a run's cost (cost-of.ts), the spend meter and the --max-cost
+ * early stop (cost-meter.ts, early-stop.ts), the pre-run estimate (cost-estimate.ts) and what counts as
+ * a local target (cli/cost-guard.ts).
+ */
+import { describe, expect, it } from 'vitest';
+import { estimateCapacitySpend, estimateRunSpend } from '../../../src/aggregate/cost-estimate.js';
+import { CostMeter } from '../../../src/aggregate/cost-meter.js';
+import { groupCost, runCost } from '../../../src/aggregate/cost-of.js';
+import { priceBook } from '../../../src/aggregate/cost-prices.js';
+import { createEarlyStop } from '../../../src/aggregate/early-stop.js';
+import { isLocalTarget } from '../../../src/cli/cost-guard.js';
+import type { GroupSummary } from '../../../src/metrics/run-summary.js';
+import { resolveProfileText } from '../../../src/profile/load-profile.js';
+import { canonicalUsd, parseUsd, usdNumber, usdString } from '../../../src/util/usd.js';
+
+describe('util/usd: exact decimal USD', () => {
+  it('parses decimals, numbers and exponents into atto-dollars and prints them back', () => {
+    expect(parseUsd('0.0000002')).toBe(200_000_000_000n);
+    expect(parseUsd(2e-7)).toBe(200_000_000_000n);
+    expect(parseUsd('12.5')).toBe(12_500_000_000_000_000_000n);
+    expect(parseUsd('-1')).toBeNull();
+    expect(parseUsd('abc')).toBeNull();
+    expect(canonicalUsd('0.00000040')).toBe('0.0000004');
+    expect(usdString(400_000_000_000_000n)).toBe('0.0004');
+  });
+
+  it('adds what floating point cannot: a million tokens at 0.0000001', () => {
+    let float = 0;
+    for (let i = 0; i < 1_000_000; i++) float += 0.0000001;
+    expect(float).not.toBe(0.1);
+    expect(usdNumber(parseUsd('0.0000001')! * 1_000_000n)).toBe(0.1);
+  });
+});
+
+const BOOK = priceBook(
+  { mine: { kind: 'token', prompt: '0.000001', completion: '0.000002' } },
+  new Map([
+    ['mine', { prompt: '0.5', completion: '0.5' }],
+    ['theirs', { prompt: '0.0000002', completion: '0.0000004' }],
+  ]),
+);
+
+describe('prices and costs', () => {
+  it("takes the profile's price over the catalog's", () => {
+    expect(BOOK.get('mine')?.source).toBe('profile');
+    expect(BOOK.get('theirs')?.source).toBe('catalog');
+  });
+
+  it('prices a group and a run exactly, per-hour deployments over the wall time', () => {
+    const tally = { inputTokens: 120, outputTokens: 30, requests: 10 };
+    const cost = groupCost(BOOK.get('theirs')!, tally, 1000);
+    expect(cost).toMatchObject({ usd: 0.000036, per_million_output_tokens: 1.2, per_thousand_requests: 0.0036 });
+    const hourly = priceBook({ dedicated: { kind: 'hour', perHour: '3.6' } }, null).get('dedicated')!;
+    expect(groupCost(hourly, tally, 60_000).usd).toBe(0.06);
+    const group = (model: string, c: GroupSummary['cost']) => ({ model, cost: c }) as GroupSummary;
+    const groups = [
+      group('theirs', cost),
+      group('theirs', cost),
+      group('dedicated', groupCost(hourly, tally, 1)),
+      group('x', undefined),
+    ];
+    // 2 x 0.000036 + 3.6 USD/h x 10 s = 0.010072
+    expect(runCost(groups, 10_000)).toEqual({ usd: 0.010072, source: 'mixed', unpriced_models: ['x'] });
+  });
+});
+
+describe('the spend meter and the --max-cost early stop', () => {
+  const profile = resolveProfileText('scenarios:\n  - name: s\n    models: [theirs]\n    duration: 60s\n', 'p.yaml');
+
+  it('stops with max_cost once the spend reaches the budget, not before', () => {
+    const meter = new CostMeter(BOOK);
+    meter.begin(profile.groups, 0);
+    const stop = createEarlyStop(profile, 0, meter.budget(0.000036))!;
+    for (let i = 0; i < 9; i++) meter.add('theirs', 12, 3);
+    expect(stop.check(() => undefined, 1_000_000)).toBeNull();
+    meter.add('theirs', 12, 3);
+    expect(stop.check(() => undefined, 2_500_000)).toEqual({
+      reason: 'max_cost',
+      at_s: 2.5,
+      max_cost_usd: 0.000036,
+      spent_usd: 0.000036,
+    });
+  });
+});
+
+describe('the spend estimate', () => {
+  it('open loop: rate x duration (warmup included) x expected tokens', () => {
+    const profile = resolveProfileText(
+      'scenarios:\n  - name: s\n    models: [theirs]\n    load: { mode: rate, rate: 2 }\n    duration: 10s\n    warmup: 5s\n    request: { max_completion_tokens: 10 }\n    prompt: { input_tokens: 100 }\n',
+      'p.yaml',
+    );
+    const estimate = estimateRunSpend(profile, BOOK);
+    expect(estimate.requests).toBe(30);
+    // 30 x (100 x 0.0000002 + 10 x 0.0000004) = 30 x 0.000024
+    expect(estimate.usd).toBe(0.00072);
+  });
+
+  it('closed loop: streams x duration / an assumed e2e, said in the notes; unknown models named', () => {
+    const profile = resolveProfileText(
+      'scenarios:\n  - name: s\n    models: [theirs, nobody]\n    load: { mode: concurrency, concurrency: 4 }\n    duration: 10s\n    request: { max_completion_tokens: 25 }\n',
+      'p.yaml',
+    );
+    const estimate = estimateRunSpend(profile, BOOK);
+    // e2e 0.5 s + 25 / 50 s = 1 s: 40 requests per group
+    expect(estimate.requests).toBe(80);
+    expect(estimate.notes.join()).toContain('1.0 s assumed per request');
+    expect(estimate.unpriced).toEqual(['nobody']);
+  });
+
+  it('a capacity search: max_steps steps of step_duration at capacity.start', () => {
+    const profile = resolveProfileText(
+      'scenarios:\n  - name: s\n    models: [theirs]\n    load: { mode: rate, rate: 1 }\n    duration: 10s\n    request: { max_completion_tokens: 10 }\n    prompt: { input_tokens: 100 }\ncapacity: { slo: { ttft_ms.p99: 1s }, start: 5, max_steps: 4, step_duration: 10s }\n',
+      'p.yaml',
+    );
+    expect(estimateCapacitySpend(profile, BOOK).requests).toBe(200);
+  });
+});
+
+describe('local targets', () => {
+  it('are loopback and localhost only', () => {
+    expect(isLocalTarget('http://127.0.0.1:8080')).toBe(true);
+    expect(isLocalTarget('http://localhost:1/x')).toBe(true);
+    expect(isLocalTarget('http://[::1]:9')).toBe(true);
+    expect(isLocalTarget('https://api.example.com')).toBe(false);
+    expect(isLocalTarget('http://10.0.0.1')).toBe(false);
+  });
+});
