@@ -143,6 +143,12 @@ describe('request headers', () => {
         res.end(JSON.stringify({ object: 'list', data: [{ id: 'rec', object: 'model', created: 0, owned_by: 'x' }] }));
         return;
       }
+      // The price catalog, asked when the profile prices nothing: this server has none.
+      if (req.url?.startsWith('/public/v1/models')) {
+        res.writeHead(404, { 'content-type': 'application/json' });
+        res.end('{"message":"not found"}');
+        return;
+      }
       seen.push(req.headers);
       req.resume();
       req.on('end', () => {

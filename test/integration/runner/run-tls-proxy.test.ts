@@ -241,8 +241,9 @@ describe.skipIf(!opensslAvailable() && process.env['CI'] !== 'true')(
         );
         expect(result.code, result.stderr).toBe(0);
         expect(result.stderr).toContain(`through the proxy ${proxy.url}`);
-        // GET /v1/models on a connection of its own, then two connections for the run.
-        expect(proxy.stats.tunnels).toBe(3);
+        // GET /v1/models and GET /public/v1/models (the price catalog) on connections of their own, then
+        // two connections for the run.
+        expect(proxy.stats.tunnels).toBe(4);
         const rows = csvRows(join(folder.dir, 'tunnel'));
         expect(rows.filter((row) => row['status'] === '200')).toHaveLength(10);
         expect(filled(rows, 'connect_ms')).toBe(2);
@@ -282,7 +283,9 @@ describe('HTTP_PROXY and NO_PROXY', () => {
     expect(result.code, result.stderr).toBe(0);
     const completions = proxy.stats.targets.filter((url) => url.endsWith('/v1/chat/completions'));
     expect(completions).toHaveLength(10);
-    expect(proxy.stats.targets.filter((url) => url.endsWith('/v1/models'))).toHaveLength(1);
+    expect(proxy.stats.targets.filter((url) => new URL(url).pathname === '/v1/models')).toHaveLength(1);
+    // The price catalog too goes through the proxy.
+    expect(proxy.stats.targets.filter((url) => new URL(url).pathname === '/public/v1/models')).toHaveLength(1);
     expect(backend.stats.requests - before).toBe(10);
     expect(proxy.stats.refused).toBe(0);
     expect(result.stderr).toContain(`through the proxy ${proxy.url}`);
