@@ -5,7 +5,10 @@
  * every round, so that a drift of the machine's load falls on both. `--quick` makes one short round and
  * keeps it.
  */
+import { median } from './accuracy-quantiles.js';
 import type { ClientTargetResult } from './client-targets.js';
+
+export { median };
 
 /** Rounds of a full run (the first is discarded). */
 const ROUNDS = 4;
@@ -17,15 +20,6 @@ export function roundCount(quick: boolean): number {
 /** The rounds that count. */
 export function keptRounds<T>(values: readonly T[], quick: boolean): T[] {
   return quick ? [...values] : values.slice(1);
-}
-
-export function median(values: readonly number[]): number {
-  if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1
-    ? (sorted[mid] as number)
-    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
 /** Smallest and largest, or null for fewer than two values. */

@@ -3,24 +3,13 @@
  * enables: resolved to milliseconds, units required, and fluidity_index refused without deadlines.
  */
 import { describe, expect, it } from 'vitest';
+import { profileProblems } from '../../helpers/profile-problems.js';
 import { parseCapacitySlo } from '../../../src/aggregate/capacity/capacity-slo.js';
-import { isInferbenchError } from '../../../src/errors.js';
 import { resolveProfileText } from '../../../src/profile/load-profile.js';
 
 const SCENARIOS = 'scenarios:\n  - name: s\n    duration: 5s\n';
 
-function problems(text: string): string[] {
-  try {
-    resolveProfileText(text, 'p.yaml', [], '/tmp');
-  } catch (error) {
-    if (!isInferbenchError(error) || error.code !== 'BAD_PROFILE') throw error;
-    return error.message
-      .split('\n')
-      .slice(1)
-      .map((line) => line.trim());
-  }
-  throw new Error('expected a BAD_PROFILE error');
-}
+const problems = (text: string): string[] => profileProblems(text, '/tmp');
 
 describe('deadlines', () => {
   it('resolves to milliseconds; absent is null', () => {

@@ -4,24 +4,13 @@
  * `max_error_rate` in its short and long forms; bad values are profile errors naming line and field.
  */
 import { describe, expect, it } from 'vitest';
+import { profileProblems } from '../../helpers/profile-problems.js';
 import { resolveProfileText } from '../../../src/profile/load-profile.js';
 import { formatProfilePlan } from '../../../src/profile/format-plan.js';
-import { isInferbenchError } from '../../../src/errors.js';
 
 const MINIMAL = 'scenarios:\n  - name: s\n    duration: 5s\n';
 
-function problems(text: string): string[] {
-  try {
-    resolveProfileText(text, 'p.yaml', [], '.');
-  } catch (error) {
-    if (!isInferbenchError(error) || error.code !== 'BAD_PROFILE') throw error;
-    return error.message
-      .split('\n')
-      .slice(1)
-      .map((line) => line.trim());
-  }
-  throw new Error('expected a BAD_PROFILE error');
-}
+const problems = (text: string): string[] => profileProblems(text, '.');
 
 describe('thresholds: the object form', () => {
   it('resolves objects beside strings; abort_on_fail carries its grace period in ms', () => {

@@ -4,20 +4,13 @@
  * naming the field; a profile without it resolves without the field (its summary.json stays as it was).
  */
 import { describe, expect, it } from 'vitest';
-import { isInferbenchError } from '../../../src/errors.js';
+import { profileProblems } from '../../helpers/profile-problems.js';
 import { resolveProfileText } from '../../../src/profile/load-profile.js';
 
 const MINIMAL = 'scenarios:\n  - name: s\n    duration: 5s\n';
 
-function problems(text: string): string {
-  try {
-    resolveProfileText(text, 'p.yaml', [], '.');
-  } catch (error) {
-    if (!isInferbenchError(error) || error.code !== 'BAD_PROFILE') throw error;
-    return error.message;
-  }
-  throw new Error('expected a BAD_PROFILE error');
-}
+/** The whole BAD_PROFILE message, its problem lines after the first. */
+const problems = (text: string): string => `p.yaml:\n${profileProblems(text).join('\n')}`;
 
 describe('pricing:', () => {
   it('resolves per-token prices to canonical decimal strings and per-hour prices', () => {
