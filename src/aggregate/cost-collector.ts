@@ -1,9 +1,9 @@
 /**
- * A run collector that also prices: it hands everything on to the real collector (the one owner of the
- * run's numbers) and keeps, per group, the exact token totals of the ok requests, which it adds to the
- * run's CostMeter as they come (the --max-cost budget reads it) and prices into each group's summary at
- * the end (summary.json group `cost`). A decorator through RunnerDeps.createCollector, so a run in one
- * thread, a run in workers (the coordinator's collector) and every capacity step are priced alike.
+ * A run collector that also prices: everything goes to the real collector (the one owner of the run's
+ * numbers, which keeps the exact token totals of ok requests anyway); this one shows that collector to the
+ * run's CostMeter (the --max-cost budget reads it) and prices each group's summary at the end (summary.json
+ * group `cost`). A decorator through RunnerDeps.createCollector, so a run in one thread, a run in workers
+ * (the coordinator's collector) and every capacity step are priced alike, at no cost per request.
  */
 import type { RequestRecord } from '../client/request-record.js';
 import type { RecordedValues } from '../metrics/request-values.js';
@@ -22,14 +22,13 @@ export function pricedCollector(inner: RunCollector, meter: CostMeter, options: 
 class PricedCollector implements RunCollector {
   readonly #inner: RunCollector;
   readonly #meter: CostMeter;
-  readonly #groups: (ResolvedGroup | undefined)[] = [];
-  readonly #tallies: (TokenTally | undefined)[] = [];
+  readonly #groups: readonly ResolvedGroup[];
 
   constructor(inner: RunCollector, meter: CostMeter, options: CollectorOptions) {
     this.#inner = inner;
     this.#meter = meter;
-    for (const group of options.groups) this.#groups[group.index] = group;
-    meter.begin(options.groups, options.runStartUs);
+    this.#groups = options.groups;
+    meter.watch(options.groups, options.runStartUs, (i) => inner.live?.(i));
   }
 
   started(groupIndex: number, atUs: number): void {
@@ -38,19 +37,6 @@ class PricedCollector implements RunCollector {
 
   completed(record: RequestRecord, values: RecordedValues): void {
     this.#inner.completed(record, values);
-    // The collector's own rule: warmup counts in nothing, and only ok requests count tokens.
-    if (record.warmup || record.errorClass !== null) return;
-    const group = this.#groups[record.groupIndex];
-    if (group === undefined || group.model === null) return;
-    let tally = this.#tallies[record.groupIndex];
-    if (tally === undefined) {
-      tally = { inputTokens: 0, outputTokens: 0, requests: 0 };
-      this.#tallies[record.groupIndex] = tally;
-    }
-    if (!Number.isNaN(values.input_tokens)) tally.inputTokens += values.input_tokens;
-    if (!Number.isNaN(values.output_tokens)) tally.outputTokens += values.output_tokens;
-    tally.requests++;
-    this.#meter.add(group.model, values.input_tokens, values.output_tokens);
   }
 
   dropped(groupIndex: number, atUs: number): void {
@@ -70,12 +56,17 @@ class PricedCollector implements RunCollector {
     return { ...result, groups: result.groups.map((summary) => this.#withCost(summary)) };
   }
 
-  /** The summary with its `cost` when its model has a price. */
+  /** The summary with its `cost` when its model has a price (the group's exact totals: its live numbers). */
   #withCost(summary: GroupSummary): GroupSummary {
-    const index = this.#groups.findIndex((group) => group?.key === summary.key);
+    const group = this.#groups.find((g) => g.key === summary.key);
     const priced = this.#meter.book.get(summary.model);
-    if (index < 0 || priced === undefined) return summary;
-    const tally = this.#tallies[index] ?? { inputTokens: 0, outputTokens: 0, requests: 0 };
+    if (group === undefined || priced === undefined) return summary;
+    const live = this.#inner.live?.(group.index);
+    const tally: TokenTally = {
+      inputTokens: live?.inputTokens ?? 0,
+      outputTokens: live?.outputTokens ?? 0,
+      requests: live?.ok ?? 0,
+    };
     return { ...summary, cost: groupCost(priced, tally, summary.duration_ms) };
   }
 }

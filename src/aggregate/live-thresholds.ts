@@ -16,6 +16,9 @@ export interface LiveGroup {
   readonly ok: number;
   readonly failed: number;
   readonly errors: Readonly<Record<string, number>>;
+  /** Exact token totals of its ok requests (what cost is priced on). */
+  readonly inputTokens: number;
+  readonly outputTokens: number;
   histogram(metric: MetricName): Histogram | undefined;
   rates(): Pick<GroupSummary, 'error_rate' | 'throughput'>;
 }

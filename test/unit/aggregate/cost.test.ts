@@ -6,7 +6,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { estimateCapacitySpend, estimateRunSpend } from '../../../src/aggregate/cost-estimate.js';
+import { pricedCollector } from '../../../src/aggregate/cost-collector.js';
 import { CostMeter } from '../../../src/aggregate/cost-meter.js';
+import { createRunCollector } from '../../../src/aggregate/run-collector.js';
+import { createRequestRecord } from '../../../src/client/request-record.js';
+import { createRecordedValues } from '../../../src/metrics/request-values.js';
 import { groupCost, runCost } from '../../../src/aggregate/cost-of.js';
 import { priceBook } from '../../../src/aggregate/cost-prices.js';
 import { createEarlyStop } from '../../../src/aggregate/early-stop.js';
@@ -69,13 +73,25 @@ describe('prices and costs', () => {
 describe('the spend meter and the --max-cost early stop', () => {
   const profile = resolveProfileText('scenarios:\n  - name: s\n    models: [theirs]\n    duration: 60s\n', 'p.yaml');
 
+  /** An ok request of 12 prompt and 3 answer tokens, ended in the run's collector. */
+  function completeOne(collector: ReturnType<typeof pricedCollector>): void {
+    const record = createRequestRecord(0, 0, 0);
+    record.endUs = 1000;
+    const values = createRecordedValues();
+    values.input_tokens = 12;
+    values.output_tokens = 3;
+    collector.completed(record, values);
+  }
+
   it('stops with max_cost once the spend reaches the budget, not before', () => {
     const meter = new CostMeter(BOOK);
-    meter.begin(profile.groups, 0);
+    const options = { groups: profile.groups, slo: {}, runStartUs: 0 };
+    // The meter reads the run's collector: the priced one watches it from its creation.
+    const collector = pricedCollector(createRunCollector(options), meter, options);
     const stop = createEarlyStop(profile, 0, meter.budget(0.000036))!;
-    for (let i = 0; i < 9; i++) meter.add('theirs', 12, 3);
+    for (let i = 0; i < 9; i++) completeOne(collector);
     expect(stop.check(() => undefined, 1_000_000)).toBeNull();
-    meter.add('theirs', 12, 3);
+    completeOne(collector);
     expect(stop.check(() => undefined, 2_500_000)).toEqual({
       reason: 'max_cost',
       at_s: 2.5,
