@@ -92,7 +92,11 @@ function planCost(priced: PricedModel, plan: ScenarioPlan): bigint {
 
 /** Requests, tokens per request and time of one group of `scenario` (warmup included). */
 function scenarioPlan(scenario: ResolvedScenario, notes: Set<string>): ScenarioPlan {
-  const inputTokens = meanLength(scenario.prompt.inputTokens) + scenario.prompt.sharedPrefixTokens;
+  const prefixes = scenario.prompt.prefixes;
+  const inputTokens =
+    meanLength(scenario.prompt.inputTokens) +
+    scenario.prompt.sharedPrefixTokens +
+    (prefixes === undefined ? 0 : prefixes.share * prefixes.tokens);
   const outputTokens = expectedOutput(scenario, notes);
   const e2eS = ASSUMED_TTFT_S + outputTokens / ASSUMED_DECODE_TPS;
   const perS = requestsPerS(scenario, e2eS, notes);

@@ -19,6 +19,9 @@ import {
   type Histogram,
 } from './histogram.js';
 import { GroupTimeSeries } from './time-series.js';
+import { groupDimensions } from './group-dimensions.js';
+import { BreakdownAccumulator } from './breakdown-accumulator.js';
+import { CheckAccumulator } from './check-accumulator.js';
 
 /** Recorded for every request that was sent, ok or not (by the collector), or per gap (itl_ms). */
 export const EVERY_REQUEST_METRICS: ReadonlySet<string> = new Set([
@@ -39,6 +42,10 @@ export const ERROR_SAMPLES_PER_CLASS = 3;
 export class GroupAccumulator {
   readonly group: ResolvedGroup;
   readonly series: GroupTimeSeries;
+  /** Per request label and value (breakdown-accumulator.ts); fed by the collector. */
+  readonly breakdowns = new BreakdownAccumulator();
+  /** Answer checks per check name (check-accumulator.ts); fed by the collector. */
+  readonly checks = new CheckAccumulator();
   readonly #histograms = new Map<MetricName, Histogram>();
   started = 0;
   inFlight = 0;
@@ -135,8 +142,11 @@ export class GroupAccumulator {
       this.tiersUsed[record.serviceTierUsed] = (this.tiersUsed[record.serviceTierUsed] ?? 0) + 1;
   }
 
-  /** error_rate, throughput and duration as they stand (the summary's; read live by aggregate/live-thresholds.ts). */
-  rates(): Pick<GroupSummary, 'error_rate' | 'throughput' | 'duration_ms'> {
+  /**
+   * error_rate, throughput, duration and answer checks as they stand (the summary's; read live by
+   * aggregate/live-thresholds.ts).
+   */
+  rates(): Pick<GroupSummary, 'error_rate' | 'throughput' | 'duration_ms' | 'checks'> {
     const durationMs = this.lastEndUs > this.firstLaunchUs ? (this.lastEndUs - this.firstLaunchUs) / 1000 : 0;
     const perS = (n: number): number => (durationMs > 0 ? round3(n / (durationMs / 1000)) : 0);
     return {
@@ -148,6 +158,7 @@ export class GroupAccumulator {
         goodput_per_s: perS(this.good),
       },
       duration_ms: round3(durationMs),
+      checks: this.checks.summary(),
     };
   }
 
@@ -168,6 +179,7 @@ export class GroupAccumulator {
       model: group.model ?? '',
       tier: group.tier,
       key: group.key,
+      ...groupDimensions(group.mixClass ?? null, group.reasoningEffort ?? null),
       requests: {
         ok: this.ok,
         failed: this.failed,
@@ -188,8 +200,24 @@ export class GroupAccumulator {
         max_mismatch: this.maxMismatch,
       },
       tiers_used: { ...this.tiersUsed },
+      ...breakdownFields(this.breakdowns),
+      ...checkFields(this.checks),
     };
   }
+}
+
+/** `breakdowns` and `breakdowns_overflow`, only when some request had labels (summaries stay as they were otherwise). */
+function breakdownFields(breakdowns: BreakdownAccumulator): Pick<GroupSummary, 'breakdowns' | 'breakdowns_overflow'> {
+  const summary = breakdowns.summary();
+  if (summary === undefined) return {};
+  const overflow = breakdowns.overflow();
+  return overflow === undefined ? { breakdowns: summary } : { breakdowns: summary, breakdowns_overflow: overflow };
+}
+
+/** `checks`, only when some request was checked. */
+function checkFields(checks: CheckAccumulator): Pick<GroupSummary, 'checks'> {
+  const summary = checks.summary();
+  return summary === undefined ? {} : { checks: summary };
 }
 
 function round3(value: number): number {

@@ -20,7 +20,7 @@ export interface LiveGroup {
   readonly inputTokens: number;
   readonly outputTokens: number;
   histogram(metric: MetricName): Histogram | undefined;
-  rates(): Pick<GroupSummary, 'error_rate' | 'throughput'>;
+  rates(): Pick<GroupSummary, 'error_rate' | 'throughput' | 'checks'>;
 }
 
 /** The percentile each stat reads (mean is the histogram's own). */
@@ -41,7 +41,7 @@ const PERCENTILE_OF_STAT: Readonly<Record<string, number>> = {
 export function liveThresholdValue(spec: ThresholdSpec, live: LiveGroup): number | null {
   if (live.ok + live.failed === 0) return null;
   if (spec.stat === null) {
-    const read = (GROUP_VALUES as Record<string, ((g: GroupRates) => number) | undefined>)[spec.metric];
+    const read = (GROUP_VALUES as Record<string, ((g: GroupRates) => number | null) | undefined>)[spec.metric];
     return read ? read(live.rates()) : null;
   }
   const histogram = live.histogram(spec.metric as MetricName);

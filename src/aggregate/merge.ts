@@ -6,7 +6,10 @@
  */
 import type { GroupSummary, MetricName, MetricStats } from '../metrics/run-summary.js';
 import { decodeHistogram, encodeHistogram, metricScale, metricStatsFromHistogram } from './histogram.js';
+import { groupDimensions } from './group-dimensions.js';
 import { ERROR_SAMPLES_PER_CLASS } from './group-accumulator.js';
+import { mergeBreakdowns } from './breakdown-merge.js';
+import { mergeChecks } from './check-merge.js';
 
 function addCounts(a: Record<string, number>, b: Record<string, number>): Record<string, number> {
   const out: Record<string, number> = { ...a };
@@ -56,6 +59,7 @@ export function mergeGroupSummaries(a: GroupSummary, b: GroupSummary): GroupSumm
     model: a.model,
     tier: a.tier,
     key: a.key,
+    ...groupDimensions(a.class ?? null, a.reasoning_effort ?? null),
     requests: {
       ok,
       failed,
@@ -82,5 +86,7 @@ export function mergeGroupSummaries(a: GroupSummary, b: GroupSummary): GroupSumm
       max_mismatch: Math.max(a.tokens.max_mismatch, b.tokens.max_mismatch),
     },
     tiers_used: addCounts(a.tiers_used, b.tiers_used),
+    ...mergeBreakdowns(a, b),
+    ...mergeChecks(a, b),
   };
 }

@@ -87,6 +87,8 @@ class GroupedRunCollector implements RunCollector {
     group.record('tls_handshake_ms', values.tls_handshake_ms);
     if (record.errorClass === null) this.#countOk(group, row, record, values, second, slot);
     else this.#countFailure(group, row, record);
+    group.breakdowns.add(record, values);
+    group.checks.add(record);
     if (!Number.isNaN(record.rateLimitRemainingRequests)) {
       row.ratelimit_remaining_requests = record.rateLimitRemainingRequests;
     }

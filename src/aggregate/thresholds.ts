@@ -2,7 +2,8 @@
  * Thresholds evaluated at the end of a run (any failure: exit 99). A threshold names a group, or none:
  * then every group is checked and each gets its own result (each must pass). The value is a metric's
  * stat (`ttft_ms.p99`) or a group-level value (`error_rate`, `requests_per_s`, `output_tokens_per_s`,
- * `total_tokens_per_s`, `goodput_per_s`: metrics/metric-registry.ts's group values). A value the run
+ * `total_tokens_per_s`, `goodput_per_s`, `tool_arguments_pass_rate`, `json_schema_pass_rate`:
+ * metrics/metric-registry.ts's group values). A value the run
  * does not have (no such metric, group or stat) fails the threshold with `actual: null`: a check that
  * cannot be made must not pass silently. Thresholds with abort_on_fail are also checked during the run, on
  * live numbers (live-thresholds.ts, early-stop.ts).
@@ -12,8 +13,9 @@ import type { GroupValueName } from '../metrics/metric-registry.js';
 import type { GroupSummary, MetricName, MetricStats, ThresholdResult } from '../metrics/run-summary.js';
 
 /** What a group-level value is read from: a final GroupSummary, or a group's live rates (live-thresholds.ts). */
-export type GroupRates = Pick<GroupSummary, 'error_rate' | 'throughput'>;
-type GroupValue = (group: GroupRates) => number;
+export type GroupRates = Pick<GroupSummary, 'error_rate' | 'throughput' | 'checks'>;
+/** null: the group has no such value (a pass rate without any checked answer). */
+type GroupValue = (group: GroupRates) => number | null;
 
 /** How each group-level value of the registry is read (the compiler checks that none is missing or extra). */
 export const GROUP_VALUES = {
@@ -22,6 +24,8 @@ export const GROUP_VALUES = {
   output_tokens_per_s: (g) => g.throughput.output_tokens_per_s,
   total_tokens_per_s: (g) => g.throughput.total_tokens_per_s,
   goodput_per_s: (g) => g.throughput.goodput_per_s,
+  tool_arguments_pass_rate: (g) => g.checks?.tool_arguments?.pass_rate ?? null,
+  json_schema_pass_rate: (g) => g.checks?.json_schema?.pass_rate ?? null,
 } as const satisfies Record<GroupValueName, GroupValue>;
 
 /** The value a threshold compares on one group, or null when the group does not have it. */

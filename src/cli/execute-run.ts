@@ -19,6 +19,8 @@ import type { RunProfileOptions, RunResult } from '../runner/run-profile.js';
 import { makeRunId } from '../runner/run-id.js';
 import { defaultRunnerDeps } from '../runner/runner-deps.js';
 import { nowUs } from '../util/clock.js';
+import { profileSetsLabels } from '../workload/request-labels.js';
+import { asksForAnswerChecks } from '../measure/answer-validators.js';
 
 export type { RunVerdict } from '../runner/build-run-summary.js';
 
@@ -48,7 +50,10 @@ export async function executeRun(options: ExecuteRunOptions): Promise<RunOutcome
   const runId = makeRunId(options.clock.wallMs(), options.profile.name, options.shard ?? null);
   const runDir = await createRunFolder(options.reportsDir, options.outDir, runId);
 
-  const requestsCsv = await openRequestsCsv(join(runDir, 'requests.csv'), nowUs());
+  const requestsCsv = await openRequestsCsv(join(runDir, 'requests.csv'), nowUs(), {
+    labels: profileSetsLabels(options.profile),
+    checks: options.profile.scenarios.some((s) => asksForAnswerChecks({ ...s.request, ...s.requestExtra })),
+  });
   const userOnRecord = options.events?.onRecord;
   const onRecord = (record: RequestRecord, group: ResolvedGroup, values: RecordedValues): void => {
     requestsCsv.write(record, group, values);

@@ -6,8 +6,24 @@
  */
 import type { TimeInfo, Usage } from '../protocol/chat.js';
 import type { ErrorClass } from '../protocol/error-classes.js';
+import type { AnswerCheckName } from '../metrics/check-summary.js';
 
 export { ERROR_CLASSES, type ErrorClass } from '../protocol/error-classes.js';
+
+/** One tool call of an answer: `arguments` is the raw string the server sent (JSON, unless it erred). */
+export interface ReceivedToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/** The result of one answer check of one request: a failed check is not an HTTP error. */
+export interface AnswerCheck {
+  name: AnswerCheckName;
+  passed: boolean;
+  /** Why it failed (short); null when it passed. */
+  message: string | null;
+}
 
 /** Which wait ran out, for `timeout` errors. */
 export type TimeoutPhase = 'connect' | 'headers' | 'first_token' | 'idle' | 'total';
@@ -66,6 +82,15 @@ export interface RequestRecord {
   errorCode: string | null;
   /** Answer text received (content and tool-call arguments), kept for token estimates without usage. */
   outputText: string;
+  /**
+   * Answer content only (no tool-call arguments, no reasoning), for the answer checks; dropped with the
+   * texts once the record is finished.
+   */
+  content: string;
+  /** Tool calls the answer made, assembled from stream deltas or the message; null when it made none. */
+  toolCalls: ReceivedToolCall[] | null;
+  /** Answer checks (measure/answer-checks.ts), set once the record is finished; null when none apply. */
+  checks: AnswerCheck[] | null;
   /** Reasoning text received. */
   reasoningText: string;
   /** Number of SSE data events (all kinds). */
@@ -91,6 +116,8 @@ export interface RequestRecord {
   /** The response's `id` and `system_fingerprint`, to find the request in the server's logs. */
   responseId: string | null;
   systemFingerprint: string | null;
+  /** The plan's labels (RequestPlan.labels), counted per (label, value) in breakdowns; null when it has none. */
+  labels: Readonly<Record<string, string>> | null;
 }
 
 /**
@@ -128,6 +155,9 @@ export function createRequestRecord(
     errorMessage: null,
     errorCode: null,
     outputText: '',
+    content: '',
+    toolCalls: null,
+    checks: null,
     reasoningText: '',
     chunkCount: 0,
     expectedInputTokens: Number.NaN,
@@ -142,6 +172,7 @@ export function createRequestRecord(
     requestId: null,
     responseId: null,
     systemFingerprint: null,
+    labels: null,
   };
 }
 

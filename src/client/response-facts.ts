@@ -7,6 +7,7 @@
 import type { TimeInfo, Usage } from '../protocol/chat.js';
 import { isObject, nonEmptyString, type Json } from './json-shape.js';
 import type { RequestRecord } from './request-record.js';
+import { applyToolCallFragment } from './tool-call-assembly.js';
 
 /**
  * Applies one chunk that arrived at `atUs`. The caller has counted it and set firstChunkUs.
@@ -47,6 +48,7 @@ function applyChoices(record: RequestRecord, choices: unknown, part: 'delta' | '
       const content = message['content'];
       if (nonEmptyString(content)) {
         record.outputText += content;
+        record.content += content;
         generated |= ANSWER;
       }
       const reasoning = nonEmptyString(message['reasoning']) ? message['reasoning'] : message['reasoning_content'];
@@ -63,20 +65,11 @@ function applyChoices(record: RequestRecord, choices: unknown, part: 'delta' | '
   return generated;
 }
 
-/** Tool-call fragments: arguments are answer text; a name opening a call counts as generated too. */
+/** Tool-call fragments (tool-call-assembly.ts): arguments are answer text; a name opening a call counts as generated too. */
 function applyToolCallDeltas(record: RequestRecord, toolCalls: readonly unknown[]): boolean {
   let generated = false;
   for (let t = 0; t < toolCalls.length; t += 1) {
-    const call: unknown = toolCalls[t];
-    if (!isObject(call)) continue;
-    const fn = call['function'];
-    if (!isObject(fn)) continue;
-    if (nonEmptyString(fn['name'])) generated = true;
-    const args = fn['arguments'];
-    if (nonEmptyString(args)) {
-      record.outputText += args;
-      generated = true;
-    }
+    if (applyToolCallFragment(record, toolCalls[t], t)) generated = true;
   }
   return generated;
 }

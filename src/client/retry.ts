@@ -41,6 +41,8 @@ export function resetAttemptFields(record: RequestRecord): void {
   record.errorMessage = null;
   record.errorCode = null;
   record.outputText = '';
+  record.content = '';
+  record.toolCalls = null;
   record.reasoningText = '';
   record.chunkCount = 0;
   record.usage = null;

@@ -38,7 +38,9 @@ export type FaultKind =
   | 'reset'
   | 'stall_before_headers'
   | 'stall_between_tokens'
-  | 'slow_headers';
+  | 'slow_headers'
+  /** Tool-call arguments and the content lose their last token (generation/invalid-answer.ts): they no longer parse. */
+  | 'invalid_answer';
 
 export interface FaultPlan {
   readonly kind: FaultKind;

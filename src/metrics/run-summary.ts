@@ -6,6 +6,8 @@
 
 import type { MetricName } from './metric-registry.js';
 import type { CapacitySummary } from './capacity-summary.js';
+import type { GroupBreakdowns } from './breakdown-summary.js';
+import type { GroupChecks } from './check-summary.js';
 
 export type { MetricName } from './metric-registry.js';
 
@@ -32,8 +34,12 @@ export interface GroupSummary {
   model: string;
   /** null when no service_tier was sent. */
   tier: string | null;
-  /** "scenario/model/tier". */
+  /** "scenario/model/tier" ("scenario[.class][.effort]/model/tier" with a mix class or an effort). */
   key: string;
+  /** The scenario's mix class the group measured; absent (or null) when the scenario has no mix. */
+  class?: string | null;
+  /** The reasoning_effort the group sent (scenario `reasoning_efforts`); absent (or null) when none. */
+  reasoning_effort?: string | null;
   requests: {
     ok: number;
     failed: number;
@@ -70,6 +76,12 @@ export interface GroupSummary {
   tiers_used: Record<string, number>;
   /** What the group's requests cost (aggregate/cost-of.ts); absent when its model has no price. */
   cost?: GroupCost;
+  /** Per request label and value (metrics/breakdown-summary.ts); absent when no request had labels. */
+  breakdowns?: GroupBreakdowns;
+  /** Labels that had more than MAX_VALUES_PER_LABEL values -> requests counted under `other`; absent when none. */
+  breakdowns_overflow?: Record<string, number>;
+  /** Answer checks of the ok requests, per check name (metrics/check-summary.ts); absent when none was checked. */
+  checks?: GroupChecks;
 }
 
 /**

@@ -6,9 +6,15 @@
 import { accessSync, constants, existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { CHAT_REQUEST_PARAMETERS } from '../protocol/chat.js';
+import { checkDataset } from './dataset-checks.js';
+import { checkAnswerSchemas } from './answer-schema-checks.js';
 import { checkFluidityNeedsDeadlines } from './deadline-checks.js';
+import { checkGroupDimensions, groupKeyHeads, headHint } from './dimension-checks.js';
+import { checkPrefixes } from './prefixes-checks.js';
+import { checkConversation } from './session-checks.js';
 import { parseThreshold } from './parse-threshold.js';
 import { mergeScenario } from './merge-scenario.js';
+import { checkTraceScenario } from './trace-checks.js';
 import type { ProfileIssue } from './profile-issue.js';
 
 /** request_extra carries only what the spec does not list: a spec field there would skip its checks. */
@@ -39,8 +45,14 @@ export function crossFieldChecks(data: unknown, baseDir: string): ProfileIssue[]
       else names.set(scenario.name, i);
     }
     issues.push(...checkScenario(data.defaults, scenario, i, baseDir));
+    issues.push(...checkGroupDimensions(data.defaults, scenario, i, baseDir));
+    issues.push(...checkAnswerSchemas(scenario.request, ['scenarios', i, 'request']));
   });
-  if (Array.isArray(data.thresholds)) issues.push(...checkThresholds(data.thresholds, names));
+  if (isRecord(data.defaults)) issues.push(...checkAnswerSchemas(data.defaults.request, ['defaults', 'request']));
+  // Threshold keys start with a scenario's name, or "scenario[.class][.effort]" (dimension-checks.ts).
+  const keyHeads = groupKeyHeads(data.defaults, scenarios);
+  issues.push(...keyHeads.issues);
+  if (Array.isArray(data.thresholds)) issues.push(...checkThresholds(data.thresholds, keyHeads.heads));
   issues.push(...checkFluidityNeedsDeadlines(data));
   const target = data.target;
   if (isRecord(target)) {
@@ -89,7 +101,10 @@ function checkThresholds(thresholds: unknown[], scenarioNames: ReadonlyMap<strin
     const parsed = parseThreshold(expression);
     if (!parsed.ok) issues.push({ path, message: parsed.message });
     else if (parsed.spec.group !== null && !scenarioNames.has(parsed.spec.group.split('/')[0]!))
-      issues.push({ path, message: `group "${parsed.spec.group}" names no scenario of this profile` });
+      issues.push({
+        path,
+        message: `group "${parsed.spec.group}" names no scenario of this profile${headHint(parsed.spec.group, scenarioNames)}`,
+      });
     if (object && object.delay_abort_eval !== undefined && object.abort_on_fail !== true)
       issues.push({
         path: ['thresholds', i, 'delay_abort_eval'],
@@ -202,13 +217,15 @@ function checkScenario(
   const f = merged.fields;
   const load = isRecord(f.load) ? f.load : {};
   const hasStages = Array.isArray(load.stages) && load.stages.length > 0;
-  if (f.duration === undefined && f.requests === undefined && !hasStages) {
+  // A trace replay ends with its trace.
+  if (f.duration === undefined && f.requests === undefined && !hasStages && load.mode !== 'trace') {
     issues.push({ path: ['scenarios', index], message: 'needs duration and/or requests (here or in defaults)' });
   }
   if (f.warmup !== undefined && f.warmup_requests !== undefined) {
     issues.push({ path: merged.pathOf('warmup_requests'), message: 'set warmup or warmup_requests, not both' });
   }
   issues.push(...checkLoad(load, isRecord(f.load), hasStages, (...rest) => merged.pathOf('load', ...rest)));
+  issues.push(...checkTraceScenario(f, merged.pathOf, baseDir));
   const prompt = isRecord(f.prompt) ? f.prompt : {};
   for (const key of ['input_tokens', 'output_tokens']) {
     const dist = prompt[key];
@@ -229,6 +246,9 @@ function checkScenario(
       message: `file not found: ${resolve(baseDir, prompt.dataset.path)}`,
     });
   }
+  issues.push(...checkDataset(prompt.dataset, (key) => [...merged.pathOf('prompt', 'dataset'), key]));
+  issues.push(...checkPrefixes(prompt, f.request, merged.pathOf));
+  issues.push(...checkConversation(f, merged.pathOf));
   if (isRecord(f.request_extra)) {
     for (const key of Object.keys(f.request_extra)) {
       const message = BUILT_FIELDS.has(key)

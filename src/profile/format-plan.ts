@@ -4,6 +4,10 @@
  * sees exactly what a run would do (defaults included) before sending anything.
  */
 import { formatDurationMs } from '../util/duration.js';
+import { formatDataset } from './format-dataset.js';
+import { formatConversation } from './format-conversation.js';
+import { formatDimensions } from './format-dimensions.js';
+import { formatTraceLoad, formatTracePrompt } from './format-trace.js';
 import type {
   LengthDistribution,
   LoadSpec,
@@ -11,6 +15,7 @@ import type {
   ResolvedProfile,
   ResolvedScenario,
 } from './resolved-profile.js';
+import { formatImages } from './resolve-images.js';
 
 const LABEL_WIDTH = 11;
 const row = (label: string, value: string): string => `  ${label.padEnd(LABEL_WIDTH)}${value}\n`;
@@ -31,6 +36,7 @@ export function formatLoad(load: LoadSpec): string {
   const stages = load.stages
     ? `; stages: ${load.stages.map((s) => `${duration(s.durationMs)} ${s.ramp === 'linear' ? 'ramp to' : 'hold'} ${s.target}${load.mode === 'rate' ? '/s' : ''}`).join(', ')}`
     : '';
+  if (load.mode === 'rate' && load.trace !== undefined) return formatTraceLoad(load.trace, load.maxConcurrency);
   if (load.mode === 'concurrency')
     return `closed loop, ${load.stages ? `up to ${load.concurrency}` : load.concurrency} concurrent${stages}`;
   const arrival =
@@ -55,13 +61,18 @@ function formatLimits(s: ResolvedScenario): string {
 
 function formatPrompt(s: ResolvedScenario): string {
   const p = s.prompt;
-  const parts = p.dataset
-    ? [`dataset ${p.dataset.path} (field "${p.dataset.field}")`]
-    : [`input ${formatLength(p.inputTokens)}`];
-  parts.push(p.outputTokens ? `output ${formatLength(p.outputTokens)} (max_completion_tokens)` : 'output: not set');
+  if (s.load.mode === 'rate' && s.load.trace !== undefined) return formatTracePrompt(s.load.trace, p.system);
+  const parts = p.dataset ? [formatDataset(p.dataset)] : [`input ${formatLength(p.inputTokens)}`];
+  if (p.dataset?.outputTokens !== 'dataset')
+    parts.push(p.outputTokens ? `output ${formatLength(p.outputTokens)} (max_completion_tokens)` : 'output: not set');
   if (p.sharedPrefixTokens > 0) parts.push(`shared prefix ${p.sharedPrefixTokens} tokens`);
+  if (p.prefixes !== undefined)
+    parts.push(
+      `${p.prefixes.groups} prefixes of ${p.prefixes.tokens} tokens (${Math.round(p.prefixes.share * 1000) / 10}% of requests)`,
+    );
   if (p.system !== null)
     parts.push(`system prompt ${JSON.stringify(p.system.length > 40 ? `${p.system.slice(0, 40)}...` : p.system)}`);
+  if (p.images !== undefined) parts.push(formatImages(p.images));
   return parts.join('; ');
 }
 
@@ -95,6 +106,8 @@ function formatScenario(s: ResolvedScenario, groupKeys: readonly string[]): stri
     ) +
     row('encoding', `${s.encoding.contentType}${s.encoding.gzip ? ' + gzip' : ''}`) +
     row('seed', String(s.seed)) +
+    formatDimensions(s, formatPrompt) +
+    formatConversation(s, formatLength) +
     (s.maxErrorRate ? row('stop early', formatMaxErrorRate(s.maxErrorRate)) : '') +
     row('groups', groupKeys.join(', '))
   );

@@ -1,9 +1,10 @@
 /**
- * Matrix expansion: each scenario becomes one group per model x tier, keyed "scenario/model/tier" ("-"
- * for no tier, "*" for a model not yet known). Keys are stable across runs: CSV rows, thresholds and
- * `compare` match on them.
+ * Matrix expansion: each scenario becomes one group per model x tier x reasoning effort x mix class, keyed
+ * "scenario[.class][.effort]/model/tier" ("-" for no tier, "*" for a model not yet known). Keys are
+ * stable across runs: CSV rows, thresholds and `compare` match on them. The classes of one model x tier x
+ * effort come next to each other: they share one schedule (runner/schedule-unit.ts).
  */
-import type { ServiceTier } from '../protocol/chat.js';
+import type { ReasoningEffort, ServiceTier } from '../protocol/chat.js';
 import type { ResolvedGroup, ResolvedProfile, ResolvedScenario } from './resolved-profile.js';
 import { deepFreeze } from './deep-freeze.js';
 
@@ -12,21 +13,37 @@ export function groupKey(scenario: string, model: string | null, tier: ServiceTi
   return `${scenario}/${model ?? '*'}/${tier ?? '-'}`;
 }
 
-/** Groups of every scenario, in scenario order, then model, then tier. */
+/** The first part of a group key: "scenario", "scenario.class", "scenario.effort" or "scenario.class.effort". */
+export function groupHead(scenario: string, mixClass: string | null, effort: ReasoningEffort | null): string {
+  return [scenario, mixClass, effort].filter((part) => part !== null).join('.');
+}
+
+/** Groups of every scenario, in scenario order, then model, tier, effort and mix class. */
 export function expandGroups(scenarios: readonly ResolvedScenario[]): ResolvedGroup[] {
   const groups: ResolvedGroup[] = [];
   for (const scenario of scenarios) {
     const models: (string | null)[] = scenario.models.length > 0 ? [...scenario.models] : [null];
     const tiers: (ServiceTier | null)[] = scenario.tiers.length > 0 ? [...scenario.tiers] : [null];
+    const efforts: (ReasoningEffort | null)[] = scenario.reasoningEfforts?.length
+      ? [...scenario.reasoningEfforts]
+      : [null];
+    const classes: (string | null)[] = scenario.mix?.length ? scenario.mix.map((c) => c.name) : [null];
     for (const model of models) {
       for (const tier of tiers) {
-        groups.push({
-          index: groups.length,
-          scenario: scenario.name,
-          model,
-          tier,
-          key: groupKey(scenario.name, model, tier),
-        });
+        for (const effort of efforts) {
+          for (const mixClass of classes) {
+            groups.push({
+              index: groups.length,
+              scenario: scenario.name,
+              model,
+              tier,
+              key: groupKey(groupHead(scenario.name, mixClass, effort), model, tier),
+              // Only when used, so the groups of profiles without them stay what they were.
+              ...(mixClass === null ? {} : { mixClass }),
+              ...(effort === null ? {} : { reasoningEffort: effort }),
+            });
+          }
+        }
       }
     }
   }

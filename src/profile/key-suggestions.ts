@@ -69,7 +69,8 @@ export function allowedKeys(schema: z.ZodType, parentPath: IssuePath, data: unkn
   return [...new Set(objectsAt(schema, parentPath, data).flatMap((def) => Object.keys(def.shape ?? {})))];
 }
 
-function editDistance(a: string, b: string): number {
+/** Levenshtein distance, for "did you mean". */
+export function editDistance(a: string, b: string): number {
   const previous = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     let diagonal = previous[0]!;

@@ -1,12 +1,22 @@
 /**
- * How `defaults` combine with a scenario: the mapping keys (request, request_extra, prompt, timeouts, retry, encoding)
+ * How `defaults` combine with a scenario: the mapping keys (request, request_extra, prompt, timeouts, retry, encoding,
+ * session, tool_loop)
  * merge one level deep, the scenario's value winning per field; every other key (load included, whose
  * fields depend on its mode) is taken whole from the scenario when it sets it. Works on unvalidated data
  * too, because the cross-field checks run beside schema validation, not after it.
  */
 import type { IssuePath } from './profile-issue.js';
 
-const MERGED_KEYS = new Set(['request', 'request_extra', 'prompt', 'timeouts', 'retry', 'encoding']);
+const MERGED_KEYS = new Set([
+  'request',
+  'request_extra',
+  'prompt',
+  'timeouts',
+  'retry',
+  'encoding',
+  'session',
+  'tool_loop',
+]);
 
 export interface MergedScenario {
   readonly fields: Readonly<Record<string, unknown>>;

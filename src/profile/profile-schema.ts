@@ -9,9 +9,15 @@ import { CHAT_REQUEST_PARAMETERS, SERVICE_TIERS } from '../protocol/chat.js';
 import type { ServiceTier } from '../protocol/chat.js';
 import { ERROR_CLASSES } from '../protocol/error-classes.js';
 import { capacitySchema } from './capacity-schema.js';
+import { datasetSchema } from './dataset-schema.js';
 import { deadlinesSchema } from './deadlines-schema.js';
+import { reasoningEffortsSchema } from './effort-schema.js';
+import { imagesSchema } from './images-schema.js';
 import { METRIC_OR_GROUP_VALUE_PATTERN, METRIC_STAT_PATTERN } from './metric-names.js';
 import { pricingSchema } from './pricing-schema.js';
+import { traceLoadFields } from './trace-schema.js';
+import { prefixesSchema } from './prefixes-schema.js';
+import { sessionSchema, toolLoopSchema } from './session-schema.js';
 
 /** Mirrors util/duration.ts: "250ms", "30s", "2m", "1m30s", "1.5h", or a bare number of seconds. */
 const DURATION_PATTERN = '^\\s*(?:\\d+(?:\\.\\d+)?|(?:\\d+(?:\\.\\d+)?(?:us|ms|s|m|h))+)\\s*$';
@@ -65,9 +71,9 @@ const stage = z.strictObject({
 
 const load = z
   .strictObject({
-    mode: z.enum(['concurrency', 'rate', 'throughput', 'sweep']).optional().meta({
+    mode: z.enum(['concurrency', 'rate', 'throughput', 'sweep', 'trace']).optional().meta({
       description:
-        'concurrency: closed loop; rate: open loop; throughput: as fast as the server takes (a closed loop at max_concurrency, default 256); sweep: one at a time, then throughput, then `steps` rates between. Default: rate when rate/arrival is given.',
+        'concurrency: closed loop; rate: open loop; throughput: as fast as the server takes (a closed loop at max_concurrency, default 256); sweep: one at a time, then throughput, then `steps` rates between. trace: replays the arrivals and lengths of a trace file (path). Default: rate when rate/arrival is given.',
     }),
     steps: positiveInt
       .max(50)
@@ -88,6 +94,7 @@ const load = z
       .optional()
       .meta({ description: 'Open loop: arrivals beyond this many in flight are dropped (default 1000).' }),
     stages: z.array(stage).min(1).optional(),
+    ...traceLoadFields,
   })
   .meta({
     id: 'load',
@@ -140,17 +147,10 @@ const prompt = z
     shared_prefix_tokens: tokenCount
       .optional()
       .meta({ description: 'Tokens of a prefix identical for every request of the scenario.' }),
+    prefixes: prefixesSchema.optional(),
     system: z.string().optional().meta({ description: 'A system message sent with every request.' }),
-    dataset: z
-      .strictObject({
-        path: z.string().min(1).meta({ description: 'JSONL file, relative to the profile.' }),
-        field: z
-          .string()
-          .min(1)
-          .optional()
-          .meta({ description: 'Field holding the prompt text or messages (default "prompt").' }),
-      })
-      .optional(),
+    dataset: datasetSchema.optional(),
+    images: imagesSchema.optional(),
   })
   .meta({ id: 'prompt', description: 'What each request asks: synthetic token-exact text or a JSONL dataset.' });
 
@@ -220,6 +220,8 @@ const maxErrorRate = z
       'Stop the run early (exit 3) when a group\'s error_rate exceeds this: "50%", 0.5 or { rate, min_requests: 20, delay_abort_eval: 0s }.',
   });
 
+const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
 /** Every key a scenario may set; `defaults` takes the same keys except name. */
 const scenarioFields = {
   models: z
@@ -241,9 +243,26 @@ const scenarioFields = {
   encoding: encoding.optional(),
   seed: z.number().int().min(0).optional(),
   max_error_rate: maxErrorRate.optional(),
+  session: sessionSchema(duration, lengthDistribution).optional(),
+  tool_loop: toolLoopSchema.optional(),
+  reasoning_efforts: reasoningEffortsSchema.optional(),
+  mix: z
+    .array(
+      z.strictObject({
+        name: z.string().regex(NAME_PATTERN, { error: 'expected a name of letters, digits, ".", "_" and "-"' }),
+        weight: z.number().positive().meta({ description: 'Share of the requests (weights are normalized).' }),
+        prompt: prompt.optional(),
+        request: request.optional(),
+        request_extra: requestExtra.optional(),
+      }),
+    )
+    .min(1)
+    .optional()
+    .meta({
+      description:
+        "Weighted request classes sharing the scenario's load: each request picks one by weight; each class is its own group.",
+    }),
 };
-
-const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
 const scenario = z.strictObject({
   name: z.string().regex(NAME_PATTERN, { error: 'expected a name of letters, digits, ".", "_" and "-"' }),
@@ -371,3 +390,5 @@ export type ThresholdInput = z.infer<typeof threshold>;
 export type MaxErrorRateInput = z.infer<typeof maxErrorRate>;
 export type LengthInput = z.infer<typeof lengthDistribution>;
 export type DurationInput = z.infer<typeof duration>;
+export type SessionInput = NonNullable<ScenarioFieldsInput['session']>;
+export type ToolLoopInput = z.infer<typeof toolLoopSchema>;

@@ -6,7 +6,12 @@
 import { basename, extname, resolve } from 'node:path';
 import { parseDurationMs } from '../util/duration.js';
 import { resolveCapacity } from './resolve-capacity.js';
+import { resolveDataset } from './resolve-dataset.js';
+import { resolveImages } from './resolve-images.js';
+import { resolvePrefixes } from './resolve-prefixes.js';
 import { resolvePricing } from './resolve-pricing.js';
+import { withGroupDimensions } from './resolve-dimensions.js';
+import { resolveConversation } from './resolve-session.js';
 import { sweepPhases, THROUGHPUT_CONCURRENCY } from './sweep-phases.js';
 import type {
   DurationInput,
@@ -27,6 +32,7 @@ import type {
   TlsSpec,
 } from './resolved-profile.js';
 import { mergeScenario } from './merge-scenario.js';
+import { resolveTraceLoad } from './resolve-trace.js';
 import { parseThreshold } from './parse-threshold.js';
 import { expandGroups } from './groups.js';
 
@@ -59,12 +65,9 @@ const ms = (value: DurationInput | undefined, fallback: number): number =>
 export function resolveProfileInput(input: ProfileInput, sourceName: string | null, baseDir: string): ResolvedProfile {
   const scenarios = input.scenarios.flatMap((scenario, i) => {
     const merged = mergeScenario(input.defaults, scenario, i).fields as ScenarioFieldsInput;
-    const resolved = resolveScenario(
-      scenario.name,
-      merged,
-      baseDir,
-      input.target?.stream_usage ?? PROFILE_DEFAULTS.streamUsage,
-    );
+    const streamUsage = input.target?.stream_usage ?? PROFILE_DEFAULTS.streamUsage;
+    const resolveFields = (fields: ScenarioFieldsInput) => resolveScenario(scenario.name, fields, baseDir, streamUsage);
+    const resolved = withGroupDimensions(resolveFields(merged), merged, resolveFields);
     return sweepPhases(resolved, merged.load?.mode === 'sweep' ? (merged.load.steps ?? 3) : null);
   });
   const thresholds = (input.thresholds ?? []).map(resolveThreshold) satisfies ThresholdSpec[];
@@ -153,7 +156,7 @@ function resolveScenario(
   baseDir: string,
   streamUsage: boolean,
 ): ResolvedScenario {
-  const load = resolveLoad(f.load);
+  const load = f.load?.mode === 'trace' ? resolveTraceLoad(f.load, baseDir) : resolveLoad(f.load);
   const stageTotalMs = load.stages?.reduce((sum, stage) => sum + stage.durationMs, 0) ?? null;
   const prompt = f.prompt ?? {};
   const { model: _model, messages: _messages, service_tier: _tier, ...request } = f.request ?? {};
@@ -176,9 +179,10 @@ function resolveScenario(
       outputTokens: prompt.output_tokens === undefined ? null : resolveLength(prompt.output_tokens),
       sharedPrefixTokens: prompt.shared_prefix_tokens ?? 0,
       system: prompt.system ?? null,
-      dataset: prompt.dataset
-        ? { path: resolve(baseDir, prompt.dataset.path), field: prompt.dataset.field ?? PROFILE_DEFAULTS.datasetField }
-        : null,
+      // Only when set: the workload hashes of profiles without it stay what they were.
+      ...resolvePrefixes(prompt.prefixes),
+      dataset: prompt.dataset ? resolveDataset(prompt.dataset, baseDir) : null,
+      ...resolveImages(prompt.images),
     },
     timeouts: {
       connectMs: ms(timeouts.connect, defaultsT.connectMs),
@@ -196,6 +200,8 @@ function resolveScenario(
     seed: f.seed ?? PROFILE_DEFAULTS.seed,
     // Only when set: profiles without it resolve (and are recorded in summary.json) as before.
     ...resolveMaxErrorRate(f.max_error_rate),
+    // Only when set, likewise: session and tool_loop (resolve-session.ts).
+    ...resolveConversation(f, resolveLength(prompt.input_tokens ?? PROFILE_DEFAULTS.inputTokens), resolveLength),
   };
 }
 
@@ -206,7 +212,8 @@ function resolveLoad(load: ScenarioFieldsInput['load']): LoadSpec {
     return { mode: 'concurrency', concurrency: l.max_concurrency ?? THROUGHPUT_CONCURRENCY, stages: null };
   // A sweep's phases are made from the open-loop settings (sweep-phases.ts).
   const mode =
-    l.mode === 'sweep'
+    // (mode trace is resolved by resolve-trace.ts; here it would be an open loop.)
+    l.mode === 'sweep' || l.mode === 'trace'
       ? 'rate'
       : (l.mode ?? (l.rate !== undefined || l.arrival !== undefined ? 'rate' : 'concurrency'));
   const stages: LoadStage[] | null = l.stages

@@ -2,10 +2,15 @@
  * The frozen result of loading a profile: validated, defaulted, durations in milliseconds, the matrix
  * expanded into groups. Everything after profile/ reads only this, never the YAML.
  */
-import type { ServiceTier } from '../protocol/chat.js';
+import type { ReasoningEffort, ServiceTier } from '../protocol/chat.js';
 import type { CapacitySpec } from './resolve-capacity.js';
 
 export type { CapacitySpec } from './resolve-capacity.js';
+export type { ImageFormat, ImageSpec } from './resolve-images.js';
+import type { ImageSpec } from './resolve-images.js';
+import type { TraceSpec } from './trace-file.js';
+
+export type { TraceSpec } from './trace-file.js';
 
 /** A length in tokens: fixed, or drawn per request from a seeded distribution (clamped to [min, max]). */
 export type LengthDistribution =
@@ -28,8 +33,40 @@ export interface PromptSpec {
   readonly sharedPrefixTokens: number;
   /** A fixed system message, or null. */
   readonly system: string | null;
-  /** Prompts from a JSONL file instead of synthetic text: each line a `messages` array or an object with `field`. */
-  readonly dataset: { readonly path: string; readonly field: string } | null;
+  /** `prompt.prefixes`: N shared prefixes of K tokens, one per request with probability `share`; absent when not set. */
+  readonly prefixes?: PrefixesSpec;
+  /** Prompts from a dataset file (OpenAI-style JSONL or ShareGPT) instead of synthetic text. */
+  readonly dataset: DatasetSpec | null;
+  /** `prompt.images`: synthetic images added to each request's user message; absent when the prompt has none. */
+  readonly images?: readonly ImageSpec[];
+}
+
+/** `prompt.prefixes`, resolved (resolve-prefixes.ts). */
+export interface PrefixesSpec {
+  readonly groups: number;
+  readonly tokens: number;
+  /** Fraction of requests (0..1) that use a prefix. */
+  readonly share: number;
+  /** Send prompt_cache_key with requests that use a prefix. */
+  readonly cacheKey: boolean;
+}
+
+/** `prompt.dataset`, resolved: the file (absolute), its format, filters by token length, and sampling. */
+export interface DatasetSpec {
+  readonly path: string;
+  /** openai format: the field of an object line holding the prompt text or messages. */
+  readonly field: string;
+  readonly format: 'auto' | 'openai' | 'sharegpt';
+  /** `dataset`: max_completion_tokens is each entry's answer length; `prompt`: prompt.outputTokens. */
+  readonly outputTokens: 'dataset' | 'prompt';
+  /** Token bounds of the prompt as sent (and of the answer, with outputTokens `dataset`); null = none. */
+  readonly minInputTokens: number | null;
+  readonly maxInputTokens: number | null;
+  readonly minOutputTokens: number | null;
+  readonly maxOutputTokens: number | null;
+  readonly sample: 'cycle' | 'with_replacement' | 'without_replacement';
+  /** Keep only the first N entries left after filtering (file order); null = all. */
+  readonly limit: number | null;
 }
 
 export interface LoadStage {
@@ -52,6 +89,8 @@ export type LoadSpec =
       /** Ceiling on requests in flight; arrivals beyond it are counted as dropped. */
       readonly maxConcurrency: number;
       readonly stages: readonly LoadStage[] | null;
+      /** `mode: trace`: arrivals and lengths from a trace file (rate is then its mean rate); absent otherwise. */
+      readonly trace?: TraceSpec;
     };
 
 export interface TimeoutSpec {
@@ -108,6 +147,52 @@ export interface ResolvedScenario {
    * `steps + 1` between the measured rates of `<source>.sync` and `<source>.throughput`. Absent otherwise.
    */
   readonly sweep?: { readonly source: string; readonly index: number; readonly steps: number };
+  /** `session:` multi-turn sessions (workload/conversation.ts); absent: one request per arrival. */
+  readonly session?: SessionSpec;
+  /** `tool_loop:` answer tool calls with synthetic results and ask again; absent: no follow-ups. */
+  readonly toolLoop?: ToolLoopSpec;
+  /** `reasoning_efforts`: one group per model x tier x effort, each sending its reasoning_effort; absent: none. */
+  readonly reasoningEfforts?: readonly ReasoningEffort[];
+  /** `mix`: weighted request classes sharing the scenario's load, each its own group; absent: no mix. */
+  readonly mix?: readonly MixClassSpec[];
+}
+
+/**
+ * One class of a scenario's `mix`: its prompt, request and request_extra merged over the scenario's one
+ * level deep (as defaults merge into scenarios), and its share of the requests.
+ */
+export interface MixClassSpec {
+  readonly name: string;
+  /** The class's weight divided by the sum of the mix's weights: its share, 0..1. */
+  readonly share: number;
+  readonly prompt: PromptSpec;
+  readonly request: Readonly<Record<string, unknown>>;
+  readonly requestExtra: Readonly<Record<string, unknown>>;
+}
+
+/** A think time in ms: fixed, or drawn per turn from a seeded distribution (clamped to [0, max]). */
+export type ThinkTimeDistribution =
+  | { readonly dist: 'fixed'; readonly valueMs: number }
+  | { readonly dist: 'uniform'; readonly minMs: number; readonly maxMs: number }
+  | { readonly dist: 'exponential'; readonly meanMs: number; readonly maxMs: number }
+  | { readonly dist: 'lognormal'; readonly meanMs: number; readonly stddevMs: number; readonly maxMs: number };
+
+/** `session:`, resolved (resolve-session.ts). */
+export interface SessionSpec {
+  /** User turns per session; null: a dataset conversation's own count (turns omitted with prompt.dataset). */
+  readonly turns: LengthDistribution | null;
+  /** Wait between an answer and the next user turn. */
+  readonly thinkTime: ThinkTimeDistribution;
+  /** Tokens of each user message from turn 2 on. */
+  readonly userTokens: LengthDistribution;
+}
+
+/** `tool_loop:`, resolved. */
+export interface ToolLoopSpec {
+  /** Follow-up requests carrying tool results, per user turn. */
+  readonly maxRounds: number;
+  /** Tokens of each synthetic tool result. */
+  readonly resultTokens: number;
 }
 
 /**
@@ -164,8 +249,15 @@ export interface ResolvedGroup {
   /** null until resolved from the target (scenario without models). */
   readonly model: string | null;
   readonly tier: ServiceTier | null;
-  /** "scenario/model/tier" (tier "-" when none), stable across runs; used in CSV and compare. */
+  /**
+   * "scenario/model/tier" (tier "-" when none), stable across runs; used in CSV and compare. With a mix
+   * class or an effort its first part is "scenario[.class][.effort]".
+   */
   readonly key: string;
+  /** The scenario's mix class this group measures (profile/groups.ts); absent or null without a mix. */
+  readonly mixClass?: string | null;
+  /** The reasoning_effort this group sends (scenario `reasoning_efforts`); absent or null without. */
+  readonly reasoningEffort?: ReasoningEffort | null;
 }
 
 export interface ResolvedProfile {

@@ -4,12 +4,16 @@
  * emulator validates requests, the client tolerates any server's chunks).
  */
 
+import type { ImageDetail } from './image-tokens.js';
+
 export type ServiceTier = 'priority' | 'default' | 'auto' | 'flex';
 export const SERVICE_TIERS: readonly ServiceTier[] = ['priority', 'default', 'auto', 'flex'];
 /** The tier a request actually ran in (`auto` resolves to one of these). */
 export type ServiceTierUsed = Exclude<ServiceTier, 'auto'>;
 
 export type ReasoningEffort = 'low' | 'medium' | 'high' | 'none';
+/** The spec's `reasoning_effort` values (which a model accepts depends on the model). */
+export const REASONING_EFFORTS = ['low', 'medium', 'high', 'none'] as const satisfies readonly ReasoningEffort[];
 /** How reasoning is returned: `parsed` in message.reasoning, `raw` inside content as <think>...</think>, `hidden` not at all. */
 export type ReasoningFormat = 'parsed' | 'raw' | 'hidden';
 export const REASONING_FORMATS: readonly ReasoningFormat[] = ['parsed', 'raw', 'hidden'];
@@ -22,7 +26,8 @@ export interface TextPart {
 }
 export interface ImagePart {
   type: 'image_url';
-  image_url: { url: string };
+  /** `detail` is OpenAI's (auto, low, high); the spec lists only `url`, so the harness sends it only when asked. */
+  image_url: { url: string; detail?: ImageDetail | null };
 }
 export type ContentPart = TextPart | ImagePart;
 

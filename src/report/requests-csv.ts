@@ -12,6 +12,8 @@ import type { RequestRecord } from '../client/request-record.js';
 import { metricDefinition } from '../metrics/metric-registry.js';
 import type { RecordedValues, RequestMetricName } from '../metrics/request-values.js';
 import type { ResolvedGroup } from '../profile/resolved-profile.js';
+import { LABELS_COLUMN, labelsCell } from './request-labels-cell.js';
+import { CHECKS_COLUMN, checksCell } from './request-checks-cell.js';
 
 /** One column: its header and its cell of a finished request. */
 interface Column {
@@ -82,8 +84,13 @@ const COLUMNS: readonly Column[] = [
   column('error_message', ({ record }) => record.errorMessage ?? ''),
 ];
 
-/** Column names of requests.csv, in order. */
+/** Column names of requests.csv, in order (without the `labels` column some runs add last). */
 export const REQUEST_COLUMNS: readonly string[] = COLUMNS.map((c) => c.name);
+
+/** The column of a request's labels (`k=v;k=v`, request-labels-cell.ts), last, only in runs whose workload sets labels. */
+const LABELS: Column = column(LABELS_COLUMN, ({ record }) => labelsCell(record.labels));
+/** The names of a request's failed answer checks (request-checks-cell.ts), only in runs that check answers. */
+const CHECKS: Column = column(CHECKS_COLUMN, ({ record }) => checksCell(record.checks));
 
 export interface RequestsCsvWriter {
   /** Appends one finished request with its values (derived once). Never throws (a write failure is reported by close()). */
@@ -104,7 +111,13 @@ const FLUSH_BYTES = 256 * 1024;
  * hundreds of microseconds on virtualised machines), so a hard crash can lose at most the last 100 ms of
  * rows, and nothing already flushed. close() flushes everything.
  */
-export async function openRequestsCsv(path: string, runStartUs: number): Promise<RequestsCsvWriter> {
+export async function openRequestsCsv(
+  path: string,
+  runStartUs: number,
+  options: { readonly labels?: boolean; readonly checks?: boolean } = {},
+): Promise<RequestsCsvWriter> {
+  const columns = options.labels === true ? [...COLUMNS, LABELS] : [...COLUMNS];
+  if (options.checks === true) columns.push(CHECKS);
   const file = createWriteStream(path, { flags: 'w' });
   await new Promise<void>((resolve, reject) => {
     file.once('open', () => resolve());
@@ -114,7 +127,7 @@ export async function openRequestsCsv(path: string, runStartUs: number): Promise
   file.on('error', (error) => {
     failure = error;
   });
-  const csv: Stringifier = stringify({ header: true, columns: [...REQUEST_COLUMNS] });
+  const csv: Stringifier = stringify({ header: true, columns: columns.map((c) => c.name) });
   csv.on('error', (error) => {
     failure = error;
   });
@@ -137,7 +150,7 @@ export async function openRequestsCsv(path: string, runStartUs: number): Promise
   return {
     write(record, group, values) {
       if (failure) return;
-      csv.write(requestRow({ record, group, values, runStartUs }));
+      csv.write(requestRow(columns, { record, group, values, runStartUs }));
       rows++;
     },
     get rows() {
@@ -163,8 +176,8 @@ function closeFile(file: WriteStream): Promise<void> {
   });
 }
 
-function requestRow(input: RowInput): (string | number)[] {
-  return COLUMNS.map((c) => c.cell(input));
+function requestRow(columns: readonly Column[], input: RowInput): (string | number)[] {
+  return columns.map((c) => c.cell(input));
 }
 
 /** A recorded value in its reported unit: divided by `scale`, to 3 decimals (µs resolution for ms); empty when not reached. */

@@ -12,8 +12,9 @@ import { writeHtmlReport } from './html/write-html-report.js';
 import { writeSummaryCsv } from './summary-csv.js';
 import { writeSummaryJson } from './summary-json.js';
 import { writeTimeSeriesCsv } from './timeseries-csv.js';
+import { writeBreakdownsCsv } from './breakdowns-csv.js';
 
-export type RunFileKind = 'summary_json' | 'summary_csv' | 'timeseries_csv' | 'report_html';
+export type RunFileKind = 'summary_json' | 'summary_csv' | 'timeseries_csv' | 'breakdowns_csv' | 'report_html';
 
 /** What the writers are given: a run's results. */
 export interface RunResults {
@@ -22,8 +23,8 @@ export interface RunResults {
 }
 
 interface RunFileWriter {
-  /** Writes the file into `dir`; returns its path. */
-  readonly write: (dir: string, results: RunResults) => Promise<string>;
+  /** Writes the file into `dir`; returns its path, or null when the run has nothing for it (breakdowns.csv). */
+  readonly write: (dir: string, results: RunResults) => Promise<string | null>;
   /** A failure of an essential file ends the run with an error; of the others it is a reported problem. */
   readonly essential: boolean;
 }
@@ -32,11 +33,18 @@ export const RUN_FILE_WRITERS = {
   summary_json: { write: (dir, results) => writeSummaryJson(dir, results.summary), essential: true },
   summary_csv: { write: (dir, results) => writeSummaryCsv(dir, results.summary.groups), essential: true },
   timeseries_csv: { write: (dir, results) => writeTimeSeriesCsv(dir, results.timeSeries), essential: true },
+  breakdowns_csv: { write: (dir, results) => writeBreakdownsCsv(dir, results.summary.groups), essential: true },
   report_html: { write: (dir, results) => writeHtmlReport(dir, results.summary, results.timeSeries), essential: false },
 } as const satisfies Record<RunFileKind, RunFileWriter>;
 
 /** The order files are written in: the results first, the HTML report last. */
-export const RUN_FILE_ORDER: readonly RunFileKind[] = ['summary_json', 'summary_csv', 'timeseries_csv', 'report_html'];
+export const RUN_FILE_ORDER: readonly RunFileKind[] = [
+  'summary_json',
+  'summary_csv',
+  'timeseries_csv',
+  'breakdowns_csv',
+  'report_html',
+];
 
 export interface WrittenFiles {
   /** Path of each file written. */
@@ -56,7 +64,8 @@ export async function writeRunFiles(
   for (const kind of kinds) {
     const writer: RunFileWriter = RUN_FILE_WRITERS[kind];
     try {
-      paths[kind] = await writer.write(dir, results);
+      const path = await writer.write(dir, results);
+      if (path !== null) paths[kind] = path;
     } catch (error) {
       if (writer.essential) throw error;
       problems.push(

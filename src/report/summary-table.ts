@@ -21,6 +21,13 @@ const COLUMNS: readonly Column[] = [
   { title: 'dropped', value: (g) => String(g.requests.dropped) },
   { title: 'ttft p50', value: (g) => stat(g, 'ttft_ms', 'p50') },
   { title: 'ttft p99', value: (g) => stat(g, 'ttft_ms', 'p99') },
+  // Reasoning groups only: first answer token (after the reasoning) and reasoning tokens per request.
+  { title: 'ttfo p50', value: (g) => (reasons(g) ? stat(g, 'ttfo_ms', 'p50') : '-'), optional: true },
+  {
+    title: 'reason tok',
+    value: (g) => (reasons(g) ? fixed(g.metrics.reasoning_tokens?.mean ?? Number.NaN) : '-'),
+    optional: true,
+  },
   { title: 'itl p50', value: (g) => stat(g, 'itl_ms', 'p50') },
   { title: 'itl p99', value: (g) => stat(g, 'itl_ms', 'p99') },
   { title: 'e2e p50', value: (g) => stat(g, 'e2e_ms', 'p50') },
@@ -28,6 +35,8 @@ const COLUMNS: readonly Column[] = [
   { title: 'queue p50', value: (g) => stat(g, 'queue_time_ms', 'p50'), optional: true },
   { title: 'cost', value: (g) => (g.cost ? formatUsd(g.cost.usd) : '-'), optional: true },
   { title: '$/M out', value: (g) => usdOrDash(g.cost?.per_million_output_tokens), optional: true },
+  // Answer checks' pass rates (args = tool_arguments, json = json_schema), when answers were checked.
+  { title: 'checks', value: (g) => checksPassed(g), optional: true },
 ];
 
 /** The table (ms for latencies), one line per group, ending with a newline. */
@@ -90,6 +99,24 @@ function throttledAnswers(group: GroupSummary): number {
 function retriedAttempts(group: GroupSummary): string {
   const total = Object.values(group.requests.retried ?? {}).reduce((sum, n) => sum + n, 0);
   return total > 0 ? String(total) : '-';
+}
+
+/** `args 100% json 97.5%`: the pass rate of each answer check the group ran; '-' for none. */
+function checksPassed(group: GroupSummary): string {
+  const parts: string[] = [];
+  const { tool_arguments: args, json_schema: json } = group.checks ?? {};
+  if (args !== undefined) parts.push(`args ${percent(args.pass_rate)}`);
+  if (json !== undefined) parts.push(`json ${percent(json.pass_rate)}`);
+  return parts.length > 0 ? parts.join(' ') : '-';
+}
+
+function percent(rate: number): string {
+  return `${Math.round(rate * 1000) / 10}%`;
+}
+
+/** A group whose answers carried reasoning tokens (a reasoning model; ttfo then differs from ttft). */
+function reasons(group: GroupSummary): boolean {
+  return (group.metrics.reasoning_tokens?.max ?? 0) > 0;
 }
 
 function stat(group: GroupSummary, metric: MetricName, key: 'p50' | 'p99'): string {

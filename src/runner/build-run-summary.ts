@@ -6,6 +6,7 @@
 import { proxyFor, withoutCredentials as proxyWithoutCredentials, type ProxySettings } from '../client/proxy.js';
 import { INSECURE_TLS_WARNING } from '../client/tls-options.js';
 import { runCost } from '../aggregate/cost-of.js';
+import { breakdownOverflowWarnings } from '../aggregate/breakdown-accumulator.js';
 import { SUMMARY_SCHEMA_VERSION } from '../metrics/run-summary.js';
 import type { HarnessHealth, RunStopped, RunSummary, ThresholdResult } from '../metrics/run-summary.js';
 import type { ResolvedProfile, TlsSpec } from '../profile/resolved-profile.js';
@@ -64,7 +65,10 @@ export function buildRunSummary(result: RunResult, identity: RunIdentity, thresh
     groups: result.groups,
     thresholds,
     stopped: stoppedOf(result),
-    harness: withTlsWarning(result.harness, result.profile.target.tls),
+    harness: withWarnings(
+      withTlsWarning(result.harness, result.profile.target.tls),
+      breakdownOverflowWarnings(result.groups),
+    ),
     // Only when some model had a price: summaries of unpriced runs stay as they were.
     ...(cost === undefined ? {} : { cost }),
   };
@@ -90,6 +94,11 @@ function connectionSummary(identity: RunIdentity, tls: TlsSpec | null): Pick<Run
 function withTlsWarning(harness: HarnessHealth, tls: TlsSpec | null): HarnessHealth {
   if (tls === null || !tls.insecureSkipVerify) return harness;
   return { ...harness, warnings: [...harness.warnings, INSECURE_TLS_WARNING] };
+}
+
+/** The harness health with `warnings` added (the same object when there are none). */
+function withWarnings(harness: HarnessHealth, warnings: readonly string[]): HarnessHealth {
+  return warnings.length === 0 ? harness : { ...harness, warnings: [...harness.warnings, ...warnings] };
 }
 
 /** Header values that may carry credentials are replaced: summary.json is shared, keys must not be. */

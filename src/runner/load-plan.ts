@@ -3,6 +3,8 @@
  * connection pool), and the planned duration and request count of a profile (for the progress line).
  */
 import type { LoadSpec, ResolvedProfile, ResolvedScenario } from '../profile/resolved-profile.js';
+import { scheduleUnitCount } from './schedule-unit.js';
+import { traceOffsetsMs } from '../schedule/trace-schedule.js';
 
 /** Warmup runs at the load's first level, without stages (a ramp during warmup would be measured by no one). */
 export function warmupLoad(load: LoadSpec): LoadSpec {
@@ -25,8 +27,9 @@ export function maxConcurrency(load: LoadSpec): number {
 export function plannedDurationMs(scenarios: readonly ResolvedScenario[]): number | null {
   let total = 0;
   for (const scenario of scenarios) {
-    if (scenario.durationMs === null) return null;
-    total += scenario.durationMs + scenario.warmupMs;
+    const durationMs = plannedTrace(scenario)?.durationMs ?? scenario.durationMs;
+    if (durationMs === null) return null;
+    total += durationMs + scenario.warmupMs;
   }
   return total;
 }
@@ -35,8 +38,26 @@ export function plannedDurationMs(scenarios: readonly ResolvedScenario[]): numbe
 export function plannedRequestCount(profile: ResolvedProfile): number | null {
   let total = 0;
   for (const scenario of profile.scenarios) {
-    if (scenario.requests === null) return null;
-    total += scenario.requests * profile.groups.filter((group) => group.scenario === scenario.name).length;
+    const requests = plannedTrace(scenario)?.requests ?? scenario.requests;
+    // `requests` counts sessions (conversations), whose turns and tool rounds are not known in advance.
+    if (requests === null || scenario.session !== undefined || scenario.toolLoop !== undefined) return null;
+    // A mix's classes share one schedule, and so its request count (schedule-unit.ts).
+    total += requests * scheduleUnitCount(profile.groups.filter((group) => group.scenario === scenario.name));
   }
   return total;
+}
+
+/**
+ * A trace replay's plan: it ends with its trace (or its duration or request count, whichever comes
+ * first), so its span (as replayed, this shard's records) and record count; null for other loads.
+ */
+function plannedTrace(scenario: ResolvedScenario): { durationMs: number; requests: number } | null {
+  if (scenario.load.mode !== 'rate' || scenario.load.trace === undefined) return null;
+  const offsets = traceOffsetsMs(scenario.load.trace);
+  const endMs = scenario.durationMs ?? Number.POSITIVE_INFINITY;
+  let requests = Math.min(offsets.length, scenario.requests ?? Number.POSITIVE_INFINITY);
+  while (requests > 0 && !((offsets[requests - 1] as number) < endMs)) requests--;
+  const spanMs = requests === 0 ? 0 : (offsets[requests - 1] as number);
+  // The schedule ends with the last record it replays, not at the duration.
+  return { durationMs: spanMs, requests };
 }

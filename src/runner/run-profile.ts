@@ -31,16 +31,20 @@ import type { ScheduleLimits, ScheduleRun } from '../schedule/types.js';
 import { shardProfile, shardScheduleSeed, shardWorkloadIndex } from '../schedule/shard.js';
 import type { ShardSpec } from '../schedule/shard.js';
 import { startHarnessMonitor } from './harness-monitor.js';
+import { withWorkloadWarnings } from './workload-warnings.js';
 import type { CpuProbe, HarnessMonitor } from './harness-monitor.js';
 import { requestHeaders } from './request-headers.js';
 import type { RunEvents } from './run-events.js';
 import { RecordFinisher } from './record-finisher.js';
+import { AnswerCheckStage } from './answer-check-stage.js';
 import { maxConcurrency, plannedDurationMs, plannedRequestCount, warmupLoad } from './load-plan.js';
+import { scheduleUnits, type ScheduleUnit } from './schedule-unit.js';
 import { resolveTargetModels } from './model-preflight.js';
 import { defaultRunnerDeps } from './runner-deps.js';
 import { waitUntilWall } from './start-at.js';
 import { sweepRate } from './sweep-rates.js';
-import type { RunnerDeps, Workload } from './runner-deps.js';
+import { conversationsEnded, runConversation } from './conversation.js';
+import type { RunnerDeps, Workload, WorkloadRequest } from './runner-deps.js';
 
 export interface RunProfileOptions {
   readonly profile: ResolvedProfile;
@@ -131,7 +135,8 @@ export async function runProfile(options: RunProfileOptions): Promise<RunResult>
   tokenizer.count('inferbench');
   // Every group's workload is built before anything is sent: a dataset or a tokenizer that cannot make
   // exact prompts is a profile error at the start, not the end of a run that already measured scenarios.
-  const workloads = buildWorkloads(sent, deps, tokenizer);
+  const answers = new AnswerCheckStage();
+  const workloads = buildWorkloads(sent, deps, tokenizer, answers);
   if (options.startGate) await options.startGate({ profile, tokenizer: tokenizer.name });
   const startAtWallMs = options.startAtWallMs ?? null;
   if (startAtWallMs !== null) await waitForStart(options, startAtWallMs);
@@ -157,6 +162,7 @@ export async function runProfile(options: RunProfileOptions): Promise<RunResult>
     }),
     groupByIndex: groupsByIndex(profile.groups),
     workloads,
+    answers,
     shard,
     earlyStop: createEarlyStop(sent, runStartUs, options.budget ?? null),
     stopped: stoppedAtStart(options.interrupt.aborted),
@@ -195,7 +201,8 @@ export async function runProfile(options: RunProfileOptions): Promise<RunResult>
   }
 
   const result = collector.finish(nowUs());
-  const harness = monitor.finish();
+  // A dataset whose without_replacement supply ran out says so (workload-warnings.ts).
+  const harness = withWorkloadWarnings(monitor.finish(), workloads.values());
   return {
     profile,
     workloadHash: deps.workloadHash(profile),
@@ -227,6 +234,8 @@ interface RunState {
   readonly headers: Readonly<Record<string, string>>;
   /** Each group's workload by group index, built before the run started. */
   readonly workloads: ReadonlyMap<number, Workload>;
+  /** What each request's answer is checked against, and the checks once it is finished (answer-check-stage.ts). */
+  readonly answers: AnswerCheckStage;
   nextRecordId: number;
   interrupted: boolean;
   readonly activeSchedules: Set<ScheduleRun>;
@@ -296,17 +305,19 @@ function resolveModels(
 /**
  * Builds every group's workload and makes its first body once (warming caches), so setup cost never lands
  * in a measured request's schedule lag and a workload that cannot be built stops the run before it starts.
+ * The answer checks' schemas are compiled from that body (a schema that does not compile stops it too).
  */
 function buildWorkloads(
   profile: ResolvedProfile,
   deps: RunnerDeps,
   tokenizer: EncodingTokenizer,
+  answers: AnswerCheckStage,
 ): Map<number, Workload> {
   const workloads = new Map<number, Workload>();
   for (const group of profile.groups) {
     const scenario = profile.scenarios.find((s) => s.name === group.scenario) as ResolvedScenario;
     const workload = deps.createWorkload(scenario, group, tokenizer);
-    workload.next(0);
+    answers.prepare(workload.next(0).body, scenario.name);
     workloads.set(group.index, workload);
   }
   return workloads;
@@ -317,28 +328,24 @@ async function runScenario(
   scenario: ResolvedScenario,
   groups: readonly ResolvedGroup[],
 ): Promise<void> {
+  // One schedule per group, or per model x tier x effort for a mix's classes (schedule-unit.ts).
+  const units = scheduleUnits(scenario, groups, state.workloads);
   const client = state.deps.createClient(
-    clientOptions(state.options, scenario, state.headers, Math.max(1, maxConcurrency(scenario.load) * groups.length)),
+    clientOptions(state.options, scenario, state.headers, Math.max(1, maxConcurrency(scenario.load) * units.length)),
   );
   // A sweep's rates come from the phases before it: every record of theirs counted first.
   if (scenario.sweep !== undefined) await state.finished.drained();
   try {
     await Promise.all(
-      groups.map((group) => {
-        const workload = state.workloads.get(group.index) as Workload;
-        if (scenario.sweep === undefined) return runGroup(state, client, scenario, group, workload);
+      units.map((unit) => {
+        const group = unit.groups[0] as ResolvedGroup;
+        if (scenario.sweep === undefined) return runGroup(state, client, scenario, unit);
         // A sweep's rate phase runs at a rate measured by its first two phases (sweep-rates.ts).
         const measured = sweepRate(state.groupByIndex, scenario, group, (i) => state.collector.live?.(i));
         if (measured === null || scenario.load.mode !== 'rate') return Promise.resolve();
         state.sweepRates[group.key] = measured.rate;
         safeCall(() => state.options.events?.onSweepRate?.(group, measured));
-        return runGroup(
-          state,
-          client,
-          { ...scenario, load: { ...scenario.load, rate: measured.rate } },
-          group,
-          workload,
-        );
+        return runGroup(state, client, { ...scenario, load: { ...scenario.load, rate: measured.rate } }, unit);
       }),
     );
   } finally {
@@ -350,11 +357,10 @@ async function runGroup(
   state: RunState,
   client: InferenceClient,
   scenario: ResolvedScenario,
-  group: ResolvedGroup,
-  workload: Workload,
+  unit: ScheduleUnit,
 ): Promise<void> {
   // A shard's arrivals are seeded apart from the other shards' (its prompts are not: see shard.ts).
-  const groupSeed = shardScheduleSeed((scenario.seed ^ hashString(group.key)) >>> 0, state.shard);
+  const groupSeed = shardScheduleSeed((scenario.seed ^ hashString(unit.key)) >>> 0, state.shard);
   // One workload index across warmup and measurement, so measured requests never repeat warmup prompts;
   // a shard's n-th request is the single run's request i-1 + n*N.
   let workloadIndex = 0;
@@ -365,23 +371,47 @@ async function runGroup(
     const abort = new AbortController();
     // Closed loop: no schedule to be late against, so latencies start at the socket write (request-record.ts).
     const startsAtSend = load.mode === 'concurrency';
-    if (!warmup) state.earlyStop?.measuring(group.index, nowUs());
-    const launch = (intendedStartMs: number): Promise<void> => {
-      const plan = workload.next(shardWorkloadIndex(workloadIndex++, state.shard));
+    if (!warmup) for (const group of unit.groups) state.earlyStop?.measuring(group.index, nowUs());
+    const start = (group: ResolvedGroup, plan: WorkloadRequest, intendedStartMs: number, atSend: boolean) => {
       const record = createRequestRecord(
         state.nextRecordId++,
         group.index,
         Math.round(intendedStartMs * 1000),
         warmup,
-        startsAtSend,
+        atSend,
       );
       record.expectedInputTokens = plan.expectedInputTokens;
+      record.labels = plan.labels ?? null;
+      state.answers.expect(record, plan.body, scenario.name);
       if (!warmup) state.collector.started(group.index, nowUs());
-      return client.send(plan, record, abort.signal).then(() => {
-        // Aggregated and written a moment later, between I/O: never in the burst of reads and relaunches
-        // that ends with this request's (util/sliced-queue.ts).
-        state.finished.push(record);
-      });
+      return record;
+    };
+    // Aggregated and written a moment later, between I/O: never in the burst of reads and relaunches
+    // that ends with this request's (util/sliced-queue.ts).
+    const finish = (record: RequestRecord): void => state.finished.push(record);
+    // session / tool_loop: a launch is a whole conversation, its turns stop at the phase's end (conversation.ts).
+    const turns = new AbortController();
+    const endMs =
+      limits.durationMs === null ? Number.POSITIVE_INFINITY : state.options.clock.nowMs() + limits.durationMs;
+    const conversational = unit.groups.some((g) => state.workloads.get(g.index)?.conversation !== undefined);
+    const launchConversation = (index: number, intendedStartMs: number): Promise<void> | null => {
+      const group = unit.groupAt(index);
+      const conversation = state.workloads.get(group.index)?.conversation;
+      if (conversation === undefined) return null;
+      const send = (plan: WorkloadRequest, at: number, atSend: boolean): Promise<RequestRecord> => {
+        const record = start(group, plan, at, atSend);
+        return client.send(plan, record, abort.signal).then(() => record);
+      };
+      const sender = { send, finish, clock: state.options.clock, stop: turns.signal, endMs };
+      return runConversation(conversation(index), intendedStartMs, startsAtSend, sender);
+    };
+    const launch = (intendedStartMs: number): Promise<void> => {
+      const index = shardWorkloadIndex(workloadIndex++, state.shard);
+      const conversation = conversational ? launchConversation(index, intendedStartMs) : null;
+      if (conversation !== null) return conversation;
+      const { group, plan } = unit.next(index);
+      const record = start(group, plan, intendedStartMs, startsAtSend);
+      return client.send(plan, record, abort.signal).then(() => finish(record));
     };
     const schedule = state.deps.startSchedule(
       load,
@@ -389,18 +419,33 @@ async function runGroup(
       {
         launch,
         drop: (intendedStartMs) => {
+          // A trace's dropped record takes its index: record n always carries record n's lengths.
+          if (!unit.mixed && load.mode === 'rate' && load.trace !== undefined) workloadIndex++;
+          // A mix's dropped arrival takes its index too: it counts against the class it would have been.
+          const group = unit.mixed ? unit.groupAt(shardWorkloadIndex(workloadIndex++, state.shard)) : unit.groups[0]!;
           if (!warmup) state.collector.dropped(group.index, Math.round(intendedStartMs * 1000));
         },
       },
       { clock: state.options.clock, rng: createRng(groupSeed).fork(warmup ? 'warmup' : 'measure') },
     );
-    state.activeSchedules.add(schedule);
-    if (state.interrupted) schedule.stop();
+    // Stopping the phase (Ctrl-C, early stop) also ends its conversations after their current request.
+    const phase: ScheduleRun = {
+      ...schedule,
+      stop: () => {
+        turns.abort();
+        schedule.stop();
+      },
+    };
+    state.activeSchedules.add(phase);
+    if (state.interrupted) phase.stop();
     try {
       await schedule.finished;
+      if (conversational)
+        await conversationsEnded(() => schedule.drained(null), state.options.clock, endMs, turns.signal);
     } finally {
-      state.activeSchedules.delete(schedule);
+      state.activeSchedules.delete(phase);
     }
+    turns.abort();
     // Graceful stop: what is in flight gets gracefulStopMs, then is aborted (recorded as timeout/total).
     if (!(await schedule.drained(scenario.gracefulStopMs))) {
       abort.abort();
@@ -431,6 +476,7 @@ function groupsByIndex(groups: readonly ResolvedGroup[]): ResolvedGroup[] {
 function finishRecord(state: RunState, record: RequestRecord, values: RecordedValues): void {
   const group = state.groupByIndex[record.groupIndex];
   if (group === undefined) return;
+  state.answers.check(record);
   if (!record.warmup) {
     state.collector.completed(record, values);
     const lagUs = values.schedule_lag_ms;

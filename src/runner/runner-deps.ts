@@ -22,15 +22,20 @@ import { startSchedule } from '../schedule/start-schedule.js';
 import { createWorkload } from '../workload/create-workload.js';
 import { resolveGroupModels } from '../profile/groups.js';
 import { workloadHash } from '../workload/workload-hash.js';
+import type { ConversationFactory } from '../workload/conversation.js';
 
 /** What the workload gives the runner for one request. */
 export interface WorkloadRequest {
   readonly body: Readonly<Record<string, unknown>>;
   readonly expectedInputTokens: number;
+  /** Copied into the record (RequestRecord.labels) for the breakdowns. */
+  readonly labels?: Readonly<Record<string, string>>;
 }
 
 export interface Workload {
   next(index: number): WorkloadRequest;
+  /** With `session` or `tool_loop`: conversation `index` (workload/conversation.ts), run by runner/conversation.ts. */
+  readonly conversation?: ConversationFactory;
 }
 
 export interface RunnerDeps {

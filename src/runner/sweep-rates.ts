@@ -1,6 +1,6 @@
 /**
  * The rate of a sweep's rate phase (profile/sweep-phases.ts), set as the phase starts from what the sweep
- * measured so far for the same model and tier: `<source>.sync` (one request at a time) and
+ * measured so far for the same model, tier and effort: `<source>.sync` (one request at a time) and
  * `<source>.throughput` (as fast as the server takes), both completed requests per second. Phase i of N
  * runs at sync + (throughput - sync) x i / (N + 1): evenly spaced, strictly between the two. When the
  * first two phases measured nothing (every request failed), there is no rate to sweep: null.
@@ -28,7 +28,11 @@ export function sweepRate(
   if (sweep === undefined) return null;
   const measured = (phase: string): number => {
     const source = groups.find(
-      (g) => g.scenario === `${sweep.source}.${phase}` && g.model === group.model && g.tier === group.tier,
+      (g) =>
+        g.scenario === `${sweep.source}.${phase}` &&
+        g.model === group.model &&
+        g.tier === group.tier &&
+        (g.reasoningEffort ?? null) === (group.reasoningEffort ?? null),
     );
     return source === undefined ? 0 : (live(source.index)?.rates().throughput.requests_per_s ?? 0);
   };

@@ -51,7 +51,11 @@ export class WorkerOutbox {
    * text is left out, since its tokens are counted in `values` already and it would only cost the clone.
    */
   record(record: RequestRecord, values: RecordedValues): void {
-    this.#add(['record', { ...record, outputText: '', reasoningText: '' }, { ...values }]);
+    this.#add([
+      'record',
+      { ...record, outputText: '', reasoningText: '', content: '', toolCalls: null },
+      { ...values },
+    ]);
   }
 
   /** Sends what is waiting now (before `done`, and when a batch is full). */

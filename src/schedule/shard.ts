@@ -76,6 +76,8 @@ export function shardLoad(load: LoadSpec, shard: ShardSpec): LoadSpec {
     // A ceiling of 0 would drop every arrival: each shard keeps at least one slot.
     maxConcurrency: Math.max(1, splitEvenly(load.maxConcurrency, shard)),
     stages: shardStages(load.stages, (target) => target / shard.count),
+    // A trace's share is every count-th record (trace-schedule.ts), the workload indices this shard sends.
+    ...(load.trace === undefined ? {} : { trace: { ...load.trace, shard } }),
   };
 }
 

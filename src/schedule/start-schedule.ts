@@ -6,6 +6,7 @@
 import type { LoadSpec } from '../profile/resolved-profile.js';
 import { startClosedLoop } from './closed-loop.js';
 import { startOpenLoop } from './open-loop.js';
+import { startTraceSchedule } from './trace-schedule.js';
 import type { ScheduleCallbacks, ScheduleDeps, ScheduleLimits, ScheduleRun } from './types.js';
 
 export type ScheduleKind = LoadSpec['mode'];
@@ -37,6 +38,8 @@ export function startSchedule(
     case 'concurrency':
       return SCHEDULES.concurrency(load, limits, callbacks, deps);
     case 'rate':
+      // A trace replay is an open loop whose arrivals come from its file.
+      if (load.trace !== undefined) return startTraceSchedule(load, limits, callbacks, deps);
       return SCHEDULES.rate(load, limits, callbacks, deps);
   }
 }

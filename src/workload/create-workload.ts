@@ -10,15 +10,33 @@ import { InferbenchError } from '../errors.js';
 import type { ResolvedGroup, ResolvedScenario } from '../profile/resolved-profile.js';
 import { o200kTokenizer } from '../util/tokenizer.js';
 import type { EncodingTokenizer } from '../util/tokenizer.js';
+import { groupScenario } from './group-scenario.js';
+import type { DatasetCounts } from './dataset-source.js';
 import { PROMPT_SOURCES, promptSourceKind } from './prompt-sources.js';
+import type { PromptSource } from './prompt-sources.js';
+import { prefixedPlan } from './prompt-prefixes.js';
 import { requestRng, streamSeed } from './request-seed.js';
+import { withImages } from './synthetic-image-parts.js';
 import type { RequestPlan } from './request-plan.js';
 import { sampleLength } from './sample-length.js';
+import { traceRequests } from './trace-requests.js';
+import { createConversations } from './conversation.js';
+import type { ConversationFactory } from './conversation.js';
 
 export type { RequestPlan } from './request-plan.js';
 
 export interface Workload {
   next(index: number): RequestPlan;
+  /** With `session` or `tool_loop`: conversation `index`, whose first request is next(index) (conversation.ts). */
+  readonly conversation?: ConversationFactory;
+  /** With prompt.dataset: what the dataset read, kept and dropped (validate prints it). */
+  readonly dataset?: DatasetCounts;
+  /** Warnings for summary.json harness.warnings, read when the run ends (a dataset's supply used up). */
+  warnings?(): string[];
+}
+
+function datasetParts(source: PromptSource): Pick<Workload, 'dataset' | 'warnings'> {
+  return source.dataset === undefined ? {} : { dataset: source.dataset, warnings: () => source.warnings?.() ?? [] };
 }
 
 /**
@@ -27,30 +45,48 @@ export interface Workload {
  * unresolved model.
  */
 export function createWorkload(
-  scenario: ResolvedScenario,
+  wholeScenario: ResolvedScenario,
   group: ResolvedGroup,
   tokenizer: EncodingTokenizer = o200kTokenizer(),
 ): Workload {
+  // A mix class's prompt and request, a group's reasoning_effort (group-scenario.ts).
+  const scenario = groupScenario(wholeScenario, group);
   if (group.model === null) {
     throw new InferbenchError('INTERNAL', `group ${group.key} has no model yet`, {
       hint: 'resolve models first with resolveGroupModels(profile, firstModel)',
     });
   }
   const model = group.model;
-  const source = PROMPT_SOURCES[promptSourceKind(scenario)](scenario, group, tokenizer);
+  // prompt.images: the scenario's images after each user message's text (synthetic-image-parts.ts).
+  // load mode trace: each record's lengths (trace-requests.ts).
+  const trace = traceRequests(scenario, group, tokenizer);
+  const kindSource = trace?.source ?? PROMPT_SOURCES[promptSourceKind(scenario)](scenario, group, tokenizer);
+  const source = withImages(kindSource, scenario);
   const lengthBase = streamSeed(scenario.seed, scenario.name, 'lengths');
   // Spec fields first, then the fields only some servers take: one object spread per request.
   const request = { ...scenario.request, ...scenario.requestExtra };
   const tier = group.tier;
   const outputTokens = scenario.prompt.outputTokens;
-  return {
+  const workload: Workload = {
     next(index) {
       const lengths = requestRng(lengthBase, index);
       const prompt = source.build(index, lengths);
       const body: Record<string, unknown> = { model, messages: prompt.messages, ...request };
       if (tier !== null) body.service_tier = tier;
-      if (outputTokens !== null) body.max_completion_tokens = sampleLength(outputTokens, lengths);
+      // prompt.dataset.output_tokens: dataset sets it per entry (dataset-source.ts).
+      if (prompt.outputTokens !== undefined) body.max_completion_tokens = prompt.outputTokens;
+      else if (outputTokens !== null) body.max_completion_tokens = sampleLength(outputTokens, lengths);
+      if (trace !== null) body.max_completion_tokens = trace.outputTokens(index);
+      // prompt.prefixes: the prefix's prompt_cache_key and `prefix` label (prompt-prefixes.ts).
+      if (prompt.prefix !== undefined) return prefixedPlan(body, prompt.expectedInputTokens, prompt.prefix);
       return { body, expectedInputTokens: prompt.expectedInputTokens };
     },
+    ...datasetParts(kindSource),
   };
+  // session / tool_loop: each unit is a conversation that starts with next(index) (conversation.ts).
+  const conversation = createConversations(scenario, group, tokenizer, {
+    first: (index) => workload.next(index),
+    laterTurns: source.laterTurns ? (index) => source.laterTurns!(index) : null,
+  });
+  return conversation === null ? workload : { ...workload, conversation };
 }

@@ -12,20 +12,34 @@ import { createRng } from '../util/rng.js';
 import { o200kTokenizer } from '../util/tokenizer.js';
 import type { EncodingTokenizer } from '../util/tokenizer.js';
 import { generateTokenText, tokenVocabulary } from '../util/token-text.js';
-import { loadDataset, messageTokens } from './dataset.js';
+import type { DatasetCounts } from './dataset-source.js';
+import { createDatasetSource } from './dataset-source.js';
 import { requestRng, streamSeed } from './request-seed.js';
 import { sampleLength } from './sample-length.js';
+import type { UserTurn } from './session-turns.js';
 import type { SyntheticText } from './synthetic-text.js';
 import { createSyntheticText, maxLength, notExact } from './synthetic-text.js';
+import { createPrefixSet } from './prompt-prefixes.js';
+import type { ChosenPrefix } from './prompt-prefixes.js';
 
 export interface BuiltPrompt {
   readonly messages: ChatMessage[];
   readonly expectedInputTokens: number;
+  /** `prompt.prefixes`: the prefix this prompt starts with (null: none); absent when the scenario has none. */
+  readonly prefix?: ChosenPrefix | null;
+  /** `prompt.dataset.output_tokens: dataset`: this entry's answer length, for max_completion_tokens. */
+  readonly outputTokens?: number;
 }
 
 export interface PromptSource {
   /** The prompt of request `index`; `lengths` is the request's length stream (shared by every group). */
   build(index: number, lengths: Rng): BuiltPrompt;
+  /** A dataset source: what it read, kept and dropped. */
+  readonly dataset?: DatasetCounts;
+  /** Warnings for summary.json harness.warnings, read when the run ends. */
+  warnings?(): string[];
+  /** A dataset source, for sessions: the later user turns of request `index`'s conversation (session-turns.ts). */
+  laterTurns?(index: number): readonly UserTurn[];
 }
 
 export type PromptSourceKind = 'synthetic' | 'dataset';
@@ -99,65 +113,47 @@ const synthetic: PromptSourceFactory = (scenario, group, tokenizer) => {
   const prefix = sharedPrefix(scenario, named);
   const system = systemMessage(scenario, tokenizer);
   const fixedTokens = scenario.prompt.sharedPrefixTokens + system.tokens;
-  const textBase = streamSeed(scenario.seed, scenario.name, group.model ?? '*', group.tier ?? '-', 'text');
+  // An effort seeds its own words too (only when set: the prompts of groups without one stay what they were).
+  const effort = group.reasoningEffort ? [group.reasoningEffort] : [];
+  const textBase = streamSeed(scenario.seed, scenario.name, group.model ?? '*', group.tier ?? '-', ...effort, 'text');
   const inputTokens = scenario.prompt.inputTokens;
   const text = createSyntheticText(textBase, maxLength(inputTokens), named);
   if (named !== null)
     checkExact(named, prefix, scenario.prompt.sharedPrefixTokens, text, textBase, maxLength(inputTokens));
   const afterPrefix = prefix.length > 0;
+  // prompt.prefixes (prompt-prefixes.ts): one of N prefixes per request, in place of the shared prefix.
+  const prefixes = createPrefixSet(scenario, group, named);
+  const firstPrefix = prefixes?.prefixes[0];
+  if (named !== null && firstPrefix !== undefined)
+    checkExact(named, firstPrefix.text, firstPrefix.tokens, text, textBase, maxLength(inputTokens));
   return {
     build(index, lengths) {
       const count = sampleLength(inputTokens, lengths);
+      const chosen = prefixes === null ? null : prefixes.choose(index);
+      const head = chosen === null ? prefix : chosen.text;
       const user: ChatMessage = {
         role: 'user',
-        content: prefix + text.text(requestRng(textBase, index), count, afterPrefix),
+        content: head + text.text(requestRng(textBase, index), count, chosen === null ? afterPrefix : true),
       };
-      return { messages: system.message ? [system.message, user] : [user], expectedInputTokens: fixedTokens + count };
+      const messages = system.message ? [system.message, user] : [user];
+      const expectedInputTokens = fixedTokens + count + (chosen === null ? 0 : chosen.tokens);
+      return prefixes === null ? { messages, expectedInputTokens } : { messages, expectedInputTokens, prefix: chosen };
     },
   };
 };
 
-/** Prompts from a JSONL file, in a seeded order that is the same in every run, cycled. */
+/** Prompts from a dataset file (dataset-source.ts): filtered, then sampled in a seeded order. */
 const dataset: PromptSourceFactory = (scenario, _group, tokenizer) => {
-  const spec = scenario.prompt.dataset!;
   // The prefixed message is counted whole, so its tokens are exact whatever the tokenizer does at the seam.
   const prefix = sharedPrefix(scenario, namedTokenizer(tokenizer));
-  const system = systemMessage(scenario, tokenizer);
-  const entries = loadDataset(spec.path, spec.field, tokenizer).map((entry) => {
-    const messages = [...entry.messages];
-    let tokens = entry.tokens;
-    if (prefix) {
-      const first = messages.findIndex((m) => m.role === 'user' && typeof m.content === 'string');
-      if (first >= 0) {
-        const original = messages[first]!;
-        const withPrefix = { ...original, content: `${prefix}\n\n${original.content as string}` } as ChatMessage;
-        tokens += messageTokens(withPrefix, tokenizer) - messageTokens(original, tokenizer);
-        messages[first] = withPrefix;
-      }
-    }
-    if (system.message && !messages.some((m) => m.role === 'system' || m.role === 'developer')) {
-      messages.unshift(system.message);
-      tokens += system.tokens;
-    }
-    return { messages, tokens };
-  });
-  const order = shuffledOrder(entries.length, createRng(streamSeed(scenario.seed, scenario.name, 'dataset-order')));
+  const source = createDatasetSource(scenario, tokenizer, { prefix, system: systemMessage(scenario, tokenizer) });
   return {
-    build(index) {
-      const entry = entries[order[index % order.length]!]!;
-      return { messages: [...entry.messages], expectedInputTokens: entry.tokens };
-    },
+    build: (index) => source.build(index),
+    dataset: source.counts,
+    warnings: () => source.warnings(),
+    laterTurns: (index) => source.laterTurns(index),
   };
 };
-
-function shuffledOrder(length: number, rng: Rng): number[] {
-  const order = Array.from({ length }, (_, i) => i);
-  for (let i = length - 1; i > 0; i--) {
-    const j = rng.int(0, i);
-    [order[i], order[j]] = [order[j]!, order[i]!];
-  }
-  return order;
-}
 
 export const PROMPT_SOURCES = { synthetic, dataset } as const satisfies Record<PromptSourceKind, PromptSourceFactory>;
 

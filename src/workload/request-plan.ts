@@ -14,4 +14,9 @@ export interface RequestPlan {
    * message contents only; a server's usage adds a few tokens per message for its chat template.
    */
   readonly expectedInputTokens: number;
+  /**
+   * Labels of this request (e.g. `prefix: "p3"`, `turn: "2"`), copied into its RequestRecord and counted per
+   * (label, value) in the group's breakdowns; absent when the workload sets none.
+   */
+  readonly labels?: Readonly<Record<string, string>>;
 }

@@ -9,7 +9,9 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { ResolvedProfile, ResolvedScenario } from '../profile/resolved-profile.js';
+import type { MixClassSpec, ResolvedProfile, ResolvedScenario } from '../profile/resolved-profile.js';
+import { hashedDataset } from './dataset-hash.js';
+import { SYNTHETIC_IMAGE_VERSION } from './synthetic-image.js';
 
 /** The hash of everything a profile sends, model names included (summary.json `workload_hash`). */
 export function workloadHash(profile: ResolvedProfile): string {
@@ -46,10 +48,40 @@ function hashedScenario(scenario: ResolvedScenario): Record<string, unknown> {
     prompt: {
       ...scenario.prompt,
       dataset: scenario.prompt.dataset
-        ? { field: scenario.prompt.dataset.field, sha256: fileHash(scenario.prompt.dataset.path) }
+        ? hashedDataset(scenario.prompt.dataset, fileHash(scenario.prompt.dataset.path))
         : null,
+      // The image kinds and the version of their pixels and encoders (only when set: other hashes stay as they were).
+      images: scenario.prompt.images ? { kinds: scenario.prompt.images, version: SYNTHETIC_IMAGE_VERSION } : undefined,
     },
     seed: scenario.seed,
+    // reasoning_efforts and a mix's classes (absent otherwise: hashes stay as they were).
+    reasoning_efforts: scenario.reasoningEfforts,
+    mix: scenario.mix?.map((mixClass) => hashedClass(scenario, mixClass)),
+    // session and tool_loop decide the user side of every conversation (absent otherwise: hashes stay as they were).
+    session: scenario.session,
+    tool_loop: scenario.toolLoop,
+    // load mode trace: the file's content and how it is read decide every request's lengths (absent otherwise).
+    trace: traceHashPart(scenario),
+  };
+}
+
+function traceHashPart(scenario: ResolvedScenario): Record<string, unknown> | undefined {
+  const trace = scenario.load.mode === 'rate' ? scenario.load.trace : undefined;
+  if (trace === undefined) return undefined;
+  const { format, timestampUnit, startMs } = trace;
+  return { sha256: fileHash(trace.path), format, timestamp_unit: timestampUnit, start_ms: startMs };
+}
+
+/** A mix class as its scenario's fields are hashed: its share, request fields and prompt (its dataset by content). */
+function hashedClass(scenario: ResolvedScenario, mixClass: MixClassSpec): Record<string, unknown> {
+  const { prompt, requestExtra, request } = mixClass;
+  const hashed = hashedScenario({ ...scenario, prompt, request, requestExtra, mix: [] });
+  return {
+    name: mixClass.name,
+    share: mixClass.share,
+    request: hashed.request,
+    request_extra: hashed.request_extra,
+    prompt: hashed.prompt,
   };
 }
 

@@ -44,6 +44,7 @@ async function runReport(args: ReportArgs, ctx: CliContext): Promise<number> {
     'report_html',
     'summary_csv',
     'timeseries_csv',
+    'breakdowns_csv',
   ]);
   // Rebuilding the report is the whole point here: a report that could not be written is an error.
   if (problems.length > 0) throw new Error(problems.join('; '));

@@ -13,6 +13,8 @@ import { loadHfTokenizer } from '../../util/hf-tokenizer.js';
 import { o200kTokenizer } from '../../util/tokenizer.js';
 import type { EncodingTokenizer } from '../../util/tokenizer.js';
 import { createWorkload } from '../../workload/create-workload.js';
+import { describeDatasetCounts } from '../../workload/dataset-source.js';
+import type { DatasetCounts } from '../../workload/dataset-source.js';
 import { workloadHash } from '../../workload/workload-hash.js';
 import type { CliContext } from '../context.js';
 import { EXIT } from '../exit-codes.js';
@@ -57,6 +59,10 @@ async function runValidate(args: ValidateArgs, ctx: CliContext): Promise<number>
   }
   ctx.stdout.write(formatProfilePlan(profile));
   ctx.stdout.write(`workload hash: ${hash}\n`);
+  const datasets = firstRequests.flatMap((r) =>
+    r.dataset ? [`${r.dataset.path}: ${describeDatasetCounts(r.dataset)}`] : [],
+  );
+  for (const line of new Set(datasets)) ctx.stdout.write(`dataset ${line}\n`);
   const groups = profile.groups.length;
   const scenarios = profile.scenarios.length;
   ctx.stdout.write(
@@ -69,19 +75,22 @@ async function runValidate(args: ValidateArgs, ctx: CliContext): Promise<number>
 function buildFirstRequests(
   profile: ResolvedProfile,
   tokenizer: EncodingTokenizer,
-): { group: string; input_tokens: number; max_completion_tokens: unknown }[] {
+): { group: string; input_tokens: number; max_completion_tokens: unknown; dataset?: DatasetCounts }[] {
   return profile.groups.map((group) => {
     const scenario = profile.scenarios.find((s) => s.name === group.scenario)!;
     // A scenario without models runs on the target's first model; any name builds the same prompt shape.
-    const plan = createWorkload(
+    const workload = createWorkload(
       scenario,
       group.model === null ? { ...group, model: '(first model of the target)' } : group,
       tokenizer,
-    ).next(0);
+    );
+    const plan = workload.next(0);
     return {
       group: group.key,
       input_tokens: plan.expectedInputTokens,
       max_completion_tokens: plan.body.max_completion_tokens ?? null,
+      // What a dataset read, kept and dropped (dataset-source.ts).
+      ...(workload.dataset ? { dataset: workload.dataset } : {}),
     };
   });
 }

@@ -17,6 +17,7 @@ export const FAULT_KINDS: readonly FaultKind[] = [
   'stall_before_headers',
   'stall_between_tokens',
   'slow_headers',
+  'invalid_answer',
 ];
 
 export interface FaultDefaults {

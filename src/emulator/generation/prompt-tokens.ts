@@ -4,14 +4,25 @@
  * both call this, so the limit that is checked is the number that is reported.
  */
 import type { ChatCompletionRequest, ChatMessage } from '../../protocol/chat.js';
+import { IMAGE_BASE_TOKENS, imageTokens } from '../../protocol/image-tokens.js';
+import type { ImageDetail } from '../../protocol/image-tokens.js';
+import { readImageDimensions } from './image-dimensions.js';
 import { countTextTokens } from './token-pieces.js';
 
 /** Fixed cost of every message (the role and the chat template's separators), as OpenAI counts it. */
 export const TOKENS_PER_MESSAGE = 3;
 /** Priming of the assistant's reply, added once per request. */
 export const TOKENS_PER_REPLY = 3;
-/** Flat cost of one image part (a low-detail tile, as OpenAI prices it). */
-export const TOKENS_PER_IMAGE = 85;
+/**
+ * Tokens of one image part, by its real size and detail (OpenAI's tile rule, protocol/image-tokens.ts).
+ * Validation refused data that is not an image; a part it did not see counts the base tokens only.
+ */
+export function imagePartTokens(imageUrl: { url?: unknown; detail?: unknown } | undefined): number {
+  const dimensions = typeof imageUrl?.url === 'string' ? readImageDimensions(imageUrl.url) : null;
+  if (dimensions === null) return IMAGE_BASE_TOKENS;
+  const detail = typeof imageUrl?.detail === 'string' ? (imageUrl.detail as ImageDetail) : null;
+  return imageTokens(dimensions.width, dimensions.height, detail);
+}
 
 export interface PromptTokens {
   /** Every input token: messages, tool definitions, response schema and images. */
@@ -26,18 +37,18 @@ export interface PromptTokens {
  */
 const countedRequests = new WeakMap<object, PromptTokens>();
 
-function contentTokens(content: unknown, images: { count: number }): number {
+function contentTokens(content: unknown, images: { tokens: number }): number {
   if (typeof content === 'string') return countTextTokens(content);
   if (!Array.isArray(content)) return 0;
   let tokens = 0;
-  for (const part of content as { type?: unknown; text?: unknown }[]) {
+  for (const part of content as { type?: unknown; text?: unknown; image_url?: { url?: unknown } }[]) {
     if (part.type === 'text' && typeof part.text === 'string') tokens += countTextTokens(part.text);
-    else if (part.type === 'image_url') images.count++;
+    else if (part.type === 'image_url') images.tokens += imagePartTokens(part.image_url);
   }
   return tokens;
 }
 
-function messageTokens(message: ChatMessage, images: { count: number }): number {
+function messageTokens(message: ChatMessage, images: { tokens: number }): number {
   let tokens = TOKENS_PER_MESSAGE + countTextTokens(message.role) + contentTokens(message.content, images);
   if ('name' in message && typeof message.name === 'string') tokens += 1 + countTextTokens(message.name);
   if (message.role === 'assistant' && Array.isArray(message.tool_calls) && message.tool_calls.length > 0) {
@@ -52,7 +63,7 @@ function messageTokens(message: ChatMessage, images: { count: number }): number 
 export function countPromptTokens(request: ChatCompletionRequest): PromptTokens {
   const cached = countedRequests.get(request);
   if (cached) return cached;
-  const images = { count: 0 };
+  const images = { tokens: 0 };
   let tokens = TOKENS_PER_REPLY;
   for (const message of request.messages) tokens += messageTokens(message, images);
   // Tool definitions and a response schema are injected into the prompt by the chat template.
@@ -62,8 +73,7 @@ export function countPromptTokens(request: ChatCompletionRequest): PromptTokens 
   if (format?.type === 'json_schema' && format.json_schema.schema !== undefined) {
     tokens += countTextTokens(JSON.stringify(format.json_schema.schema));
   }
-  const imageTokens = images.count * TOKENS_PER_IMAGE;
-  const counted: PromptTokens = { promptTokens: tokens + imageTokens, imageTokens };
+  const counted: PromptTokens = { promptTokens: tokens + images.tokens, imageTokens: images.tokens };
   countedRequests.set(request, counted);
   return counted;
 }

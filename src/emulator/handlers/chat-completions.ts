@@ -12,6 +12,7 @@ import { ApiError, badRequest } from '../api-error.js';
 import type { EmulatorContext } from '../emulator-context.js';
 import type { ResolvedModel } from '../catalog/catalog.js';
 import { planCompletion } from '../generation/plan-completion.js';
+import { invalidAnswer } from '../generation/invalid-answer.js';
 import { authenticate } from '../http/auth.js';
 import { readBody } from '../http/read-body.js';
 import { checkVersion, queueThresholdMs } from '../http/request-headers.js';
@@ -96,7 +97,8 @@ function runChat(
         : 'default'
       : requestedTier;
 
-  const plan = planCompletion(request, model, requestNumber);
+  const planned = planCompletion(request, model, requestNumber);
+  const plan = fault.kind === 'invalid_answer' ? invalidAnswer(planned) : planned;
   const reservedTokens = plan.promptTokens + (request.max_completion_tokens ?? model.limits.maxCompletionTokens);
   const admission = ctx.rateLimiter.admit(apiKey, model, tier, reservedTokens);
   if (admission.rejection) {

@@ -8,6 +8,7 @@ import type { ChatMessage } from '../../protocol/chat.js';
 import { badRequest } from '../api-error.js';
 import type { ModelSpec } from '../model-spec.js';
 import { describeValue, isObject, isSet, requireObject, requireString, type JsonObject } from './field-checks.js';
+import { checkImageData } from './image-data.js';
 
 const ROLES = ['system', 'developer', 'user', 'assistant', 'tool'] as const;
 
@@ -33,6 +34,8 @@ function checkImagePart(part: JsonObject, param: string, model: ModelSpec): void
       `${param}.image_url.url`,
     );
   }
+  // The data itself (its header only): images are billed by their size (image-dimensions.ts).
+  checkImageData(image, `${param}.image_url`);
 }
 
 /** String content, or an array of parts; `allowImages` for user messages. */

@@ -24,6 +24,7 @@ import { fisherExact, quantileTest } from './quantile-test.js';
 import type { WeightedValue } from '../html/histogram-series.js';
 import { DEFAULT_TOLERANCES, describeTolerance, parseMetricId, resolveTolerances } from './tolerance.js';
 import type { Tolerance } from './tolerance.js';
+import { GROUP_VALUES as GROUP_VALUE_READERS } from '../../aggregate/thresholds.js';
 
 export type Verdict = 'regression' | 'improved' | 'within_tolerance' | 'not_significant' | 'no_data';
 
@@ -312,8 +313,9 @@ function refOf(input: CompareInput): RunRef {
 
 function groupValue(group: GroupSummary, metric: string, stat: string | null): number | null {
   if (stat === null) {
-    if (metric === 'error_rate') return group.error_rate;
-    const value = (group.throughput as Record<string, number>)[metric];
+    // Read as thresholds read it (error_rate, throughput, answer-check pass rates).
+    const read = (GROUP_VALUE_READERS as Record<string, ((g: GroupSummary) => number | null) | undefined>)[metric];
+    const value = read ? read(group) : null;
     return typeof value === 'number' && Number.isFinite(value) ? value : null;
   }
   const stats = group.metrics[metric as MetricName];

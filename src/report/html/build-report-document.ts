@@ -7,6 +7,8 @@
 import type { GroupSummary, MetricName, MetricStats, RunSummary, TimeSeriesPoint } from '../../metrics/run-summary.js';
 import { LATENCY_METRICS, VALUE_METRICS } from '../../metrics/metric-registry.js';
 import { capacitySection } from './capacity-section.js';
+import { labelBreakdownsSection } from './label-breakdowns-section.js';
+import { answerChecksSection } from './answer-checks-section.js';
 import type { Block, Cell, ChartSeries, ChartSpec, PageDocument, Section } from './document-model.js';
 import { fmt } from './document-model.js';
 import { cdfGrid, cdfSeries, decodeHistogram, percentileGrid, percentileSeries } from './histogram-series.js';
@@ -43,6 +45,12 @@ export function buildReportDocument(summary: RunSummary, timeSeries: readonly Ti
     timeSeriesSection(groups, timeSeries),
     breakdownSection(groups),
   );
+  // Per request label (prefix group, session turn, ...), when requests had labels.
+  const labels = labelBreakdownsSection(groups);
+  if (labels !== null) sections.push(labels);
+  // Answer checks (tool-call arguments, JSON answers), when answers were checked.
+  const checks = answerChecksSection(groups);
+  if (checks !== null) sections.push(checks);
   sections.push(groupDetailsSection(groups), errorsSection(groups));
   return {
     title: `inferbench report: ${summary.profile.name}`,

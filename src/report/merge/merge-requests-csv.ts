@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import { parseCsvRecords } from '../compare/parse-csv.js';
 import { REQUEST_COLUMNS } from '../requests-csv.js';
+import { LABELS_COLUMN } from '../request-labels-cell.js';
+import { CHECKS_COLUMN } from '../request-checks-cell.js';
 
 export const REQUESTS_CSV = 'requests.csv';
 
@@ -37,14 +39,20 @@ function rebased(cell: string | undefined, offsetMs: number): string {
 export async function mergeRequestsCsv(outDir: string, shards: readonly ShardRequests[]): Promise<MergedRequests> {
   const rows: string[][] = [];
   const missing: string[] = [];
+  // The `labels` column (last) when some shard's file has it.
+  const labels: string[] = [];
+  // The `checks_failed` column (after labels) when some shard's file has it, even with every cell empty.
+  const checks: string[] = [];
+  let withChecks = false;
   for (const shard of shards) {
     const path = join(shard.dir, REQUESTS_CSV);
     if (!existsSync(path)) {
       missing.push(shard.dir);
       continue;
     }
-    const { records } = parseCsvRecords(await readFile(path, 'utf8'));
-    for (const record of records)
+    const { columns: shardColumns, records } = parseCsvRecords(await readFile(path, 'utf8'));
+    if (shardColumns.includes(CHECKS_COLUMN)) withChecks = true;
+    for (const record of records) {
       rows.push(
         REQUEST_COLUMNS.map((column) => {
           if (column === 'id') return String(rows.length);
@@ -52,8 +60,18 @@ export async function mergeRequestsCsv(outDir: string, shards: readonly ShardReq
           return record[column] ?? '';
         }),
       );
+      labels.push(record[LABELS_COLUMN] ?? '');
+      checks.push(record[CHECKS_COLUMN] ?? '');
+    }
+  }
+  const withLabels = labels.some((cell) => cell !== '');
+  if (withLabels) for (const [i, row] of rows.entries()) row.push(labels[i] ?? '');
+  const columns = withLabels ? [...REQUEST_COLUMNS, LABELS_COLUMN] : [...REQUEST_COLUMNS];
+  if (withChecks) {
+    for (const [i, row] of rows.entries()) row.push(checks[i] ?? '');
+    columns.push(CHECKS_COLUMN);
   }
   const path = join(outDir, REQUESTS_CSV);
-  await writeFile(path, stringify(rows, { header: true, columns: [...REQUEST_COLUMNS] }), 'utf8');
+  await writeFile(path, stringify(rows, { header: true, columns }), 'utf8');
   return { path, rows: rows.length, missing };
 }

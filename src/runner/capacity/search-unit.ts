@@ -13,6 +13,7 @@ import type { ResolvedGroup, ResolvedScenario } from '../../profile/resolved-pro
 import { capacityObjectives } from './objectives.js';
 import { StepBlock } from './step-block.js';
 import { runStepParts, type StepContext, type StepResult, type StepTest } from './run-step.js';
+import { refuseTraceReplay } from './refuse-trace.js';
 
 export interface SearchUnit {
   /** The group's key, or `<scenario>/mix`. */
@@ -32,6 +33,8 @@ export interface UnitStep {
 /** Every group alone, or with `capacity.mix` one unit per scenario of its tiers. */
 export function searchUnits(context: StepContext): SearchUnit[] {
   const { profile, spec } = context;
+  refuseScenarioMix(profile.scenarios);
+  refuseTraceReplay(profile.scenarios);
   const scenarioOf = (group: ResolvedGroup) =>
     profile.scenarios.find((s) => s.name === group.scenario) as ResolvedScenario;
   if (spec.mix === null)
@@ -61,6 +64,22 @@ export function searchUnits(context: StepContext): SearchUnit[] {
     });
     return [{ key: `${scenario.name}/mix`, scenario, mixed: true, parts }];
   });
+}
+
+/**
+ * A scenario `mix` runs its classes on one shared arrival process; a capacity step runs one group alone,
+ * so a class searched by itself would not be the mix that was asked for.
+ */
+function refuseScenarioMix(scenarios: readonly ResolvedScenario[]): void {
+  const mixed = scenarios.find((scenario) => (scenario.mix?.length ?? 0) > 0);
+  if (mixed === undefined) return;
+  throw new InferbenchError(
+    'BAD_PROFILE',
+    `capacity cannot search scenario ${mixed.name}: it has a mix of request classes`,
+    {
+      hint: 'search each class as a scenario of its own, or measure the mix at given loads with `inferbench run`',
+    },
+  );
 }
 
 /** The total split by weight: a rate proportionally, streams in whole numbers (largest remainder, at least 1). */

@@ -41,6 +41,8 @@ export function stepProfile(
     ...scenario,
     models: group.model === null ? [] : [group.model],
     tiers: group.tier === null ? [] : [group.tier],
+    // Its effort alone too, so that re-expanding the groups makes this one group again.
+    ...(group.reasoningEffort ? { reasoningEfforts: [group.reasoningEffort] } : {}),
     load: stepLoad(scenario.load, value),
     durationMs: spec.stepDurationMs,
     requests: null,

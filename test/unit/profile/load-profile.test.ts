@@ -262,7 +262,18 @@ describe('loadProfile: defaults of a minimal profile', () => {
   it('resolves emulator_config and dataset paths against the profile folder', () => {
     const profile = loadProfile(resolve(FIXTURES, 'with-dataset.yaml'));
     expect(profile.target.emulatorConfig).toBe(resolve(FIXTURES, 'emulator.yaml'));
-    expect(profile.scenarios[0]!.prompt.dataset).toEqual({ path: resolve(FIXTURES, 'prompts.jsonl'), field: 'text' });
+    expect(profile.scenarios[0]!.prompt.dataset).toEqual({
+      path: resolve(FIXTURES, 'prompts.jsonl'),
+      field: 'text',
+      format: 'auto',
+      outputTokens: 'prompt',
+      minInputTokens: null,
+      maxInputTokens: null,
+      minOutputTokens: null,
+      maxOutputTokens: null,
+      sample: 'cycle',
+      limit: null,
+    });
   });
 
   it('fills normal/lognormal bounds and keeps explicit ones', () => {

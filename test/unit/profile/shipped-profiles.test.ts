@@ -4,7 +4,16 @@ import { describe, expect, it } from 'vitest';
 import { loadProfile } from '../../../src/profile/load-profile.js';
 
 const PROFILES = resolve(import.meta.dirname, '../../../profiles');
-const SHIPPED = ['quickstart', 'tier-comparison', 'model-comparison', 'open-loop-poisson', 'ramp', 'ci-regression'];
+const SHIPPED = [
+  'quickstart',
+  'tier-comparison',
+  'model-comparison',
+  'open-loop-poisson',
+  'ramp',
+  'ci-regression',
+  'trace-replay',
+  'images',
+];
 
 /** Wall time a scenario can take at most: its duration (or an estimate for request counts) plus warmup. */
 function plannedSeconds(name: string): number {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { countPromptTokens, TOKENS_PER_IMAGE } from '../../../../src/emulator/generation/prompt-tokens.js';
+import { countPromptTokens } from '../../../../src/emulator/generation/prompt-tokens.js';
+import { IMAGE_BASE_TOKENS } from '../../../../src/protocol/image-tokens.js';
 import type { ChatCompletionRequest } from '../../../../src/protocol/chat.js';
 import { countTokens } from '../../../../src/util/tokenizer.js';
 
@@ -51,15 +52,16 @@ describe('prompt token count', () => {
     expect(countPromptTokens(request).promptTokens).toBe(expected);
   });
 
-  it('counts a fixed number of tokens per image part, reported apart', () => {
+  // Images by their size: image-tokens.test.ts. Data that is not an image (validation refuses it) costs the base.
+  it('counts an unreadable image part at the base tokens, reported apart', () => {
     const request: ChatCompletionRequest = {
       model: 'm',
       messages: [{ role: 'user', content: [{ type: 'text', text: 'Compare these' }, IMAGE, IMAGE] }],
     };
     const text = 3 + 3 + countTokens('user') + countTokens('Compare these');
     expect(countPromptTokens(request)).toEqual({
-      promptTokens: text + 2 * TOKENS_PER_IMAGE,
-      imageTokens: 2 * TOKENS_PER_IMAGE,
+      promptTokens: text + 2 * IMAGE_BASE_TOKENS,
+      imageTokens: 2 * IMAGE_BASE_TOKENS,
     });
   });
 

@@ -56,3 +56,24 @@ describe('prefix prompt cache', () => {
     expect(cache.cachedTokens(request([system], 'b'), 500, 'm')).toBe(0);
   });
 });
+
+describe('prefix prompt cache: prefixes inside a message', () => {
+  const doc = 'Shared document text that many requests start with. '.repeat(80);
+
+  it('caches the common leading characters of a user message, not only equal messages', () => {
+    const cache = new PrefixPromptCache({ blockTokens: 1 });
+    const first = request([{ role: 'user', content: `${doc}Question one?` }], 'p0');
+    const second = request([{ role: 'user', content: `${doc}A different question, somewhat longer.` }], 'p0');
+    expect(cache.cachedTokens(first, 1000, 'm')).toBe(0);
+    const cached = cache.cachedTokens(second, 1010, 'm');
+    // The document is ~99% of the characters; the block rounding (64 characters) loses less than 2%.
+    expect(cached).toBeGreaterThan(950);
+    expect(cached).toBeLessThan(1010);
+  });
+
+  it('caches nothing when the messages differ within their first block', () => {
+    const cache = new PrefixPromptCache({ blockTokens: 1 });
+    cache.cachedTokens(request([{ role: 'user', content: `A${doc}` }], 'p0'), 1000, 'm');
+    expect(cache.cachedTokens(request([{ role: 'user', content: `B${doc}` }], 'p0'), 1000, 'm')).toBe(0);
+  });
+});

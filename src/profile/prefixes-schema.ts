@@ -1,0 +1,39 @@
+/**
+ * The profile's `prompt.prefixes:` block, as written: N distinct shared prefixes of exactly K tokens that
+ * requests of a scenario reuse (a few system prompts or documents that many users send), so a server's
+ * prompt cache is exercised per prefix group. Defaults are applied in resolve-prefixes.ts, never here.
+ */
+import { z } from 'zod';
+
+const SHARE_MESSAGE = 'expected a fraction from 0 to 1 (0.8) or a percentage ("80%")';
+
+export const prefixesSchema = z
+  .strictObject({
+    groups: z
+      .number()
+      .int()
+      .min(1)
+      .max(1000)
+      .meta({ description: 'How many distinct prefixes (p0 ... p<N-1>); a request picks one uniformly (seeded).' }),
+    tokens: z.number().int().min(1).meta({ description: 'Tokens of each prefix, exactly.' }),
+    share: z
+      .union(
+        [
+          z.number().min(0).max(1),
+          z.string().regex(/^\s*(?:100(?:\.0+)?|\d{1,2}(?:\.\d+)?)\s*%\s*$/, { error: SHARE_MESSAGE }),
+        ],
+        { error: SHARE_MESSAGE },
+      )
+      .optional()
+      .meta({ description: 'Fraction of requests that use a prefix: 0.8 or "80%" (default 1); the rest have none.' }),
+    cache_key: z.boolean().optional().meta({
+      description: 'Send prompt_cache_key "<scenario>-<hash>-p<i>" with requests that use a prefix (default true).',
+    }),
+  })
+  .meta({
+    id: 'prefixes',
+    description:
+      'N shared prefixes of K tokens: { groups: 8, tokens: 1024, share: 0.8, cache_key: true }; requests are labelled prefix: p<i> or none.',
+  });
+
+export type PrefixesInput = z.infer<typeof prefixesSchema>;

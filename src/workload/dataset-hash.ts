@@ -1,0 +1,25 @@
+/**
+ * How a dataset enters the workload hash: its content (not its path) and every option that changes what is
+ * sent. Options at their defaults are left out, so the hashes of profiles written before they existed stay
+ * what they were.
+ */
+import type { DatasetSpec } from '../profile/resolved-profile.js';
+
+const DEFAULTS: Omit<DatasetSpec, 'path' | 'field'> = {
+  format: 'auto',
+  outputTokens: 'prompt',
+  minInputTokens: null,
+  maxInputTokens: null,
+  minOutputTokens: null,
+  maxOutputTokens: null,
+  sample: 'cycle',
+  limit: null,
+};
+
+/** The hashed form of `dataset`, its file's content as `sha256`. */
+export function hashedDataset(dataset: DatasetSpec, sha256: string): Record<string, unknown> {
+  const options: Record<string, unknown> = {};
+  for (const key of Object.keys(DEFAULTS) as (keyof typeof DEFAULTS)[])
+    if (dataset[key] !== DEFAULTS[key]) options[key] = dataset[key];
+  return { field: dataset.field, sha256, ...options };
+}

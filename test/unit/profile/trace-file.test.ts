@@ -1,0 +1,214 @@
+/**
+ * Trace replay's file (profile/trace-file.ts) and its profile keys: each public format with its unit,
+ * unit overrides, start, CSV, and a bad record reported as file:line: field at profile load (validate).
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { resolveProfileText } from '../../../src/profile/load-profile.js';
+import { loadTrace, parseTrace } from '../../../src/profile/trace-file.js';
+import type { ParsedTrace } from '../../../src/profile/trace-file.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'inferbench-trace-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function write(name: string, text: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+}
+
+const plain = (trace: ParsedTrace) => ({
+  format: trace.format,
+  unit: trace.timestampUnit,
+  offsets: [...trace.offsetsMs],
+  inputs: [...trace.inputTokens],
+  outputs: [...trace.outputTokens],
+});
+
+function profileError(yaml: string): string {
+  try {
+    resolveProfileText(yaml, join(dir, 'p.yaml'));
+  } catch (error) {
+    return (error as Error).message;
+  }
+  throw new Error('expected a profile error');
+}
+
+describe('trace formats', () => {
+  it('inferbench JSONL: ms, relative to the first record', () => {
+    const text = [
+      '{"timestamp": 1000, "input_tokens": 10, "output_tokens": 5}',
+      '',
+      '{"timestamp": 1250, "input_tokens": 20, "output_tokens": 0}',
+      '{"timestamp": 1250, "input_tokens": 30, "output_tokens": 7}',
+    ].join('\n');
+    expect(plain(parseTrace(text, 't.jsonl', 'auto', null))).toEqual({
+      format: 'inferbench',
+      unit: 'ms',
+      offsets: [0, 250, 250],
+      inputs: [10, 20, 30],
+      outputs: [5, 0, 7],
+    });
+  });
+
+  it("Mooncake's JSONL (hash_ids ignored): ms", () => {
+    const text = [
+      '{"timestamp": 0, "input_length": 6755, "output_length": 500, "hash_ids": [0, 1, 2]}',
+      '{"timestamp": 3052, "input_length": 2287, "output_length": 316, "hash_ids": [0, 42]}',
+    ].join('\n');
+    expect(plain(parseTrace(text, 'm.jsonl', 'auto', null))).toMatchObject({
+      format: 'mooncake',
+      unit: 'ms',
+      offsets: [0, 3052],
+      inputs: [6755, 2287],
+      outputs: [500, 316],
+    });
+  });
+
+  it("BurstGPT's CSV as released: seconds; and its fields as JSONL", () => {
+    const csv = [
+      'Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type',
+      '5,ChatGPT,472,18,490,Conversation log',
+      '45,ChatGPT,1087,230,1317,Conversation log',
+      '118,GPT-4,417,276,693,"API log, quoted"',
+    ].join('\r\n');
+    expect(plain(parseTrace(csv, 'BurstGPT_1.csv', 'auto', null))).toEqual({
+      format: 'burstgpt',
+      unit: 's',
+      offsets: [0, 40_000, 113_000],
+      inputs: [472, 1087, 417],
+      outputs: [18, 230, 276],
+    });
+    const jsonl =
+      '{"Timestamp": 5, "Request tokens": 1, "Response tokens": 2}\n{"Timestamp": 5.5, "Request tokens": 3, "Response tokens": 4}';
+    expect(plain(parseTrace(jsonl, 'b.jsonl', 'burstgpt', null)).offsets).toEqual([0, 500]);
+  });
+
+  it('timestamp_unit overrides the format default; start skips the head and offsets count from it', () => {
+    const text =
+      '{"timestamp": 0, "input_tokens": 1, "output_tokens": 1}\n{"timestamp": 2, "input_tokens": 2, "output_tokens": 2}\n{"timestamp": 3.5, "input_tokens": 3, "output_tokens": 3}';
+    expect(plain(parseTrace(text, 't.jsonl', 'auto', 's')).offsets).toEqual([0, 2000, 3500]);
+    expect(plain(parseTrace(text, 't.jsonl', 'auto', 's', 2000))).toMatchObject({ offsets: [0, 1500], inputs: [2, 3] });
+  });
+});
+
+describe('bad trace records name the file, line and field', () => {
+  const bad: [string, string, RegExp][] = [
+    [
+      'not JSON',
+      '{"timestamp": 0, "input_tokens": 1, "output_tokens": 1}\n{"timestamp": 1,',
+      /^x\.jsonl:2: not valid JSON$/,
+    ],
+    ['a field missing', '{"timestamp": 0, "input_tokens": 1}', /^x\.jsonl:1: output_tokens: missing$/],
+    [
+      'a negative count',
+      '{"timestamp": 0, "input_tokens": -3, "output_tokens": 1}',
+      /^x\.jsonl:1: input_tokens: expected a whole number of tokens >= 0, got -3$/,
+    ],
+    [
+      'a timestamp that is text',
+      '{"timestamp": "soon", "input_tokens": 1, "output_tokens": 1}',
+      /^x\.jsonl:1: timestamp: expected a number, got "soon"$/,
+    ],
+    [
+      'time going backwards',
+      '{"timestamp": 10, "input_tokens": 1, "output_tokens": 1}\n\n{"timestamp": 5, "input_tokens": 1, "output_tokens": 1}',
+      /^x\.jsonl:3: timestamp: 5 is earlier than the previous record's \(line 1\); records must be in time order$/,
+    ],
+    [
+      'unknown fields',
+      '{"time": 0, "prompt": 1}',
+      /^x\.jsonl:1: the first record has none of input_tokens, input_length/,
+    ],
+  ];
+  for (const [what, text, message] of bad)
+    it(what, () => expect(() => parseTrace(text, 'x.jsonl', 'auto', null)).toThrow(message));
+
+  it('a CSV row with the wrong number of columns', () => {
+    const csv = 'Timestamp,Request tokens,Response tokens\n1,2,3\n4,5\n';
+    expect(() => parseTrace(csv, 'x.csv', 'auto', null)).toThrow(
+      /^x\.csv:3: 2 columns where the header \(line 1\) has 3$/,
+    );
+  });
+
+  it('a quoted CSV (read by csv-parse): wrong columns and an unclosed quote name their lines', () => {
+    const wrong = 'Timestamp,Request tokens,Response tokens\n1,2,"3"\n4,5\n';
+    expect(() => parseTrace(wrong, 'x.csv', 'auto', null)).toThrow(
+      /^x\.csv:3: 2 columns where the header \(line 1\) has 3$/,
+    );
+    const unclosed = 'Timestamp,Request tokens,Response tokens\n1,2,3\n4,5,"6\n';
+    expect(() => parseTrace(unclosed, 'x.csv', 'auto', null)).toThrow(/^x\.csv:3: Quote Not Closed/);
+  });
+
+  it('at profile load (validate), as a profile error at load.path', () => {
+    write(
+      'bad.jsonl',
+      '{"timestamp": 0, "input_tokens": 1, "output_tokens": 1}\n{"timestamp": 1, "input_tokens": 1.5, "output_tokens": 1}\n',
+    );
+    const message = profileError('scenarios:\n  - name: t\n    load: { mode: trace, path: bad.jsonl }\n');
+    expect(message).toContain(
+      `scenarios[0].load.path: ${join(dir, 'bad.jsonl')}:2: input_tokens: expected a whole number of tokens >= 0, got 1.5`,
+    );
+    expect(profileError('scenarios:\n  - name: t\n    load: { mode: trace, path: missing.jsonl }\n')).toMatch(
+      /cannot read trace .*missing\.jsonl: ENOENT/,
+    );
+  });
+});
+
+describe('trace replay in a profile', () => {
+  const path = write(
+    'ok.jsonl',
+    '{"timestamp": 0, "input_tokens": 4, "output_tokens": 2}\n{"timestamp": 2000, "input_tokens": 8, "output_tokens": 3}\n{"timestamp": 4000, "input_tokens": 8, "output_tokens": 3}\n',
+  );
+
+  it('resolves to an open loop replaying the file: mean rate as replayed, no duration needed', () => {
+    const profile = resolveProfileText(
+      'scenarios:\n  - name: t\n    load: { mode: trace, path: ok.jsonl, time_scale: 2, start: 0s, max_concurrency: 8 }\n',
+      join(dir, 'p.yaml'),
+    );
+    const scenario = profile.scenarios[0]!;
+    expect(scenario.durationMs).toBeNull();
+    expect(scenario.requests).toBeNull();
+    expect(scenario.load).toEqual({
+      mode: 'rate',
+      rate: 1.5,
+      arrival: 'constant',
+      burstiness: 1,
+      maxConcurrency: 8,
+      stages: null,
+      trace: { path, format: 'auto', timestampUnit: null, timeScale: 2, startMs: 0 },
+    });
+    expect(loadTrace(scenario.load.mode === 'rate' ? scenario.load.trace! : (undefined as never)).count).toBe(3);
+  });
+
+  it('refuses what a trace sets itself, and trace keys in another mode', () => {
+    const message = profileError(
+      [
+        'scenarios:',
+        '  - name: t',
+        '    load: { mode: trace, path: ok.jsonl, rate: 5 }',
+        '    warmup: 2s',
+        '    prompt: { input_tokens: 100 }',
+        '  - name: r',
+        '    load: { mode: rate, rate: 5, time_scale: 2 }',
+        '    duration: 1s',
+        '  - name: n',
+        '    load: { mode: trace }',
+      ].join('\n'),
+    );
+    expect(message).toContain(
+      'scenarios[0].load.rate: does not apply to mode: trace (the trace gives the arrival times)',
+    );
+    expect(message).toContain(
+      'scenarios[0].warmup: does not apply to a scenario with load mode: trace (a trace has no warmup',
+    );
+    expect(message).toContain(
+      "scenarios[0].prompt.input_tokens: does not apply to a scenario with load mode: trace (each record sets its request's input and output tokens)",
+    );
+    expect(message).toContain('scenarios[1].load.time_scale: applies to mode: trace only');
+    expect(message).toContain('scenarios[2].load: mode trace needs path (the trace file)');
+    expect(message).not.toContain('needs duration and/or requests');
+  });
+});
