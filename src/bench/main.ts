@@ -13,12 +13,14 @@ import { emulatorBenchmark } from './emulator-bench.js';
 import { accuracyBenchmark } from './accuracy-bench.js';
 import { httpBenchmark } from './http-bench.js';
 import { clientBenchmark } from './client-bench.js';
+import { capacityBenchmark } from './capacity-bench.js';
 
 export const BENCHMARKS = {
   emulator: emulatorBenchmark,
   accuracy: accuracyBenchmark,
   http: httpBenchmark,
   client: clientBenchmark,
+  capacity: capacityBenchmark,
 } satisfies Record<string, Benchmark>;
 
 type BenchName = keyof typeof BENCHMARKS;

@@ -128,6 +128,8 @@ export interface CapacityStepsFile {
       overload: string | null;
       /** The blocks the tests read, ramp-up block first. */
       blocks: StoredBlock[];
+      /** Blocks at the start read by no test (the ramp-up and the scenario's warmup); absent: 1. */
+      ramp_blocks?: number;
     }[];
   }[];
 }

@@ -42,3 +42,22 @@ export function crossing(points: readonly LoadCounts[], fitted: readonly number[
   const share = (allowed - fitBelow) / (fitAbove - fitBelow);
   return { capacity: below.load + share * (above.load - below.load), censored: false };
 }
+
+/**
+ * The loads tested on either side of the crossing: `low` the last load fitted at or under `allowed`
+ * (-Infinity when even the lowest is over), `high` the first fitted over it (the highest load tested when
+ * none is: the crossing is then at least that, and `high` is a lower bound too). A monotone curve known
+ * only at the loads tested may cross anywhere between them; the interpolated `crossing` is one guess of
+ * where, and the bracket is what the data alone can say.
+ */
+export function crossingBracket(
+  points: readonly LoadCounts[],
+  fitted: readonly number[],
+  allowed: number,
+): { readonly low: number; readonly high: number } {
+  const over = fitted.findIndex((value) => value > allowed);
+  const highest = (points[points.length - 1] as LoadCounts).load;
+  if (over < 0) return { low: highest, high: highest };
+  const high = (points[over] as LoadCounts).load;
+  return { low: over === 0 ? Number.NEGATIVE_INFINITY : (points[over - 1] as LoadCounts).load, high };
+}

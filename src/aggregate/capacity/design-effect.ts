@@ -62,3 +62,30 @@ export function designEffectOf(blocks: readonly ExceedanceBlock[]): number {
   for (const block of blocks) accumulator.add(block.exceeded, block.total);
   return accumulator.value;
 }
+
+/**
+ * One design effect for every step of a search (each step a list of blocks): the Pearson dispersion pooled
+ * over steps, each step's blocks measured against that step's own fraction (its load sets its own
+ * exceedance), over the pooled degrees of freedom sum(k_s - 1). A step stopped after one or two blocks
+ * cannot show its own clustering, but the dispersion of the longer steps around it can: this is the
+ * floor the fit puts under each load's own estimate. 1 while fewer than MIN_BLOCKS_FOR_DESIGN_EFFECT - 1
+ * degrees of freedom have been seen; never below 1.
+ */
+export function pooledDesignEffect(steps: readonly (readonly ExceedanceBlock[])[]): number {
+  let chiSquare = 0;
+  let freedom = 0;
+  for (const blocks of steps) {
+    const step = new DesignEffectAccumulator();
+    for (const block of blocks) step.add(block.exceeded, block.total);
+    const p = step.total === 0 ? 0 : step.exceeded / step.total;
+    if (step.blocks < 2 || p <= 0 || p >= 1) continue;
+    for (const block of blocks) {
+      if (block.total <= 0) continue;
+      const expected = block.total * p;
+      chiSquare += (block.exceeded - expected) ** 2 / (expected * (1 - p));
+    }
+    freedom += step.blocks - 1;
+  }
+  if (freedom < MIN_BLOCKS_FOR_DESIGN_EFFECT - 1) return 1;
+  return Math.max(1, chiSquare / freedom);
+}

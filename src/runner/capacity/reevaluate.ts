@@ -12,7 +12,7 @@ import type { CapacitySpec } from '../../profile/resolved-profile.js';
 import { StepBlock } from './step-block.js';
 import { StepMonitor } from './step-monitor.js';
 import type { GroupCapacity } from './run-capacity.js';
-import { stepBlocks } from './search-unit.js';
+import { designEffectFloors as designEffectFloorsOf, stepBlocks } from './search-unit.js';
 import type { StepOutcome, StepResult } from './run-step.js';
 
 const NO_HARNESS = {
@@ -29,42 +29,9 @@ export function reevaluateCapacity(
   spec: Pick<CapacitySpec, 'alpha' | 'beta' | 'indifference' | 'blockMs' | 'seed'>,
 ): GroupCapacity[] {
   return file.groups.map((group) => {
-    const steps: StepResult[] = group.steps.map((stored) => {
-      const monitor = new StepMonitor({ ...spec, objectives, load: stored.load, mode: group.mode });
-      let outcome: StepOutcome = 'inconclusive';
-      let reason = 'undecided on the stored blocks';
-      if (stored.outcome === 'inconclusive') reason = `inconclusive online: ${stored.reason}`;
-      else if (stored.overload !== null) {
-        outcome = 'fail';
-        reason = stored.overload;
-      } else {
-        for (const block of stored.blocks) monitor.replay(StepBlock.restore(block));
-        const decision = monitor.decision;
-        if (decision !== null) {
-          outcome = decision.outcome;
-          reason = decision.reason;
-        }
-      }
-      const tests = monitor.tests().map(({ key, test }) => ({
-        key,
-        requests: test.requests,
-        exceeded: test.exceeded,
-        decision: test.decision,
-        description: test.describe(key),
-      }));
-      return {
-        step: stored.step,
-        load: stored.load,
-        outcome,
-        reason,
-        durationMs: 0,
-        tests,
-        group: null,
-        harness: NO_HARNESS,
-        blocks: stored.blocks,
-        overload: stored.overload,
-      };
-    });
+    const steps: StepResult[] = [];
+    // Each step's tests floored by the design effect of the steps replayed before it, as online.
+    for (const stored of group.steps) steps.push(replayStep(stored, steps, objectives, spec, group.mode));
     const decided = steps.filter((step) => step.outcome !== 'inconclusive');
     const passes = decided.filter((s) => s.outcome === 'pass').map((s) => s.load);
     const fails = decided.filter((s) => s.outcome === 'fail').map((s) => s.load);
@@ -86,6 +53,53 @@ export function reevaluateCapacity(
       searchMs: 0,
     };
   });
+}
+
+/** One stored step replayed through the same tests as online (see the file comment). */
+function replayStep(
+  stored: CapacityStepsFile['groups'][number]['steps'][number],
+  previous: readonly StepResult[],
+  objectives: readonly CapacityObjective[],
+  spec: Pick<CapacitySpec, 'alpha' | 'beta' | 'indifference' | 'blockMs'>,
+  mode: 'rate' | 'concurrency',
+): StepResult {
+  const designEffectFloors = designEffectFloorsOf(previous, objectives);
+  const rampBlocks = stored.ramp_blocks ?? 1;
+  const monitor = new StepMonitor({ ...spec, objectives, load: stored.load, mode, designEffectFloors, rampBlocks });
+  let outcome: StepOutcome = 'inconclusive';
+  let reason = 'undecided on the stored blocks';
+  if (stored.outcome === 'inconclusive') reason = `inconclusive online: ${stored.reason}`;
+  else if (stored.overload !== null) {
+    outcome = 'fail';
+    reason = stored.overload;
+  } else {
+    for (const block of stored.blocks) monitor.replay(StepBlock.restore(block));
+    const decision = monitor.decision;
+    if (decision !== null) {
+      outcome = decision.outcome;
+      reason = decision.reason;
+    }
+  }
+  const tests = monitor.tests().map(({ key, test }) => ({
+    key,
+    requests: test.requests,
+    exceeded: test.exceeded,
+    decision: test.decision,
+    description: test.describe(key),
+  }));
+  return {
+    step: stored.step,
+    load: stored.load,
+    outcome,
+    reason,
+    durationMs: 0,
+    tests,
+    group: null,
+    harness: NO_HARNESS,
+    blocks: stored.blocks,
+    overload: stored.overload,
+    rampBlocks,
+  };
 }
 
 /** capacity-steps.json of a search. */
@@ -113,6 +127,7 @@ export function capacityStepsFile(
           reason: step.reason,
           overload: step.overload,
           blocks: [...step.blocks],
+          ...(step.rampBlocks === 1 ? {} : { ramp_blocks: step.rampBlocks }),
         })),
       })),
   };

@@ -93,7 +93,7 @@ async function searchUnit(
   events.onGroupStart?.(unit.key, mode, search.start);
   const steps: UnitStep[] = [];
   for (let load = search.planner.next(); load !== null && !context.interrupt.aborted; load = search.planner.next()) {
-    let step = await runUnitStep(context, unit, load, steps.length + 1);
+    let step = await runUnitStep(context, unit, load, steps.length + 1, steps);
     // A step spoiled by the harness (a busy machine for a moment) is run again before it ends the search.
     for (
       let retry = 0;
@@ -102,7 +102,7 @@ async function searchUnit(
     ) {
       steps.push(step);
       events.onStep?.(unit.key, step.combined);
-      step = await runUnitStep(context, unit, load, steps.length + 1);
+      step = await runUnitStep(context, unit, load, steps.length + 1, steps);
     }
     steps.push(step);
     events.onStep?.(unit.key, step.combined);

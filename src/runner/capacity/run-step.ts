@@ -37,6 +37,8 @@ export interface StepResult {
   readonly harness: HarnessHealth;
   /** The blocks the tests read (block 0, the ramp-up, first), for capacity-steps.json and --reevaluate. */
   readonly blocks: readonly StoredBlock[];
+  /** How many of `blocks` are ramp-up, read by no test (1, plus the scenario's warmup in blocks). */
+  readonly rampBlocks: number;
   /** The overload sign that decided it (dropped arrivals, falling behind, an error burst); null otherwise. */
   readonly overload: string | null;
 }
@@ -57,6 +59,8 @@ export interface StepPart {
   readonly group: ResolvedGroup;
   readonly load: number;
   readonly objectives: readonly CapacityObjective[];
+  /** Per objective key, the floor under its test's design effect (step-monitor.ts); default none. */
+  readonly designEffectFloors?: Readonly<Record<string, number>>;
 }
 
 /** A step of one group alone. */
@@ -89,7 +93,9 @@ export async function runStepParts(
   const monitors = parts.map((part) => {
     const scenario = context.profile.scenarios.find((s) => s.name === part.group.scenario);
     const mode = scenario?.load.mode ?? 'rate';
-    return new StepMonitor({ ...context.spec, objectives: part.objectives, load: part.load, mode });
+    const { objectives, load, designEffectFloors } = part;
+    const rampBlocks = stepRampBlocks(scenario?.warmupMs ?? 0, context.spec.blockMs);
+    return new StepMonitor({ ...context.spec, objectives, load, mode, designEffectFloors, rampBlocks });
   });
   const settle = (): void => {
     const decisions = monitors.map((monitor) => monitor.decision);
@@ -178,6 +184,16 @@ function partResult(
     group: result.groups[0] ?? null,
     harness: result.harness,
     blocks: monitor.blocks.map((block) => block.store()),
+    rampBlocks: monitor.rampBlocks,
     overload: decision?.signal === 'overload' ? decision.reason : null,
   };
+}
+
+/**
+ * Blocks of a step read by no test: the first (connections opening), and those of the scenario's `warmup`,
+ * which in a capacity search is sent at the start of every step and keeps the queue it builds (see
+ * step-monitor.ts rampBlocks).
+ */
+export function stepRampBlocks(warmupMs: number, blockMs: number): number {
+  return 1 + Math.ceil(Math.max(0, warmupMs) / blockMs);
 }

@@ -7,6 +7,7 @@
  */
 import { estimateCapacity, type CapacityEstimate } from '../../aggregate/capacity/capacity-fit.js';
 import type { CapacityObjective } from '../../aggregate/capacity/capacity-slo.js';
+import { pooledDesignEffect } from '../../aggregate/capacity/design-effect.js';
 import { worstHealth } from '../../aggregate/worst-health.js';
 import { InferbenchError } from '../../errors.js';
 import type { ResolvedGroup, ResolvedScenario } from '../../profile/resolved-profile.js';
@@ -99,16 +100,26 @@ export function splitLoad(unit: SearchUnit, total: number): number[] {
   return whole;
 }
 
+/** A step of a unit at `load`; `previous`: the unit's steps so far (their design effects floor this one's tests). */
 export async function runUnitStep(
   context: StepContext,
   unit: SearchUnit,
   load: number,
   step: number,
+  previous: readonly UnitStep[] = [],
 ): Promise<UnitStep> {
   const loads = splitLoad(unit, load);
   const parts = await runStepParts(
     context,
-    unit.parts.map((part, i) => ({ group: part.group, load: loads[i] as number, objectives: part.objectives })),
+    unit.parts.map((part, i) => ({
+      group: part.group,
+      load: loads[i] as number,
+      objectives: part.objectives,
+      designEffectFloors: designEffectFloors(
+        previous.map((s) => s.parts[i] as StepResult),
+        part.objectives,
+      ),
+    })),
     step,
   );
   return { load, parts, combined: unit.mixed ? combine(unit, load, step, parts) : (parts[0] as StepResult) };
@@ -131,6 +142,7 @@ function combine(unit: SearchUnit, load: number, step: number, parts: readonly S
     group: (failed[0] ?? named[0])?.part.group ?? null,
     harness: worstHealth(named.map(({ part, key }) => ({ label: key, health: part.harness }))),
     blocks: [],
+    rampBlocks: 1,
     overload: failed.find(({ part }) => part.overload !== null)?.part.overload ?? null,
   };
 }
@@ -190,10 +202,10 @@ export interface MixMemberCapacity {
  * every block: it was stopped before its latencies could show what the backlog would have done to them.
  */
 export function stepBlocks(
-  step: Pick<StepResult, 'load' | 'blocks' | 'overload'>,
+  step: Pick<StepResult, 'load' | 'blocks' | 'overload'> & { readonly rampBlocks?: number },
   objectives: readonly CapacityObjective[],
 ) {
-  const blocks = step.blocks.slice(1).map((stored) => StepBlock.restore(stored));
+  const blocks = step.blocks.slice(step.rampBlocks ?? 1).map((stored) => StepBlock.restore(stored));
   const exceedances = (objective: CapacityObjective) => {
     const observed = blocks.map((block) => block.exceedance(objective));
     if (step.overload === null) return observed;
@@ -206,4 +218,24 @@ export function stepBlocks(
     load: step.load,
     blocks: Object.fromEntries(objectives.map((objective) => [objective.key, exceedances(objective)])),
   };
+}
+
+/**
+ * Per objective key: the design effect pooled over the decided steps among `previous` (one part's steps,
+ * in order), the floor under the next step's tests. The same function online and in `--reevaluate`, so the
+ * stored steps replay to the same decisions.
+ */
+export function designEffectFloors(
+  previous: readonly (Pick<StepResult, 'load' | 'blocks' | 'overload' | 'outcome'> & { rampBlocks?: number })[],
+  objectives: readonly CapacityObjective[],
+): Record<string, number> {
+  const decided = previous
+    .filter((step) => step.outcome !== 'inconclusive')
+    .map((step) => stepBlocks(step, objectives));
+  return Object.fromEntries(
+    objectives.map((objective) => [
+      objective.key,
+      pooledDesignEffect(decided.map((step) => step.blocks[objective.key] ?? [])),
+    ]),
+  );
 }

@@ -5,7 +5,7 @@
  * saturation signal shows (arrivals dropped, an error burst, or in an open loop the achieved rate falling
  * behind the offered one while requests pile up in flight); it PASSES when every test has passed; it is
  * undecided otherwise, until the step's time is up. The first block is ramp-up (connections opening, the
- * first arrivals) and is read by no test.
+ * first arrivals) and is read by no test, nor are the blocks of the scenario's `warmup` (rampBlocks).
  */
 import type { CapacityObjective } from '../../aggregate/capacity/capacity-slo.js';
 import { ExceedanceSprt } from '../../aggregate/capacity/exceedance-sprt.js';
@@ -23,6 +23,19 @@ export interface StepMonitorOptions {
   /** Offered load: arrivals per second in an open loop, streams in a closed one. */
   readonly load: number;
   readonly mode: 'rate' | 'concurrency';
+  /**
+   * Per objective key, a floor under each test's design effect: the one pooled over the search's earlier
+   * decided steps (aggregate/capacity/design-effect.ts pooledDesignEffect). A step heading for PASS sees
+   * too few exceedances to show how they cluster; the steps before it can. Default 1.
+   */
+  readonly designEffectFloors?: Readonly<Record<string, number>>;
+  /**
+   * Blocks at the start of the step read by no test (default 1: the ramp-up). More when the scenario sets
+   * a `warmup` (run-step.ts): a step starts with an empty queue, and at a load just over what the server
+   * sustains the backlog takes seconds to build; tests that read only what ends after it see the load as
+   * it is held, not the transient.
+   */
+  readonly rampBlocks?: number;
 }
 
 /**
@@ -64,6 +77,7 @@ export class StepMonitor {
           indifference: options.indifference,
           alpha: options.alpha,
           beta: options.beta,
+          minDesignEffect: options.designEffectFloors?.[objective.key] ?? 1,
         }),
       ]),
     );
@@ -107,6 +121,11 @@ export class StepMonitor {
     return this.#decision;
   }
 
+  /** Blocks at the start read by no test. */
+  get rampBlocks(): number {
+    return this.#options.rampBlocks ?? 1;
+  }
+
   get decision(): StepDecision | null {
     return this.#decision;
   }
@@ -135,7 +154,7 @@ export class StepMonitor {
         signal: 'overload',
       };
     }
-    if (index === 0) return null;
+    if (index < (this.#options.rampBlocks ?? 1)) return null;
     let allPass = true;
     for (const objective of this.#options.objectives) {
       const test = this.#tests.get(objective.key) as ExceedanceSprt;
