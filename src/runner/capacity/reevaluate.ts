@@ -80,13 +80,7 @@ function replayStep(
       reason = decision.reason;
     }
   }
-  const tests = monitor.tests().map(({ key, test }) => ({
-    key,
-    requests: test.requests,
-    exceeded: test.exceeded,
-    decision: test.decision,
-    description: test.describe(key),
-  }));
+  const tests = monitor.testResults();
   return {
     step: stored.step,
     load: stored.load,

@@ -17,13 +17,9 @@ import { stepProfile } from './step-profile.js';
 export type StepOutcome = 'pass' | 'fail' | 'inconclusive';
 
 /** What one objective's test saw in a step. */
-export interface StepTest {
-  readonly key: string;
-  readonly requests: number;
-  readonly exceeded: number;
-  readonly decision: 'pass' | 'fail' | 'undecided';
-  readonly description: string;
-}
+import type { StepTest } from './step-monitor.js';
+
+export type { StepTest };
 
 export interface StepResult {
   readonly step: number;
@@ -156,13 +152,7 @@ function partResult(
   startedMs: number,
 ): StepResult {
   const decision = monitor.decision;
-  const tests = monitor.tests().map(({ key, test }) => ({
-    key,
-    requests: test.requests,
-    exceeded: test.exceeded,
-    decision: test.decision,
-    description: test.describe(key),
-  }));
+  const tests = monitor.testResults();
   let outcome: StepOutcome = decision?.outcome ?? 'inconclusive';
   let reason =
     decision?.reason ??

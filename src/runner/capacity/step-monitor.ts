@@ -14,6 +14,15 @@ import type { RequestRecord } from '../../client/request-record.js';
 import type { RecordedValues } from '../../metrics/request-values.js';
 import { StepBlock } from './step-block.js';
 
+/** One objective's sequential test at the end of a step. */
+export interface StepTest {
+  readonly key: string;
+  readonly requests: number;
+  readonly exceeded: number;
+  readonly decision: 'pass' | 'fail' | 'undecided';
+  readonly description: string;
+}
+
 export interface StepMonitorOptions {
   readonly objectives: readonly CapacityObjective[];
   readonly blockMs: number;
@@ -138,6 +147,17 @@ export class StepMonitor {
   /** Per objective: its test's counts, decision and one-line description. */
   tests(): { key: string; test: ExceedanceSprt }[] {
     return [...this.#tests].map(([key, test]) => ({ key, test }));
+  }
+
+  /** The tests as a step's result records them (the same online and replayed by --reevaluate). */
+  testResults(): StepTest[] {
+    return this.tests().map(({ key, test }) => ({
+      key,
+      requests: test.requests,
+      exceeded: test.exceeded,
+      decision: test.decision,
+      description: test.describe(key),
+    }));
   }
 
   #block(index: number): StepBlock {
