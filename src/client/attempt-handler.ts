@@ -49,7 +49,17 @@ export interface AttemptOutcome {
   readonly retryAfterMs: number;
 }
 
-type BodyMode = 'none' | 'sse' | 'json' | 'error';
+type BodyMode = 'none' | 'sse' | 'json' | 'error' | 'wrong_type';
+
+/**
+ * A 200 whose declared type is neither a stream nor JSON (an HTML error page of a proxy, plain text): its
+ * own error class, never read as a stream. No content-type at all is read as before (some servers omit it).
+ */
+function isWrongContentType(contentType: string): boolean {
+  if (contentType === '') return false;
+  const type = contentType.toLowerCase();
+  return !type.includes('event-stream') && !type.includes('json');
+}
 
 function headerValue(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
   const value = headers[name];
@@ -94,6 +104,8 @@ export class AttemptHandler implements Dispatcher.DispatchHandler, SseEventSink 
   #controller: Dispatcher.DispatchController | null = null;
   #settled = false;
   #mode: BodyMode = 'none';
+  /** The content-type of a 'wrong_type' answer, for its message. */
+  #contentType = '';
   #decoder: SseDecoder | null = null;
   /** Parses this stream's data payloads (JSON.parse skipped for a repeated chunk shape). */
   #chunks: StreamChunkParser | null = null;
@@ -206,6 +218,12 @@ export class AttemptHandler implements Dispatcher.DispatchHandler, SseEventSink 
       return;
     }
     const contentType = headerValue(headers, HEADER.contentType) ?? '';
+    if (isWrongContentType(contentType)) {
+      this.#mode = 'wrong_type';
+      this.#contentType = contentType;
+      this.#bodyDecoder = new StringDecoder('utf8');
+      return;
+    }
     if (contentType.includes('text/event-stream') || (this.#streamRequested && !contentType.includes('json'))) {
       this.#mode = 'sse';
       this.#decoder = new SseDecoder(this);
@@ -227,7 +245,7 @@ export class AttemptHandler implements Dispatcher.DispatchHandler, SseEventSink 
     }
     const decoder = this.#bodyDecoder;
     if (decoder === null) return;
-    const limit = this.#mode === 'error' ? MAX_ERROR_BODY_BYTES : MAX_BUFFERED_BODY_BYTES;
+    const limit = this.#mode === 'json' ? MAX_BUFFERED_BODY_BYTES : MAX_ERROR_BODY_BYTES;
     if (this.#bodyBytes >= limit) return;
     this.#bodyText += decoder.write(chunk);
     this.#bodyBytes += chunk.length;
@@ -253,6 +271,9 @@ export class AttemptHandler implements Dispatcher.DispatchHandler, SseEventSink 
         return;
       case 'error':
         this.#endErrorBody();
+        return;
+      case 'wrong_type':
+        this.#endWrongType();
         return;
       case 'none':
         this.#fail('reset', null, 'response ended before its headers');
@@ -354,6 +375,17 @@ export class AttemptHandler implements Dispatcher.DispatchHandler, SseEventSink 
     this.#record.chunkCount = 1;
     applyCompletionBody(this.#record, body, atUs);
     this.#succeed(atUs);
+  }
+
+  #endWrongType(): void {
+    const expected = this.#streamRequested ? 'text/event-stream' : 'application/json';
+    const excerpt = (this.#bodyText + (this.#bodyDecoder?.end() ?? '')).replace(/\s+/g, ' ').trim().slice(0, 120);
+    const status = this.#record.status;
+    this.#fail(
+      'wrong_content_type',
+      null,
+      `${status} answer with content-type "${this.#contentType}", expected ${expected}${excerpt ? `: ${excerpt}` : ''}`,
+    );
   }
 
   #endErrorBody(): void {

@@ -13,6 +13,7 @@ export const ERROR_CLASSES = [
   'stream_error',
   'stream_truncated',
   'bad_chunk',
+  'wrong_content_type',
 ] as const;
 
 export type ErrorClass = (typeof ERROR_CLASSES)[number];

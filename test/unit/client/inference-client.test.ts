@@ -342,6 +342,33 @@ describe('InferenceClient: faults are classified data', () => {
     expect(record.errorClass).toBe('bad_chunk');
   });
 
+  it('a 200 HTML page or plain text -> wrong_content_type naming the type, with an excerpt and no key', async () => {
+    const page = `<!doctype html>\n<html><body><h1>502 Bad Gateway</h1> key ${API_KEY}</body></html>`;
+    const html = await serve(
+      startTestServer((_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+        res.end(page);
+      }),
+    );
+    const streamed = await send(client(html.url));
+    expect(streamed.errorClass).toBe('wrong_content_type');
+    expect(streamed.errorMessage).toMatch(
+      /^200 answer with content-type "text\/html; charset=utf-8", expected text\/event-stream: <!doctype html> <html><body><h1>502 Bad Gateway<\/h1>/,
+    );
+    expect(streamed.errorMessage).not.toContain(API_KEY);
+    const text = await serve(
+      startTestServer((_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        res.end('upstream connect error');
+      }),
+    );
+    const plain = await send(client(text.url), { ...BODY, stream: false });
+    expect(plain.errorClass).toBe('wrong_content_type');
+    expect(plain.errorMessage).toBe(
+      '200 answer with content-type "text/plain", expected application/json: upstream connect error',
+    );
+  });
+
   it('data: {"error":...} in the stream -> stream_error with message and code', async () => {
     const error = {
       error: {
