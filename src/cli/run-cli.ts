@@ -19,6 +19,8 @@ export async function runCli(argv: readonly string[], ctx: CliContext): Promise<
     .strict()
     .demandCommand(1, 'Name a command; `inferbench --help` lists them.')
     .recommendCommands()
+    // `inferbench completion >> ~/.bashrc` (bash; zsh with bashcompinit): commands and flags on Tab.
+    .completion('completion', 'Print a bash/zsh completion script: inferbench completion >> ~/.bashrc')
     .wrap(Math.min(110, ctx.stdout.columns ?? 100))
     .exitProcess(false)
     .fail((message, error) => {
