@@ -5,8 +5,8 @@
  * deployments) and are shown side by side; `--pair` matches groups whose model names differ. Writes compare.html, and on request JUnit
  * XML and markdown; appends the markdown to $GITHUB_STEP_SUMMARY when that is set.
  */
-import { appendFile, mkdir, writeFile } from 'node:fs/promises';
-import { dirname, isAbsolute, resolve } from 'node:path';
+import { mkdir } from 'node:fs/promises';
+import { isAbsolute, resolve } from 'node:path';
 import type { Argv } from 'yargs';
 import { compareRuns } from '../../report/compare/compare-runs.js';
 import { writeCompareHtml } from '../../report/compare/compare-document.js';
@@ -16,6 +16,7 @@ import { parseToleranceFlags } from '../../report/compare/tolerance.js';
 import { formatCompareJunit } from '../../report/junit.js';
 import { formatCompareMarkdown } from '../../report/markdown.js';
 import type { CliContext } from '../context.js';
+import { writeCiOutputs } from '../ci-outputs.js';
 import { EXIT } from '../exit-codes.js';
 import type { CommandRegistration } from './command.js';
 
@@ -123,11 +124,11 @@ async function runCompare(args: CompareArgs, ctx: CliContext): Promise<number> {
   const htmlDir = args.out ? abs(args.out) : candidate.dir;
   await mkdir(htmlDir, { recursive: true });
   const htmlPath = await writeCompareHtml(htmlDir, result, baseline.summary, candidate.summary);
-  const markdown = formatCompareMarkdown(result);
-  if (args.junit) await writeFileIn(abs(args.junit), formatCompareJunit(result));
-  if (args.markdown) await writeFileIn(abs(args.markdown), markdown);
-  const stepSummary = ctx.env.GITHUB_STEP_SUMMARY;
-  if (stepSummary) await appendFile(abs(stepSummary), `${markdown}\n`, 'utf8');
+  await writeCiOutputs(
+    args,
+    { junit: () => formatCompareJunit(result), markdown: () => formatCompareMarkdown(result) },
+    ctx,
+  );
   if (args.json) {
     ctx.stdout.write(`${JSON.stringify({ ...result, compare_html: htmlPath }, null, 2)}\n`);
   } else {
@@ -137,9 +138,4 @@ async function runCompare(args: CompareArgs, ctx: CliContext): Promise<number> {
     );
   }
   return result.regressions > 0 ? EXIT.thresholdFailed : EXIT.ok;
-}
-
-async function writeFileIn(path: string, text: string): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
-  await writeFile(path, text, 'utf8');
 }

@@ -19,6 +19,9 @@ import type { ShardSpec } from '../../schedule/shard.js';
 import { formatRunCost, formatSummaryTable, formatThresholds, formatUsd } from '../../report/summary-table.js';
 import { createProgressLine } from '../../report/progress-line.js';
 import type { CliContext } from '../context.js';
+import { writeCiOutputs } from '../ci-outputs.js';
+import { formatRunJunit } from '../../report/run-junit.js';
+import { formatRunMarkdown } from '../../report/run-markdown.js';
 import { announceConnection, loadProfileArgument, openTarget } from '../target-session.js';
 import { parseMaxCost, prepareCostGuard } from '../cost-guard.js';
 import { EXIT } from '../exit-codes.js';
@@ -40,6 +43,8 @@ interface RunArgs {
   'start-at'?: string;
   workers?: string;
   'max-cost'?: string;
+  junit?: string;
+  markdown?: string;
 }
 
 export const runCommand: CommandRegistration = (parser, ctx) =>
@@ -83,6 +88,14 @@ export const runCommand: CommandRegistration = (parser, ctx) =>
           type: 'string',
           describe:
             'USD: refuse the run when its estimated spend exceeds this (exit 4, nothing sent), stop it when its spend reaches it (exit 4, results so far written)',
+        })
+        .option('junit', {
+          type: 'string',
+          describe: 'Write JUnit XML here: a testsuite per group, a testcase per threshold (CI dashboards)',
+        })
+        .option('markdown', {
+          type: 'string',
+          describe: 'Write a markdown summary here (also appended to $GITHUB_STEP_SUMMARY when set)',
         })
         .option('start-at', {
           type: 'string',
@@ -149,6 +162,11 @@ async function runRun(args: RunArgs, ctx: CliContext): Promise<number> {
       },
     });
     progress?.finish();
+    await writeCiOutputs(
+      args,
+      { junit: () => formatRunJunit(outcome.summary), markdown: () => formatRunMarkdown(outcome.summary) },
+      ctx,
+    );
     return printOutcome(outcome, args, ctx);
   } finally {
     await session.stop();
@@ -165,7 +183,15 @@ async function runRepeat(args: RunArgs, ctx: CliContext): Promise<number> {
   }
   const name = `${basename(args.profile, extname(args.profile))}-repeat`;
   const outDir = args.out ? resolve(ctx.cwd, args.out) : resolve(ctx.cwd, 'reports', makeRunId(Date.now(), name));
-  const inner: RunArgs = { ...args, repeat: 1, json: false, quiet: args.quiet || args.json };
+  // CI outputs describe one run: a repeat's runs write none (repeat-summary.json is their aggregate).
+  const inner: RunArgs = {
+    ...args,
+    repeat: 1,
+    json: false,
+    quiet: args.quiet || args.json,
+    junit: undefined,
+    markdown: undefined,
+  };
   const outcome = await runRepeated(n, outDir, (dir, i) => {
     if (!inner.quiet) ctx.stderr.write(`inferbench: repeat ${i} of ${n}\n`);
     // --start-at is when the first repeat begins; the others follow it.

@@ -1,0 +1,69 @@
+/**
+ * JUnit XML of a run, for CI test dashboards (`run --junit FILE`): one testsuite per group, one testcase per
+ * threshold evaluated on it (a <failure> when it failed), one testcase saying whether the group had any ok
+ * request, and, when the run was stopped early, a suite "run" whose testcase fails with the reason. Strings
+ * are escaped as in the comparison's JUnit (report/junit.ts).
+ */
+import type { GroupSummary, RunStopped, RunSummary, ThresholdResult } from '../metrics/run-summary.js';
+import { escapeXml } from './junit.js';
+
+interface Case {
+  readonly name: string;
+  readonly failure: string | null;
+  readonly details: string;
+}
+
+/** The run as a JUnit XML document. */
+export function formatRunJunit(summary: RunSummary): string {
+  const x = escapeXml;
+  const suites = new Map<string, Case[]>();
+  for (const group of summary.groups) suites.set(group.key, [requestsCase(group)]);
+  for (const result of summary.thresholds) {
+    const suite = result.group === '*' ? 'all groups' : result.group;
+    const cases = suites.get(suite) ?? [];
+    cases.push(thresholdCase(result));
+    suites.set(suite, cases);
+  }
+  if (summary.stopped !== null && summary.stopped !== undefined)
+    suites.set('run', [{ name: 'ran to its end', failure: stoppedText(summary.stopped), details: '' }]);
+  const all = [...suites.values()].flat();
+  const failures = all.filter((c) => c.failure !== null).length;
+  const lines = [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="${x(`inferbench run ${summary.profile.name}`)}" tests="${all.length}" failures="${failures}" errors="0">`,
+  ];
+  for (const [suite, cases] of suites) {
+    const failed = cases.filter((c) => c.failure !== null).length;
+    lines.push(`  <testsuite name="${x(suite)}" tests="${cases.length}" failures="${failed}" errors="0">`);
+    lines.push('    <properties>', `      <property name="run_id" value="${x(summary.run_id)}"/>`, '    </properties>');
+    for (const c of cases) {
+      lines.push(`    <testcase classname="${x(`inferbench.run.${suite}`)}" name="${x(c.name)}" time="0">`);
+      if (c.failure !== null) lines.push(`      <failure message="${x(c.failure)}">${x(c.details)}</failure>`);
+      else lines.push(`      <system-out>${x(c.details)}</system-out>`);
+      lines.push('    </testcase>');
+    }
+    lines.push('  </testsuite>');
+  }
+  lines.push('</testsuites>', '');
+  return lines.join('\n');
+}
+
+function thresholdCase(result: ThresholdResult): Case {
+  const actual = `actual ${result.actual ?? 'none'}`;
+  return {
+    name: result.expression,
+    failure: result.passed ? null : `threshold failed: ${result.expression} (${actual})`,
+    details: actual,
+  };
+}
+
+function requestsCase(group: GroupSummary): Case {
+  const { ok, failed, dropped } = group.requests;
+  const details = `${ok} ok, ${failed} failed, ${dropped} dropped, error rate ${group.error_rate}`;
+  return { name: 'requests answered', failure: ok > 0 ? null : `no request succeeded: ${details}`, details };
+}
+
+function stoppedText(stopped: RunStopped): string {
+  const { reason, at_s } = stopped;
+  return `stopped early at ${at_s} s: ${reason}`;
+}
