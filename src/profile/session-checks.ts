@@ -1,7 +1,8 @@
 /**
  * The rules of `session:` and `tool_loop:` a per-field schema cannot express: min <= max in their
- * distributions, and a tool loop needs tools to be offered (a model only calls tools it is given).
- * Runs on the merged, unvalidated scenario like the other cross-field checks.
+ * distributions, a tool loop needs tools to be offered (a model only calls tools it is given), and neither
+ * runs in a sweep (its rates are completed requests per second, while an arrival starts a whole
+ * conversation of several requests). Runs on the merged, unvalidated scenario like the other cross-field checks.
  */
 import { parseDurationMs } from '../util/duration.js';
 import type { IssuePath, ProfileIssue } from './profile-issue.js';
@@ -28,6 +29,7 @@ export function checkConversation(
   pathOf: (key: string, ...rest: string[]) => IssuePath,
 ): ProfileIssue[] {
   const issues: ProfileIssue[] = [];
+  issues.push(...checkNotInSweep(fields, pathOf));
   const session = fields.session;
   if (isRecord(session)) {
     const prompt = isRecord(fields.prompt) ? fields.prompt : {};
@@ -59,4 +61,23 @@ export function checkConversation(
       });
   }
   return issues;
+}
+
+/**
+ * A sweep's rate phases run at rates measured in completed requests per second (runner/sweep-rates.ts),
+ * but with `session` or `tool_loop` one arrival is a whole conversation: the phases would send several
+ * times the load they name.
+ */
+function checkNotInSweep(
+  fields: Readonly<Record<string, unknown>>,
+  pathOf: (key: string, ...rest: string[]) => IssuePath,
+): ProfileIssue[] {
+  if (!isRecord(fields.load) || fields.load.mode !== 'sweep') return [];
+  return (['session', 'tool_loop'] as const)
+    .filter((key) => fields[key] !== undefined)
+    .map((key) => ({
+      path: pathOf(key),
+      atKey: true,
+      message: `a sweep cannot run ${key === 'session' ? 'sessions' : 'a tool loop'}: its rates are requests per second, but each arrival starts a whole conversation of several requests; sweep the scenario without ${key}, or run the conversations at given loads`,
+    }));
 }

@@ -6,7 +6,7 @@
  *
  * Request 1 starts as the load mode says (the arrival in open loop, the send in closed loop); every later
  * request starts when it is sent, after the think time (a user sends the next turn when they are ready:
- * a closed loop of its own). Each request is its own RequestRecord, labelled by the workload. The answer
+ * a closed loop of its own), so it has no schedule to be late against and no schedule lag. Each request is its own RequestRecord, labelled by the workload. The answer
  * is read from the record before the record is handed on (the finisher drops its texts), as plain data.
  *
  * A conversation ends early when a request fails (the failure is counted as that request's; the later
@@ -22,15 +22,16 @@ import { thinkWait } from './think-wait.js';
 export interface ConversationSender {
   /**
    * Sends one request and resolves with its record once it has ended (not yet handed on). `startsAtSend`:
-   * its latencies start at the socket write instead of `intendedStartMs`.
+   * its latencies start at the socket write instead of `intendedStartMs`. `intendedStartMs` null: a later
+   * turn or tool round, launched now with no schedule to be late against (left out of schedule lag).
    */
-  send(plan: WorkloadRequest, intendedStartMs: number, startsAtSend: boolean): Promise<RequestRecord>;
+  send(plan: WorkloadRequest, intendedStartMs: number | null, startsAtSend: boolean): Promise<RequestRecord>;
   /** Hands an ended record on to be counted and written (after its answer was read). */
   finish(record: RequestRecord): void;
   readonly clock: Clock;
   /** Aborted when the phase stops sending turns (Ctrl-C, early stop). */
   readonly stop: AbortSignal;
-  /** End of the phase's duration on `clock` (Infinity without one): no turn is sent after it. */
+  /** End of the phase on `clock`: its duration or its stages, whichever ends first (Infinity: neither); no turn is sent after it. */
   readonly endMs: number;
 }
 
@@ -61,7 +62,7 @@ export async function runConversation(
     const step = conversation.next(answer);
     if (step === null) return;
     if (!(await thinkWait(sender.clock, step.thinkMs, sender.endMs, sender.stop))) return;
-    record = await sender.send(step.plan, sender.clock.nowMs(), true);
+    record = await sender.send(step.plan, null, true);
   }
 }
 

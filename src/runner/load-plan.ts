@@ -5,6 +5,7 @@
 import type { LoadSpec, ResolvedProfile, ResolvedScenario } from '../profile/resolved-profile.js';
 import { scheduleUnitCount } from './schedule-unit.js';
 import { traceOffsetsMs } from '../schedule/trace-schedule.js';
+import { scheduleSpanMs } from '../schedule/stage-profile.js';
 
 /** Warmup runs at the load's first level, without stages (a ramp during warmup would be measured by no one). */
 export function warmupLoad(load: LoadSpec): LoadSpec {
@@ -27,8 +28,9 @@ export function maxConcurrency(load: LoadSpec): number {
 export function plannedDurationMs(scenarios: readonly ResolvedScenario[]): number | null {
   let total = 0;
   for (const scenario of scenarios) {
-    const durationMs = plannedTrace(scenario)?.durationMs ?? scenario.durationMs;
-    if (durationMs === null) return null;
+    // Stages end a schedule whatever its duration says (schedule/stage-profile.ts).
+    const durationMs = plannedTrace(scenario)?.durationMs ?? scheduleSpanMs(scenario.load, scenario.durationMs);
+    if (!Number.isFinite(durationMs)) return null;
     total += durationMs + scenario.warmupMs;
   }
   return total;

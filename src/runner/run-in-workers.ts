@@ -20,6 +20,7 @@ import { plannedDurationMs, plannedRequestCount } from './load-plan.js';
 import type { RunProfileOptions, RunResult } from './run-profile.js';
 import { defaultRunnerDeps } from './runner-deps.js';
 import { waitUntilWall } from './start-at.js';
+import { mergeRanOutWarnings } from './workload-warnings.js';
 import { type WorkerEnd, WorkerThreadHandle } from './worker-thread-handle.js';
 import type { WorkerEvent } from './worker-protocol.js';
 
@@ -225,6 +226,9 @@ function workersHealth(threads: readonly WorkerThreadHandle[], ends: readonly Wo
       health,
     };
   });
-  const worst = worstHealth(workers.map((w) => ({ label: `worker ${w.worker}/${count}`, health: w.health })));
-  return { ...worst, workers };
+  // A dataset that ran out is said once for the run, not once per worker (workload-warnings.ts).
+  const ranOut = mergeRanOutWarnings(workers.map((w) => w.health));
+  const labelled = workers.map((w, i) => ({ label: `worker ${w.worker}/${count}`, health: ranOut.healths[i]! }));
+  const worst = worstHealth(labelled);
+  return { ...worst, warnings: [...ranOut.warnings, ...worst.warnings], workers };
 }

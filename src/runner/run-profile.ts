@@ -28,6 +28,7 @@ import type { RecordedValues } from '../metrics/request-values.js';
 import type { LoadSpec, ResolvedGroup, ResolvedProfile, ResolvedScenario } from '../profile/resolved-profile.js';
 import type { GroupSummary, HarnessHealth, RunStopped, TimeSeriesPoint } from '../metrics/run-summary.js';
 import type { ScheduleLimits, ScheduleRun } from '../schedule/types.js';
+import { scheduleSpanMs } from '../schedule/stage-profile.js';
 import { shardProfile, shardScheduleSeed, shardWorkloadIndex } from '../schedule/shard.js';
 import type { ShardSpec } from '../schedule/shard.js';
 import { startHarnessMonitor } from './harness-monitor.js';
@@ -167,6 +168,7 @@ export async function runProfile(options: RunProfileOptions): Promise<RunResult>
     earlyStop: createEarlyStop(sent, runStartUs, options.budget ?? null),
     stopped: stoppedAtStart(options.interrupt.aborted),
     sweepRates: {},
+    unscheduled: new WeakSet(),
   };
   const onInterrupt = (): void => {
     state.stopped ??= { reason: 'interrupted', at_s: Math.round((nowUs() - runStartUs) / 1000) / 1000 };
@@ -181,18 +183,7 @@ export async function runProfile(options: RunProfileOptions): Promise<RunResult>
   const ticker = setInterval(() => tick(state, plan, onInterrupt), options.tickIntervalMs ?? 1000);
 
   try {
-    for (const scenario of sent.scenarios) {
-      if (state.interrupted) break;
-      const groups = sent.groups.filter((group) => group.scenario === scenario.name);
-      state.currentScenario = scenario.name;
-      const idleReason = share?.idle.get(scenario.name);
-      if (idleReason !== undefined) {
-        safeCall(() => options.events?.onShardIdle?.(scenario, idleReason));
-        continue;
-      }
-      safeCall(() => options.events?.onScenarioStart?.(scenario, groups));
-      await runScenario(state, scenario, groups);
-    }
+    await runScenarios(state, sent, share?.idle ?? null);
   } finally {
     clearInterval(ticker);
     // In slices, not at once: a large answer still being counted must not hold the loop (nor a signal).
@@ -247,6 +238,8 @@ interface RunState {
   readonly earlyStop: EarlyStop | null;
   /** Why the run stopped early (null: it did not). */
   stopped: RunStopped | null;
+  /** Records with no intended start (a session's later turns, tool rounds): no schedule lag (finishRecord). */
+  readonly unscheduled: WeakSet<RequestRecord>;
 }
 
 /**
@@ -276,6 +269,27 @@ function tick(
     });
   } catch {
     // A progress sink that throws must not end the measurement.
+  }
+}
+
+/** The scenarios one after another (until interrupted); a scenario a shard has no share of is said idle. */
+async function runScenarios(
+  state: RunState,
+  sent: ResolvedProfile,
+  idle: ReadonlyMap<string, string> | null,
+): Promise<void> {
+  const events = state.options.events;
+  for (const scenario of sent.scenarios) {
+    if (state.interrupted) break;
+    const groups = sent.groups.filter((group) => group.scenario === scenario.name);
+    state.currentScenario = scenario.name;
+    const idleReason = idle?.get(scenario.name);
+    if (idleReason !== undefined) {
+      safeCall(() => events?.onShardIdle?.(scenario, idleReason));
+      continue;
+    }
+    safeCall(() => events?.onScenarioStart?.(scenario, groups));
+    await runScenario(state, scenario, groups);
   }
 }
 
@@ -372,14 +386,11 @@ async function runGroup(
     // Closed loop: no schedule to be late against, so latencies start at the socket write (request-record.ts).
     const startsAtSend = load.mode === 'concurrency';
     if (!warmup) for (const group of unit.groups) state.earlyStop?.measuring(group.index, nowUs());
-    const start = (group: ResolvedGroup, plan: WorkloadRequest, intendedStartMs: number, atSend: boolean) => {
-      const record = createRequestRecord(
-        state.nextRecordId++,
-        group.index,
-        Math.round(intendedStartMs * 1000),
-        warmup,
-        atSend,
-      );
+    const start = (group: ResolvedGroup, plan: WorkloadRequest, intendedStartMs: number | null, atSend: boolean) => {
+      // No intended start (a session's later turn): launched now, on the clock the client stamps with.
+      const launchUs = intendedStartMs === null ? nowUs() : Math.round(intendedStartMs * 1000);
+      const record = createRequestRecord(state.nextRecordId++, group.index, launchUs, warmup, atSend);
+      if (intendedStartMs === null) state.unscheduled.add(record);
       record.expectedInputTokens = plan.expectedInputTokens;
       record.labels = plan.labels ?? null;
       state.answers.expect(record, plan.body, scenario.name);
@@ -391,15 +402,16 @@ async function runGroup(
     const finish = (record: RequestRecord): void => state.finished.push(record);
     // session / tool_loop: a launch is a whole conversation, its turns stop at the phase's end (conversation.ts).
     const turns = new AbortController();
-    const endMs =
-      limits.durationMs === null ? Number.POSITIVE_INFINITY : state.options.clock.nowMs() + limits.durationMs;
+    // The schedule's own end: its duration or its stages, whichever is first (closed-loop.ts ends there too).
+    const endMs = state.options.clock.nowMs() + scheduleSpanMs(load, limits.durationMs);
     const conversational = unit.groups.some((g) => state.workloads.get(g.index)?.conversation !== undefined);
     const launchConversation = (index: number, intendedStartMs: number): Promise<void> | null => {
       const group = unit.groupAt(index);
       const conversation = state.workloads.get(group.index)?.conversation;
       if (conversation === undefined) return null;
-      const send = (plan: WorkloadRequest, at: number, atSend: boolean): Promise<RequestRecord> => {
+      const send = (plan: WorkloadRequest, at: number | null, atSend: boolean): Promise<RequestRecord> => {
         const record = start(group, plan, at, atSend);
+        record.keepContent = true; // the next turn carries this answer (conversation.ts)
         return client.send(plan, record, abort.signal).then(() => record);
       };
       const sender = { send, finish, clock: state.options.clock, stop: turns.signal, endMs };
@@ -477,6 +489,8 @@ function finishRecord(state: RunState, record: RequestRecord, values: RecordedVa
   const group = state.groupByIndex[record.groupIndex];
   if (group === undefined) return;
   state.answers.check(record);
+  // A later turn or tool round starts at its send: its near-zero lag would dilute the arrivals' lateness.
+  if (state.unscheduled.delete(record)) values.schedule_lag_ms = Number.NaN;
   if (!record.warmup) {
     state.collector.completed(record, values);
     const lagUs = values.schedule_lag_ms;

@@ -1,12 +1,13 @@
 /**
  * `--start-at`: the wait between the model pre-flight and the first request, so that shards started on
  * different machines begin together. The target is wall-clock time (machines share UTC, not a monotonic
- * origin); the wait re-reads the wall clock after every timer, so a long wait cannot drift, and ends at
- * once when the run is interrupted.
+ * origin); the wait re-reads the wall clock after every timer of at most MAX_TIMER_MS, so a long wait
+ * cannot drift when the wall clock is stepped, and ends at once when the run is interrupted (wait-until.ts).
  */
 import type { Clock } from '../util/clock.js';
+import { waitUntil } from './wait-until.js';
 
-/** Longest single timer: the wall clock is re-read at least this often (and setTimeout caps at 2^31-1 ms). */
+/** Longest single timer: the wall clock is re-read at least this often. */
 const MAX_TIMER_MS = 1000;
 
 /**
@@ -14,23 +15,5 @@ const MAX_TIMER_MS = 1000;
  * A time already past resolves true at once.
  */
 export function waitUntilWall(clock: Clock, untilWallMs: number, signal: AbortSignal): Promise<boolean> {
-  if (signal.aborted) return Promise.resolve(false);
-  return new Promise<boolean>((resolve) => {
-    let timer: ReturnType<typeof setTimeout> | null = null;
-    const onAbort = (): void => {
-      if (timer !== null) clearTimeout(timer);
-      resolve(false);
-    };
-    const check = (): void => {
-      const leftMs = untilWallMs - clock.wallMs();
-      if (leftMs <= 0) {
-        signal.removeEventListener('abort', onAbort);
-        resolve(true);
-        return;
-      }
-      timer = setTimeout(check, Math.min(leftMs, MAX_TIMER_MS));
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-    check();
-  });
+  return waitUntil(() => clock.wallMs(), untilWallMs, signal, MAX_TIMER_MS);
 }

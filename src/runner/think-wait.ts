@@ -1,12 +1,14 @@
 /**
- * A session's think time: waits `ms` on the injected clock (re-read after every timer, so a manual clock in
- * tests and a late timer both end the wait on the clock's time), ending early, with false, when the phase
- * stops sending turns (`stop` aborts) or its end comes first.
+ * A session's think time: waits `ms` on the injected clock, ending early, with false, when the phase stops
+ * sending turns (`stop` aborts) or its end comes first. On the real clock one timer covers the whole wait
+ * (it is monotonic, and timers follow it); any other clock (tests' manual clock, which only moves by hand)
+ * is re-read every MANUAL_POLL_MS. The wait itself is wait-until.ts.
  */
-import type { Clock } from '../util/clock.js';
+import { systemClock, type Clock } from '../util/clock.js';
+import { MAX_TIMEOUT_MS, waitUntil } from './wait-until.js';
 
-/** Longest single timer: the clock is re-read at least this often. */
-const MAX_TIMER_MS = 250;
+/** How often a clock other than the real one is re-read. */
+const MANUAL_POLL_MS = 250;
 
 /**
  * Resolves true once `ms` have passed on `clock`; false at once when `stop` is aborted, or when `endMs`
@@ -17,22 +19,5 @@ export function thinkWait(clock: Clock, ms: number, endMs: number, stop: AbortSi
   const untilMs = clock.nowMs() + ms;
   if (untilMs >= endMs) return Promise.resolve(false);
   if (ms <= 0) return Promise.resolve(true);
-  return new Promise<boolean>((resolve) => {
-    let timer: ReturnType<typeof setTimeout> | null = null;
-    const onStop = (): void => {
-      if (timer !== null) clearTimeout(timer);
-      resolve(false);
-    };
-    const check = (): void => {
-      const leftMs = untilMs - clock.nowMs();
-      if (leftMs <= 0) {
-        stop.removeEventListener('abort', onStop);
-        resolve(true);
-        return;
-      }
-      timer = setTimeout(check, Math.min(Math.ceil(leftMs), MAX_TIMER_MS));
-    };
-    stop.addEventListener('abort', onStop, { once: true });
-    check();
-  });
+  return waitUntil(() => clock.nowMs(), untilMs, stop, clock === systemClock ? MAX_TIMEOUT_MS : MANUAL_POLL_MS);
 }

@@ -8,7 +8,7 @@
 import type { LoadSpec } from '../profile/resolved-profile.js';
 import { LaunchPacer } from './launch-pacer.js';
 import { LaunchTracker } from './launch-tracker.js';
-import { createStageProfile } from './stage-profile.js';
+import { createStageProfile, scheduleSpanMs } from './stage-profile.js';
 import type { ScheduleCallbacks, ScheduleDeps, ScheduleLimits, ScheduleRun } from './types.js';
 
 type ConcurrencyLoad = Extract<LoadSpec, { mode: 'concurrency' }>;
@@ -25,10 +25,7 @@ export function startClosedLoop(
   const { clock } = deps;
   const startMs = deps.startMs ?? clock.nowMs();
   const stages = load.stages && load.stages.length > 0 ? createStageProfile(load.stages) : null;
-  const endMs = Math.min(
-    limits.durationMs === null ? Number.POSITIVE_INFINITY : startMs + limits.durationMs,
-    stages ? startMs + stages.totalMs : Number.POSITIVE_INFINITY,
-  );
+  const endMs = startMs + scheduleSpanMs(load, limits.durationMs);
   const maxLaunches = limits.requests ?? Number.POSITIVE_INFINITY;
   let timer: NodeJS.Timeout | undefined;
   const tracker = new LaunchTracker(callbacks, () => {

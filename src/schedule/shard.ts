@@ -12,6 +12,7 @@
  */
 import { InferbenchError } from '../errors.js';
 import { hashString } from '../util/rng.js';
+import { traceOffsetsMs } from './trace-schedule.js';
 import type { LoadSpec, LoadStage, ResolvedProfile, ResolvedScenario } from '../profile/resolved-profile.js';
 
 /** Shard `index` (1-based) of `count`. */
@@ -103,6 +104,11 @@ function idleReason(whole: ResolvedScenario, share: ResolvedScenario, shard: Sha
   if (share.load.mode === 'concurrency' && peakConcurrency(share.load) === 0) {
     const peak = whole.load.mode === 'concurrency' ? peakConcurrency(whole.load) : 0;
     return `concurrency ${peak} split over ${shard.count} shards leaves none to shard ${shard.index}`;
+  }
+  // A trace's share is every count-th record from index-1: a short trace leaves the last shards none.
+  if (share.load.mode === 'rate' && share.load.trace !== undefined && traceOffsetsMs(share.load.trace).length === 0) {
+    const records = whole.load.mode === 'rate' && whole.load.trace ? traceOffsetsMs(whole.load.trace).length : 0;
+    return `a trace of ${records} records split over ${shard.count} shards leaves none to shard ${shard.index}`;
   }
   return null;
 }

@@ -81,3 +81,19 @@ export function createStageProfile(stages: readonly LoadStage[]): StageProfile {
 
   return { totalMs, targetAt, timeOfCumulative };
 }
+
+/**
+ * The most a schedule of `load` runs from its start: its duration or the end of its stages, whichever is
+ * first (Infinity: neither). Stages end a schedule whatever its duration says; what runs on the schedule's
+ * time (a session's later turns) ends with it.
+ */
+export function scheduleSpanMs(
+  load: { readonly stages?: readonly LoadStage[] | null },
+  durationMs: number | null,
+): number {
+  const stagesMs =
+    load.stages && load.stages.length > 0
+      ? load.stages.reduce((sum, stage) => sum + stage.durationMs, 0)
+      : Number.POSITIVE_INFINITY;
+  return Math.min(durationMs ?? Number.POSITIVE_INFINITY, stagesMs);
+}

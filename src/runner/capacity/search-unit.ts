@@ -15,6 +15,7 @@ import { capacityObjectives } from './objectives.js';
 import { StepBlock } from './step-block.js';
 import { runStepParts, type StepContext, type StepResult, type StepTest } from './run-step.js';
 import { refuseTraceReplay } from './refuse-trace.js';
+import { refuseConversations } from './refuse-conversation.js';
 
 export interface SearchUnit {
   /** The group's key, or `<scenario>/mix`. */
@@ -36,6 +37,7 @@ export function searchUnits(context: StepContext): SearchUnit[] {
   const { profile, spec } = context;
   refuseScenarioMix(profile.scenarios);
   refuseTraceReplay(profile.scenarios);
+  refuseConversations(profile.scenarios);
   const scenarioOf = (group: ResolvedGroup) =>
     profile.scenarios.find((s) => s.name === group.scenario) as ResolvedScenario;
   if (spec.mix === null)

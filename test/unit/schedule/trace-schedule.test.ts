@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { LoadSpec, TraceSpec } from '../../../src/profile/resolved-profile.js';
-import { shardLoad } from '../../../src/schedule/shard.js';
+import { shardLoad, shardProfile, shardScenario } from '../../../src/schedule/shard.js';
 import { startSchedule } from '../../../src/schedule/start-schedule.js';
 import type { ScheduleCallbacks, ScheduleLimits } from '../../../src/schedule/types.js';
 import { ManualClock } from '../../../src/util/clock.js';
@@ -90,5 +90,19 @@ describe('trace schedule', () => {
       [1000, 6000, 21_000],
       [1000, 10_000, 28_000],
     ]);
+  });
+});
+
+describe('a shard with no records of the trace', () => {
+  it('is idle, saying why, while the shards that have records are not', () => {
+    const scenario = { name: 's', load: traceLoad(), requests: null, warmupRequests: 0, seed: 1 } as never;
+    // 10 records over 12 shards: shards 1-10 replay one each, 11 and 12 none.
+    expect(shardScenario(scenario, { index: 10, count: 12 }).idleReason).toBeNull();
+    expect(shardScenario(scenario, { index: 11, count: 12 }).idleReason).toBe(
+      'a trace of 10 records split over 12 shards leaves none to shard 11',
+    );
+    expect(shardProfile({ scenarios: [scenario] } as never, { index: 12, count: 12 }).idle.get('s')).toBe(
+      'a trace of 10 records split over 12 shards leaves none to shard 12',
+    );
   });
 });
