@@ -5,21 +5,14 @@
  */
 import { accessSync, constants, existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { CHAT_REQUEST_PARAMETERS } from '../protocol/chat.js';
-import { checkDataset } from './dataset-checks.js';
 import { checkAnswerSchemas } from './answer-schema-checks.js';
 import { checkFluidityNeedsDeadlines } from './deadline-checks.js';
 import { checkGroupDimensions, groupKeyHeads, headHint } from './dimension-checks.js';
-import { checkPrefixes } from './prefixes-checks.js';
-import { checkConversation } from './session-checks.js';
 import { parseThreshold } from './parse-threshold.js';
 import { mergeScenario } from './merge-scenario.js';
 import { checkTraceScenario } from './trace-checks.js';
+import { checkScenarioWorkload } from './workload-checks.js';
 import type { ProfileIssue } from './profile-issue.js';
-
-/** request_extra carries only what the spec does not list: a spec field there would skip its checks. */
-const SPEC_REQUEST_FIELDS = new Set<string>([...CHAT_REQUEST_PARAMETERS, 'stream_options']);
-const BUILT_FIELDS = new Set(['model', 'messages', 'service_tier']);
 
 /** Headers that carry credentials: keys come from the environment only, never from a profile. */
 const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'x-api-key', 'api-key', 'cookie']);
@@ -45,7 +38,7 @@ export function crossFieldChecks(data: unknown, baseDir: string): ProfileIssue[]
       else names.set(scenario.name, i);
     }
     issues.push(...checkScenario(data.defaults, scenario, i, baseDir));
-    issues.push(...checkGroupDimensions(data.defaults, scenario, i, baseDir));
+    issues.push(...checkGroupDimensions(data.defaults, scenario, i));
     issues.push(...checkAnswerSchemas(scenario.request, ['scenarios', i, 'request']));
   });
   if (isRecord(data.defaults)) issues.push(...checkAnswerSchemas(data.defaults.request, ['defaults', 'request']));
@@ -226,39 +219,7 @@ function checkScenario(
   }
   issues.push(...checkLoad(load, isRecord(f.load), hasStages, (...rest) => merged.pathOf('load', ...rest)));
   issues.push(...checkTraceScenario(f, merged.pathOf, baseDir));
-  const prompt = isRecord(f.prompt) ? f.prompt : {};
-  for (const key of ['input_tokens', 'output_tokens']) {
-    const dist = prompt[key];
-    if (isRecord(dist) && typeof dist.min === 'number' && typeof dist.max === 'number' && dist.min > dist.max) {
-      issues.push({
-        path: merged.pathOf('prompt', key),
-        message: `min (${dist.min}) is greater than max (${dist.max})`,
-      });
-    }
-  }
-  if (
-    isRecord(prompt.dataset) &&
-    typeof prompt.dataset.path === 'string' &&
-    !existsSync(resolve(baseDir, prompt.dataset.path))
-  ) {
-    issues.push({
-      path: [...merged.pathOf('prompt', 'dataset'), 'path'],
-      message: `file not found: ${resolve(baseDir, prompt.dataset.path)}`,
-    });
-  }
-  issues.push(...checkDataset(prompt.dataset, (key) => [...merged.pathOf('prompt', 'dataset'), key]));
-  issues.push(...checkPrefixes(prompt, f.request, merged.pathOf));
-  issues.push(...checkConversation(f, merged.pathOf));
-  if (isRecord(f.request_extra)) {
-    for (const key of Object.keys(f.request_extra)) {
-      const message = BUILT_FIELDS.has(key)
-        ? `${key} is set by the profile (models, prompt, tiers), not by request_extra`
-        : SPEC_REQUEST_FIELDS.has(key)
-          ? `${key} is a field of the API spec: set it in request, where it is checked`
-          : null;
-      if (message !== null) issues.push({ path: merged.pathOf('request_extra', key), atKey: true, message });
-    }
-  }
+  issues.push(...checkScenarioWorkload(merged, index, baseDir));
   for (const key of ['models', 'tiers']) {
     const list = f[key];
     if (Array.isArray(list)) {

@@ -1,11 +1,9 @@
 /**
  * The rules of the group dimensions `reasoning_efforts` and `mix` that a per-field schema cannot express:
  * an effort set twice (the list and request.reasoning_effort), class names unique, no mix in a sweep (its
- * phases run one schedule each), dataset files of classes that exist; and the first parts of the group
+ * phases run one schedule each) (a class's prompt and request: workload-checks.ts); and the first parts of the group
  * keys a profile makes ("scenario[.class][.effort]"), for threshold keys, which must be unique.
  */
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { mergeScenario } from './merge-scenario.js';
 import type { ProfileIssue } from './profile-issue.js';
 
@@ -23,7 +21,6 @@ export function checkGroupDimensions(
   defaults: unknown,
   scenario: Record<string, unknown>,
   index: number,
-  baseDir: string,
 ): ProfileIssue[] {
   const issues: ProfileIssue[] = [];
   const merged = mergeScenario(defaults, scenario, index);
@@ -60,12 +57,6 @@ export function checkGroupDimensions(
     }
     if (efforts && isRecord(item.request) && item.request.reasoning_effort !== undefined)
       issues.push({ path: [...mixPath, i, 'request', 'reasoning_effort'], atKey: true, message: twice });
-    const dataset = isRecord(item.prompt) && isRecord(item.prompt.dataset) ? item.prompt.dataset : null;
-    if (dataset && typeof dataset.path === 'string' && !existsSync(resolve(baseDir, dataset.path)))
-      issues.push({
-        path: [...mixPath, i, 'prompt', 'dataset', 'path'],
-        message: `file not found: ${resolve(baseDir, dataset.path)}`,
-      });
   });
   return issues;
 }

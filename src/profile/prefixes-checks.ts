@@ -1,8 +1,10 @@
 /**
  * The rules of `prompt.prefixes` a per-field schema cannot express: it replaces shared_prefix_tokens (one
  * prefix for every request) rather than adding to it, it builds synthetic prompts (a dataset brings its
- * own), and it sets prompt_cache_key itself unless cache_key is false.
+ * own), it sets prompt_cache_key itself unless cache_key is false, and groups x tokens is bounded (every
+ * prefix text is built and held when the workload is built).
  */
+import { MAX_PREFIX_TOTAL_TOKENS } from './prefixes-schema.js';
 import type { IssuePath, ProfileIssue } from './profile-issue.js';
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -18,6 +20,13 @@ export function checkPrefixes(
   const prefixes = prompt.prefixes;
   if (!isRecord(prefixes)) return [];
   const issues: ProfileIssue[] = [];
+  const { groups, tokens } = prefixes;
+  if (typeof groups === 'number' && typeof tokens === 'number' && groups * tokens > MAX_PREFIX_TOTAL_TOKENS)
+    issues.push({
+      path: pathOf('prompt', 'prefixes'),
+      atKey: true,
+      message: `${groups} groups x ${tokens} tokens is ${groups * tokens} prefix tokens, above the ${MAX_PREFIX_TOTAL_TOKENS} a workload builds and holds (per group of the matrix): use fewer groups or shorter prefixes`,
+    });
   if (typeof prompt.shared_prefix_tokens === 'number' && prompt.shared_prefix_tokens > 0)
     issues.push({
       path: pathOf('prompt', 'shared_prefix_tokens'),

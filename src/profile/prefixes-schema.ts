@@ -4,6 +4,15 @@
  * prompt cache is exercised per prefix group. Defaults are applied in resolve-prefixes.ts, never here.
  */
 import { z } from 'zod';
+import { MAX_VALUES_PER_LABEL } from '../metrics/breakdown-summary.js';
+
+/**
+ * At most 999 groups: with `none` (requests without a prefix) they are the 1,000 values a label's breakdown
+ * keeps apart (metrics/breakdown-summary.ts), so no group is ever counted under `other`.
+ */
+export const MAX_PREFIX_GROUPS = MAX_VALUES_PER_LABEL - 1;
+/** groups x tokens at most: every prefix text is built and held per group (scenario x model x tier). */
+export const MAX_PREFIX_TOTAL_TOKENS = 4_000_000;
 
 const SHARE_MESSAGE = 'expected a fraction from 0 to 1 (0.8) or a percentage ("80%")';
 
@@ -13,8 +22,10 @@ export const prefixesSchema = z
       .number()
       .int()
       .min(1)
-      .max(1000)
-      .meta({ description: 'How many distinct prefixes (p0 ... p<N-1>); a request picks one uniformly (seeded).' }),
+      .max(MAX_PREFIX_GROUPS)
+      .meta({
+        description: `How many distinct prefixes (p0 ... p<N-1>, at most ${MAX_PREFIX_GROUPS}); a request picks one uniformly (seeded).`,
+      }),
     tokens: z.number().int().min(1).meta({ description: 'Tokens of each prefix, exactly.' }),
     share: z
       .union(

@@ -43,6 +43,7 @@ function resolveMix(mix: MixInput, fields: ScenarioFieldsInput, resolveFields: S
       prompt: resolved.prompt,
       request: resolved.request,
       requestExtra: resolved.requestExtra,
+      ...(resolved.session ? { session: resolved.session } : {}),
     };
   });
 }

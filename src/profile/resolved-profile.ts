@@ -168,6 +168,8 @@ export interface MixClassSpec {
   readonly prompt: PromptSpec;
   readonly request: Readonly<Record<string, unknown>>;
   readonly requestExtra: Readonly<Record<string, unknown>>;
+  /** The scenario's session with the class's prompt (a later user turn defaults to its input_tokens); only with a session. */
+  readonly session?: SessionSpec;
 }
 
 /** A think time in ms: fixed, or drawn per turn from a seeded distribution (clamped to [0, max]). */

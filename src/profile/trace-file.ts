@@ -15,6 +15,7 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
+import { fileText } from './file-text.js';
 import { extname } from 'node:path';
 import { InferbenchError } from '../errors.js';
 import { parse } from 'csv-parse/sync';
@@ -84,7 +85,7 @@ export function loadTrace(spec: TraceSpec): TraceRecords {
     } catch (error) {
       throw unreadable(spec.path, error);
     }
-    const parsed = parseTrace(bytes.toString('utf8'), spec.path, spec.format, spec.timestampUnit, spec.startMs);
+    const parsed = parseTrace(fileText(bytes, spec.path), spec.path, spec.format, spec.timestampUnit, spec.startMs);
     records = { ...parsed, sha256: createHash('sha256').update(bytes).digest('hex') };
     cache.set(key, records);
   }
@@ -107,7 +108,7 @@ export function parseTrace(
   unit: TimestampUnit | null,
   startMs = 0,
 ): ParsedTrace {
-  const table = readRows(text, name);
+  const table = readRows(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, name);
   const first = table.rows[0];
   if (first === undefined) throw new InferbenchError('BAD_PROFILE', `trace ${name} has no records`, { hint: HINT });
   const resolved = format === 'auto' ? detectFormat(table.columns(first), name, first.line, extname(name)) : format;

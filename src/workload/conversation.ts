@@ -21,7 +21,8 @@ import { exponential, lognormal } from '../util/distributions.js';
 import type { Rng } from '../util/rng.js';
 import { hashString } from '../util/rng.js';
 import { o200kTokenizer } from '../util/tokenizer.js';
-import type { EncodingTokenizer } from '../util/tokenizer.js';
+import type { EncodingTokenizer, Tokenizer } from '../util/tokenizer.js';
+import { countTokensBounded } from '../util/bounded-tokens.js';
 import type { RequestPlan } from './request-plan.js';
 import type { UserTurn } from './session-turns.js';
 import { requestRng, streamSeed } from './request-seed.js';
@@ -167,6 +168,21 @@ function assistantMessage(answer: PreviousAnswer, withCalls: boolean): ChatMessa
   return { role: 'assistant', content: answer.content === '' ? null : answer.content, tool_calls: calls };
 }
 
+/** Answers up to this many characters are counted (bounded, linear); longer ones are estimated. */
+export const COUNTED_ANSWER_CHARS = 16_384;
+
+/**
+ * The tokens of an answer a server sent without usage, for the next turn's expectedInputTokens only: it
+ * runs between turns on the completion path, so never a raw count of server text (quadratic in one long
+ * pretoken, util/tokenizer.ts). A short answer is counted through util/bounded-tokens.ts (exact for
+ * ordinary text, under a millisecond); a longer one is estimated at 4 characters a token.
+ */
+export function answerTokensEstimate(tokenizer: Tokenizer, content: string): number {
+  return content.length <= COUNTED_ANSWER_CHARS
+    ? countTokensBounded(tokenizer, content)
+    : Math.ceil(content.length / 4);
+}
+
 /** A synthetic user turn of `length` tokens, token-exact. */
 function syntheticTurn(text: SyntheticText, length: LengthDistribution, rng: Rng): UserTurn {
   const tokens = sampleLength(length, rng);
@@ -193,10 +209,13 @@ function startConversation(context: ConversationContext, index: number): Convers
   let tokens = firstPlan.expectedInputTokens;
   let turn = 1;
   let round = 0;
+  // output_tokens: dataset: each later turn's max_completion_tokens is the file's answer to it.
+  let turnOutput: number | null = null;
   const plan = (): RequestPlan => {
     const body: Record<string, unknown> = { ...baseBody, messages: [...history] };
     const output = scenario.prompt.outputTokens;
-    if (output !== null && (turn > 1 || round > 0)) body.max_completion_tokens = sampleLength(output, outputRng);
+    if (turnOutput !== null) body.max_completion_tokens = turnOutput;
+    else if (output !== null && (turn > 1 || round > 0)) body.max_completion_tokens = sampleLength(output, outputRng);
     return {
       body,
       expectedInputTokens: tokens,
@@ -210,7 +229,7 @@ function startConversation(context: ConversationContext, index: number): Convers
       const loop = toolLoop !== null && calls !== null && calls.length > 0 && round < toolLoop.maxRounds;
       if (!loop && turn >= turns) return null;
       history.push(assistantMessage(answer, loop));
-      tokens += answer.outputTokens ?? context.tokenizer.count(answer.content);
+      tokens += answer.outputTokens ?? answerTokensEstimate(context.tokenizer, answer.content);
       if (loop) {
         round++;
         calls.forEach((call, i) => {
@@ -230,6 +249,7 @@ function startConversation(context: ConversationContext, index: number): Convers
         later === null ? syntheticTurn(text, (session as SessionSpec).userTokens, userRng) : later[turn - 2]!;
       history.push({ role: 'user', content: user.text });
       tokens += user.tokens;
+      if (typeof user.answerTokens === 'number') turnOutput = Math.max(1, user.answerTokens);
       return { plan: plan(), thinkMs: sampleThinkMs((session as SessionSpec).thinkTime, thinkRng) };
     },
   };

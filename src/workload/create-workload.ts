@@ -31,12 +31,13 @@ export interface Workload {
   readonly conversation?: ConversationFactory;
   /** With prompt.dataset: what the dataset read, kept and dropped (validate prints it). */
   readonly dataset?: DatasetCounts;
-  /** Warnings for summary.json harness.warnings, read when the run ends (a dataset's supply used up). */
+  /** Warnings for summary.json harness.warnings, read when the run ends (a dataset's supply used up, large image bodies). */
   warnings?(): string[];
 }
 
 function datasetParts(source: PromptSource): Pick<Workload, 'dataset' | 'warnings'> {
-  return source.dataset === undefined ? {} : { dataset: source.dataset, warnings: () => source.warnings?.() ?? [] };
+  const warnings = source.warnings ? { warnings: () => source.warnings?.() ?? [] } : {};
+  return source.dataset === undefined ? warnings : { dataset: source.dataset, ...warnings };
 }
 
 /**
@@ -81,7 +82,7 @@ export function createWorkload(
       if (prompt.prefix !== undefined) return prefixedPlan(body, prompt.expectedInputTokens, prompt.prefix);
       return { body, expectedInputTokens: prompt.expectedInputTokens };
     },
-    ...datasetParts(kindSource),
+    ...datasetParts(source),
   };
   // session / tool_loop: each unit is a conversation that starts with next(index) (conversation.ts).
   const conversation = createConversations(scenario, group, tokenizer, {

@@ -6,6 +6,7 @@
  * longest string V8 can hold still loads, and a bad element is reported at its own line.
  */
 import { InferbenchError } from '../errors.js';
+import { fileText } from '../profile/file-text.js';
 
 export interface DatasetRecord {
   readonly value: unknown;
@@ -44,7 +45,7 @@ export function datasetRecords(bytes: Buffer, path: string): DatasetRecord[] {
     // more lines is JSONL whose lines are messages arrays.
     if (array !== null && !isMessagesArray(array)) return array;
   }
-  return jsonLines(bytes.toString('utf8', start), path);
+  return jsonLines(fileText(bytes, path, start), path);
 }
 
 /** A one-line JSONL file whose only line is a messages array reads as one record, not as records. */

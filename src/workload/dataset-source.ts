@@ -80,8 +80,8 @@ export function createDatasetSource(
   checkSupply(scenario, counts, spec);
   const pick = createSampler(spec.sample, kept.length, scenario.seed, scenario.name);
   // Sessions only: each entry's later user turns, counted once here.
-  const later = scenario.session ? kept.map((entry) => laterUserTurns(entry, tokenizer)) : null;
   const answers = spec.outputTokens === 'dataset';
+  const later = scenario.session ? kept.map((entry) => laterUserTurns(entry, tokenizer, answers)) : null;
   const exhaustible = spec.sample === 'without_replacement';
   let exhaustedAt = -1;
   return {

@@ -10,6 +10,17 @@ export function userTurns(entry: Pick<DatasetEntry, 'messages'>): string[] {
   return entry.messages.filter((m) => m.role === 'user').map(messageText);
 }
 
+/** For every user message of `entry`'s conversation, in order: the assistant message answering it (before the next user message), or null. */
+export function answersOfUserTurns(entry: Pick<DatasetEntry, 'messages'>): (ChatMessage | null)[] {
+  const answers: (ChatMessage | null)[] = [];
+  for (const message of entry.messages) {
+    if (message.role === 'user') answers.push(null);
+    else if (message.role === 'assistant' && answers.length > 0 && answers.at(-1) === null)
+      answers[answers.length - 1] = message;
+  }
+  return answers;
+}
+
 /** The system messages that open the conversation (before its first user turn), or none. */
 export function openingSystemMessages(entry: Pick<DatasetEntry, 'messages'>): ChatMessage[] {
   const firstUser = entry.messages.findIndex((m) => m.role === 'user');

@@ -10,6 +10,8 @@
  * The image tokens a request adds are counted by OpenAI's rule (protocol/image-tokens.ts), the same for
  * every request, and added to its expected input tokens: the estimate when a server sends no usage.
  */
+import { InferbenchError } from '../errors.js';
+import { LARGE_BODY_IMAGE_BYTES, MAX_BODY_IMAGE_BYTES } from '../profile/images-checks.js';
 import type { ChatMessage, ContentPart, ImagePart } from '../protocol/chat.js';
 import { imageTokens } from '../protocol/image-tokens.js';
 import type { ImageSpec, ResolvedScenario } from '../profile/resolved-profile.js';
@@ -17,6 +19,8 @@ import type { BuiltPrompt, PromptSource } from './prompt-sources.js';
 import { requestRng, streamSeed } from './request-seed.js';
 import type { SyntheticImage } from './synthetic-image.js';
 import { syntheticImage } from './synthetic-image.js';
+
+const MIB = 1024 * 1024;
 
 /** One image kind's prebuilt parts (one per variant) and how many of them a request carries. */
 interface KindPool {
@@ -66,6 +70,26 @@ function attach(messages: readonly ChatMessage[], images: readonly ImagePart[]):
 }
 
 /**
+ * The most image data one request body carries (each kind's `count` images at its largest variant's data
+ * URL, one byte a character): above MAX_BODY_IMAGE_BYTES a BAD_PROFILE error (the profile check,
+ * images-checks.ts, estimates it before anything is built; this measures what was built); above
+ * LARGE_BODY_IMAGE_BYTES a warning (the emulator and many servers refuse bodies that large).
+ */
+function checkBodyImageBytes(scenario: string, pools: readonly KindPool[]): string | null {
+  const bytes = pools.reduce((sum, pool) => sum + pool.count * Math.max(...pool.images.map((i) => i.url.length)), 0);
+  const mib = (n: number): string => `${(n / MIB).toFixed(1)} MiB`;
+  if (bytes > MAX_BODY_IMAGE_BYTES)
+    throw new InferbenchError(
+      'BAD_PROFILE',
+      `scenario ${scenario}: prompt.images make request bodies with up to ${mib(bytes)} of image data, above the ${mib(MAX_BODY_IMAGE_BYTES)} limit`,
+      { hint: 'lower prompt.images[].count or the sizes, or use format: jpeg (about a tenth of a PNG)' },
+    );
+  return bytes > LARGE_BODY_IMAGE_BYTES
+    ? `scenario ${scenario}: prompt.images make request bodies with up to ${mib(bytes)} of image data; the embedded emulator refuses bodies above ${mib(LARGE_BODY_IMAGE_BYTES)}, and many servers have a limit of that order`
+    : null;
+}
+
+/**
  * `source` with the scenario's images added to each prompt, or `source` itself when the prompt has none.
  * Builds every image of the scenario now (the costly part), before the first request.
  */
@@ -73,9 +97,13 @@ export function withImages(source: PromptSource, scenario: ResolvedScenario): Pr
   const specs = scenario.prompt.images;
   if (specs === undefined || specs.length === 0) return source;
   const pools = specs.map((spec) => kindPool(scenario.seed, spec));
+  const warning = checkBodyImageBytes(scenario.name, pools);
   const tokens = specs.reduce((sum, spec) => sum + spec.count * imageTokens(spec.width, spec.height, spec.detail), 0);
   const pickBase = streamSeed(scenario.seed, scenario.name, 'images');
   return {
+    ...(source.dataset ? { dataset: source.dataset } : {}),
+    ...(source.laterTurns ? { laterTurns: (index: number) => source.laterTurns!(index) } : {}),
+    warnings: () => [...(source.warnings?.() ?? []), ...(warning === null ? [] : [warning])],
     build(index, lengths): BuiltPrompt {
       const prompt = source.build(index, lengths);
       const rng = requestRng(pickBase, index);

@@ -82,6 +82,8 @@ function hashedClass(scenario: ResolvedScenario, mixClass: MixClassSpec): Record
     request: hashed.request,
     request_extra: hashed.request_extra,
     prompt: hashed.prompt,
+    // Only with a session: its later user turns follow the class's input_tokens (absent otherwise: hashes stay).
+    session: mixClass.session,
   };
 }
 

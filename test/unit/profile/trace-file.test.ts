@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { resolveProfileText } from '../../../src/profile/load-profile.js';
+import { fileText } from '../../../src/profile/file-text.js';
 import { loadTrace, parseTrace } from '../../../src/profile/trace-file.js';
 import type { ParsedTrace } from '../../../src/profile/trace-file.js';
 
@@ -210,5 +211,37 @@ describe('trace replay in a profile', () => {
     expect(message).toContain('scenarios[1].load.time_scale: applies to mode: trace only');
     expect(message).toContain('scenarios[2].load: mode trace needs path (the trace file)');
     expect(message).not.toContain('needs duration and/or requests');
+  });
+});
+
+describe('review fixes: file text', () => {
+  it('reads a JSONL or CSV trace that starts with a UTF-8 byte order mark', () => {
+    const jsonl = write('bom.jsonl', '\uFEFF{"timestamp": 0, "input_tokens": 4, "output_tokens": 2}\n');
+    const spec = { format: 'auto', timestampUnit: null, timeScale: 1, startMs: 0 } as const;
+    expect(plain(loadTrace({ ...spec, path: jsonl }))).toMatchObject({ format: 'inferbench', inputs: [4] });
+    const csv = write('bom.csv', '\uFEFFtimestamp,input_tokens,output_tokens\n0,7,3\n');
+    expect(plain(loadTrace({ ...spec, path: csv }))).toMatchObject({ inputs: [7], outputs: [3] });
+  });
+
+  it('turns a file too large for one string into a BAD_PROFILE error naming it', () => {
+    const huge = {
+      length: 600 * 1024 * 1024,
+      toString(): string {
+        throw Object.assign(new Error('Cannot create a string longer than 0x1fffffe8 characters'), {
+          code: 'ERR_STRING_TOO_LONG',
+        });
+      },
+    } as unknown as Buffer;
+    let caught: unknown;
+    try {
+      fileText(huge, '/data/trace.jsonl');
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toMatchObject({ code: 'BAD_PROFILE' });
+    expect((caught as Error).message).toBe(
+      '/data/trace.jsonl: too large to read (600 MiB; Node holds at most about 512 MiB of text in one string)',
+    );
+    expect((caught as { hint?: string }).hint).toMatch(/split the file/);
   });
 });

@@ -220,3 +220,57 @@ describe('session and tool_loop profile errors', () => {
     expect(text).toMatch(/scenarios\[1\]\.session.*needs turns/);
   });
 });
+
+describe('review fixes: sessions', () => {
+  it('with output_tokens: dataset, gives each turn the length of its own answer in the file (3-turn ShareGPT)', () => {
+    const turn = (from: string, value: string) => ({ from, value });
+    const answers = ['One two.', 'One two three four five six seven eight nine ten.', 'Yes.'];
+    writeFileSync(
+      join(dir, 'three.jsonl'),
+      `${JSON.stringify({
+        conversations: [
+          turn('human', 'First question?'),
+          turn('gpt', answers[0]!),
+          turn('human', 'Second question?'),
+          turn('gpt', answers[1]!),
+          turn('human', 'Third question?'),
+          turn('gpt', answers[2]!),
+        ],
+      })}\n`,
+    );
+    const steps = play(
+      conversationsOf('    prompt: { dataset: { path: three.jsonl, output_tokens: dataset } }\n    session: {}\n')(0),
+      () => text('reply'),
+    );
+    expect(steps).toHaveLength(3);
+    expect(steps.map((s) => s.plan.body.max_completion_tokens)).toEqual(answers.map((a) => countTokens(a)));
+  });
+
+  it("a mix class's session sends later user turns of the class's input_tokens", () => {
+    const profile = resolveGroupModels(
+      profileOf(`    prompt: { input_tokens: 30 }
+    session: { turns: 2 }
+    mix: [{ name: big, weight: 1 }, { name: small, weight: 1, prompt: { input_tokens: 9 } }]
+`),
+      'model-x',
+    );
+    const userTurn = (mixClass: string): number => {
+      const group = profile.groups.find((g) => g.mixClass === mixClass)!;
+      const steps = play(createWorkload(profile.scenarios[0]!, group).conversation!(0), () => text('ok'));
+      return countTokens(messagesOf(steps[1]!.plan.body).at(-1)!.content as string);
+    };
+    expect(userTurn('big')).toBe(30);
+    expect(userTurn('small')).toBe(9);
+  });
+
+  it('never counts a long answer without usage with the raw tokenizer (a degenerate 1 MB answer)', () => {
+    const conversation = conversationsOf(
+      '    prompt: { input_tokens: 30 }\n    session: { turns: 2, user_tokens: 5 }\n',
+    )(0);
+    const started = performance.now();
+    const step = conversation.next(text('x'.repeat(1_000_000)));
+    // A raw BPE count of one 1 MB pretoken is quadratic (hours); the estimate is immediate.
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(step!.plan.expectedInputTokens).toBe(30 + 5 + 250_000);
+  });
+});

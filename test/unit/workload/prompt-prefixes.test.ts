@@ -158,4 +158,14 @@ describe('prompt.prefixes: profile errors', () => {
     expect(problems).toMatch(/prefixes\.share.*fraction from 0 to 1/);
     expect(profileProblems(scenario('{ prefixes: { groups: 2 } }')).join('\n')).toMatch(/prefixes\.tokens/);
   });
+
+  it('caps groups at 999 (with "none", the 1,000 values a breakdown keeps apart) and groups x tokens at 4M', () => {
+    expect(profileProblems(scenario('{ prefixes: { groups: 1000, tokens: 5 } }'))).toEqual([
+      'p.yaml:4:35: scenarios[0].prompt.prefixes.groups: Too big: expected number to be <=999',
+    ]);
+    expect(() => resolveProfileText(scenario('{ prefixes: { groups: 999, tokens: 5 } }'), 'p.yaml')).not.toThrow();
+    expect(profileProblems(scenario('{ prefixes: { groups: 500, tokens: 8001 } }'))).toEqual([
+      'p.yaml:4:15: scenarios[0].prompt.prefixes: 500 groups x 8001 tokens is 4000500 prefix tokens, above the 4000000 a workload builds and holds (per group of the matrix): use fewer groups or shorter prefixes',
+    ]);
+  });
 });

@@ -165,3 +165,38 @@ describe('prompt.images in the workload', () => {
     );
   });
 });
+
+describe('review fixes: image payload bounds', () => {
+  it('refuses a profile whose request bodies or image pools would be too large, before building anything', () => {
+    const problems = profileProblems(
+      'scenarios:\n  - name: s\n    requests: 1\n    prompt: { images: [{ width: 4096, height: 4096, count: 50, variants: 64 }] }\n',
+    );
+    expect(problems).toEqual([
+      'p.yaml:4:23: scenarios[0].prompt.images: each request would carry about 1867 MiB of images, above the 256 MiB limit: lower count or the sizes, or use format: jpeg (about a tenth of a PNG)',
+      'p.yaml:4:23: scenarios[0].prompt.images: the images built for this scenario (variants of each kind) would hold about 2389 MiB, above the 1024 MiB limit: lower variants or the sizes, or use format: jpeg',
+    ]);
+    // The same images as JPEG (about a tenth) pass; a mix class's images are checked too.
+    expect(() =>
+      profileOf('{ images: [{ width: 4096, height: 4096, count: 50, format: jpeg, variants: 1 }] }'),
+    ).not.toThrow();
+    expect(
+      profileProblems(
+        'scenarios:\n  - name: s\n    requests: 1\n    mix: [{ name: a, weight: 1, prompt: { images: [{ width: 4096, height: 4096, count: 8, variants: 1 }] } }]\n',
+      ),
+    ).toHaveLength(1);
+  });
+
+  it('warns when the built images make bodies above 32 MiB (the emulator refuses them)', () => {
+    const workload = workloadOf(
+      profileOf('{ input_tokens: 8, images: [{ width: 2048, height: 2048, count: 4, variants: 1 }] }'),
+    );
+    const warnings = workload.warnings?.() ?? [];
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(
+      /^scenario s: prompt\.images make request bodies with up to \d+\.\d MiB of image data; the embedded emulator refuses bodies above 32\.0 MiB/,
+    );
+    expect(
+      workloadOf(profileOf('{ input_tokens: 8, images: [{ width: 64, height: 64 }] }')).warnings?.() ?? [],
+    ).toEqual([]);
+  }, 60_000);
+});

@@ -1,8 +1,8 @@
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { resolveProfileText } from '../../../src/profile/load-profile.js';
+import { loadProfile, resolveProfileText } from '../../../src/profile/load-profile.js';
 import { resolveGroupModels } from '../../../src/profile/groups.js';
 import { canonicalJson, workloadHash, workloadHashWithoutModels } from '../../../src/workload/workload-hash.js';
 
@@ -124,5 +124,55 @@ describe('canonicalJson', () => {
     expect(canonicalJson({ b: 1, a: { d: [2, { y: 1, x: null }], c: undefined } })).toBe(
       '{"a":{"d":[2,{"x":null,"y":1}]},"b":1}',
     );
+  });
+});
+
+/**
+ * Literal hashes of the shipped profiles that use none of the workload features of issue 13, computed by the
+ * code of commit cc3c4d8 (the last before them; review finding: "as before" tests compared new code with new
+ * code). A stored baseline of these profiles must stay comparable: a change here breaks `compare` against it.
+ */
+describe('hashes of feature-free shipped profiles, as before issue 13', () => {
+  const PROFILES = resolve(import.meta.dirname, '../../../profiles');
+  it.each([
+    [
+      'capacity.yaml',
+      '4a098c5fa0287adcc28858de20c5ee2b5f57658fe39924b43bd678d51aa21790',
+      '4956eac3ef6efe4aeb1451738bf3270cb9c459457a80b01c6cc3f724dabcfee0',
+    ],
+    [
+      'ci-regression.yaml',
+      '127db286c7d3031cdc106b64c0275f1e7f85502a6ee55d4d4b9b6cf01e6e44d4',
+      '2a917b9485dc8c33cb06ae27c2fffdb5116ce7ed578167062b2a39105dbd022a',
+    ],
+    [
+      'model-comparison.yaml',
+      '237fed5531414837332b39bd902d3bb5c3739d690db4ee18b2f31bd4bce5a642',
+      '9d4c5cbacaa468385a8b7a842ac7b8af7e63b29615e6a7e2f43ce164e6b9ca6d',
+    ],
+    [
+      'open-loop-poisson.yaml',
+      '5fa35b23f790698f4ce805e6c394f6b0805aa809dc9d092a44d224f2fda59b0e',
+      '7776c2f623f4451bddd46d2082bf4d4cf04c8373f5312886b080f3f80d983b44',
+    ],
+    [
+      'quickstart.yaml',
+      'a522cd94ab2161f09404efda8033c431fe84a1392df70810488b8c3fe6448fe5',
+      '439db812bcccda37b89741af21f8a0c8b7d32cfbaefe27671b657badd2015acd',
+    ],
+    [
+      'ramp.yaml',
+      '3e18f8fa6121b315c69bb32b637b33a1c6ed9464266de13d7fa72eb6b26636ad',
+      '084f56d8295af0760411bd6608de1075c96147f045cb4263bec0b95109a54f4c',
+    ],
+    [
+      'tier-comparison.yaml',
+      '82d589bc8f31c5520ddcca58751ca09f5f2d1ebc49b7782d1d70f37673daae2a',
+      'a4a21067da4acc452041a580ca09989296f365b375b7e0f9dcea4252046fecfe',
+    ],
+  ])('%s', (name, hash, withoutModels) => {
+    const profile = resolveGroupModels(loadProfile(join(PROFILES, name)), 'model-x');
+    expect(workloadHash(profile)).toBe(hash);
+    expect(workloadHashWithoutModels(profile)).toBe(withoutModels);
   });
 });
