@@ -1,7 +1,10 @@
 /**
  * Exact merge of two groups' breakdowns (shards of one run): per (label, value) counts and token sums add,
  * the ttft_ms and e2e_ms histograms add, and the stats are recomputed from the merged histograms. The
- * bound on values per label holds for the union too: values beyond it fold into `other`.
+ * bound on values per label holds for the union too: when the union has more values than the bound, the
+ * first MAX_VALUES_PER_LABEL in natural order (compareValues) are kept and the rest fold into `other`.
+ * That rule depends on the set of values only, never on which side they came from, so merging shards in
+ * any order (and any grouping) gives the same breakdowns.
  */
 import {
   type BreakdownStats,
@@ -23,15 +26,15 @@ export function mergeBreakdowns(
   const out: GroupBreakdowns = {};
   const labels = new Set([...Object.keys(a.breakdowns ?? {}), ...Object.keys(b.breakdowns ?? {})]);
   for (const label of [...labels].sort()) {
+    const sides = [a.breakdowns?.[label] ?? {}, b.breakdowns?.[label] ?? {}];
+    const values = [...new Set(sides.flatMap((side) => Object.keys(side)))].sort(compareValues);
+    // compareValues puts `other` last, so the values kept are the first MAX_VALUES_PER_LABEL of the rest.
+    const kept = new Set(values.filter((value) => value !== OVERFLOW_VALUE).slice(0, MAX_VALUES_PER_LABEL));
     const cells = new Map<string, BreakdownStats[]>();
-    for (const side of [a.breakdowns?.[label], b.breakdowns?.[label]]) {
-      for (const [value, stats] of Object.entries(side ?? {})) {
-        let target = value;
-        const kept = cells.size - (cells.has(OVERFLOW_VALUE) ? 1 : 0);
-        if (!cells.has(value) && value !== OVERFLOW_VALUE && kept >= MAX_VALUES_PER_LABEL) {
-          target = OVERFLOW_VALUE;
-          overflow[label] = (overflow[label] ?? 0) + stats.requests;
-        }
+    for (const side of sides) {
+      for (const [value, stats] of Object.entries(side)) {
+        const target = kept.has(value) ? value : OVERFLOW_VALUE;
+        if (target !== value) overflow[label] = (overflow[label] ?? 0) + stats.requests;
         const list = cells.get(target) ?? [];
         list.push(stats);
         cells.set(target, list);
@@ -41,10 +44,12 @@ export function mergeBreakdowns(
       [...cells.keys()].sort(compareValues).map((value) => [value, mergeCells(cells.get(value) ?? [])]),
     );
   }
-  return Object.keys(overflow).length > 0 ? { breakdowns: out, breakdowns_overflow: overflow } : { breakdowns: out };
+  if (Object.keys(overflow).length === 0) return { breakdowns: out };
+  return { breakdowns: out, breakdowns_overflow: Object.fromEntries(Object.entries(overflow).sort()) };
 }
 
 function mergeCells(cells: readonly BreakdownStats[]): BreakdownStats {
+  // Plain histograms: one cell at a time, dropped once its stats are encoded.
   const ttft = createHistogram();
   const e2e = createHistogram();
   const counts = { requests: 0, ok: 0, failed: 0, inputTokens: 0, cachedTokens: 0, outputTokens: 0 };

@@ -2,18 +2,30 @@
  * Exact merge of two summaries of the same group (shards of one run that ran at the same time):
  * histograms add, counters add, stats are recomputed from the merged histograms, so percentiles are those
  * of the union of the requests, not an average of percentiles. Throughput totals add over the longer of
- * the two measured windows.
+ * the two measured windows. Nothing depends on which summary is `a` but the group's identity (the same
+ * for both): merging shards in any order gives the same summary (samples: merge-samples.ts; breakdowns
+ * beyond the bound on values: breakdown-merge.ts).
  */
 import type { GroupSummary, MetricName, MetricStats } from '../metrics/run-summary.js';
-import { decodeHistogram, encodeHistogram, metricScale, metricStatsFromHistogram } from './histogram.js';
+import { METRIC_NAMES } from '../metrics/metric-registry.js';
+import {
+  createHistogram,
+  decodeHistogram,
+  encodeHistogram,
+  metricScale,
+  metricStatsFromHistogram,
+} from './histogram.js';
 import { groupDimensions } from './group-dimensions.js';
 import { ERROR_SAMPLES_PER_CLASS } from './group-accumulator.js';
 import { mergeBreakdowns } from './breakdown-merge.js';
 import { mergeChecks } from './check-merge.js';
+import { mergeSamples } from './merge-samples.js';
 
+/** Counts of both, keys sorted: the same object (and JSON) whichever side is `a`. */
 function addCounts(a: Record<string, number>, b: Record<string, number>): Record<string, number> {
-  const out: Record<string, number> = { ...a };
-  for (const [key, n] of Object.entries(b)) out[key] = (out[key] ?? 0) + n;
+  const out: Record<string, number> = {};
+  for (const key of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort())
+    out[key] = (a[key] ?? 0) + (b[key] ?? 0);
   return out;
 }
 
@@ -21,31 +33,32 @@ function round3(value: number): number {
   return Math.round(value * 1000) / 1000;
 }
 
+/** The metrics with a histogram in either summary: the registry's order, then any other name sorted. */
+function metricNames(a: GroupSummary, b: GroupSummary): MetricName[] {
+  const present = new Set([...Object.keys(a.histograms), ...Object.keys(b.histograms)]);
+  const known = METRIC_NAMES.filter((name) => present.has(name));
+  const other = [...present].filter((name) => !(METRIC_NAMES as readonly string[]).includes(name)).sort();
+  return [...known, ...(other as MetricName[])];
+}
+
 /** Merges `b` into a copy of `a` (same group key expected; a's identity is kept). */
 export function mergeGroupSummaries(a: GroupSummary, b: GroupSummary): GroupSummary {
   const metrics: Partial<Record<MetricName, MetricStats>> = {};
   const histograms: Partial<Record<MetricName, string>> = {};
-  const names = new Set([...Object.keys(a.histograms), ...Object.keys(b.histograms)] as MetricName[]);
-  for (const metric of names) {
-    const left = a.histograms[metric];
-    const right = b.histograms[metric];
-    const merged = decodeHistogram((left ?? right) as string);
-    if (left !== undefined && right !== undefined) merged.add(decodeHistogram(right));
+  for (const metric of metricNames(a, b)) {
+    // Both added to an empty histogram: its range and encoding do not depend on which side came first.
+    const merged = createHistogram();
+    for (const encoded of [a.histograms[metric], b.histograms[metric]])
+      if (encoded !== undefined) merged.add(decodeHistogram(encoded));
     metrics[metric] = metricStatsFromHistogram(merged, metricScale(metric));
     histograms[metric] = encodeHistogram(merged);
   }
 
   const samples: Record<string, string[]> = {};
-  for (const source of [a.requests.error_samples, b.requests.error_samples]) {
-    for (const [errorClass, messages] of Object.entries(source)) {
-      let list = samples[errorClass];
-      if (list === undefined) {
-        list = [];
-        samples[errorClass] = list;
-      }
-      for (const message of messages)
-        if (list.length < ERROR_SAMPLES_PER_CLASS && !list.includes(message)) list.push(message);
-    }
+  const classes = new Set([...Object.keys(a.requests.error_samples), ...Object.keys(b.requests.error_samples)]);
+  for (const errorClass of [...classes].sort()) {
+    const lists = [a.requests.error_samples[errorClass], b.requests.error_samples[errorClass]];
+    samples[errorClass] = mergeSamples(lists, ERROR_SAMPLES_PER_CLASS);
   }
 
   const ok = a.requests.ok + b.requests.ok;

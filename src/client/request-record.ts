@@ -83,12 +83,23 @@ export interface RequestRecord {
   /** Answer text received (content and tool-call arguments), kept for token estimates without usage. */
   outputText: string;
   /**
-   * Answer content only (no tool-call arguments, no reasoning), for the answer checks; dropped with the
-   * texts once the record is finished.
+   * Answer content only (no tool-call arguments, no reasoning), for the answer checks and a conversation's
+   * next turn; kept only when `keepContent` is set (empty otherwise), dropped with the record.
    */
   content: string;
+  /**
+   * Whether the client keeps `content`: set at launch by the runner when something reads it (the request's
+   * answer is checked, or it is a turn of a conversation). False by default: no request pays for a copy
+   * of its answer that nothing reads.
+   */
+  keepContent: boolean;
   /** Tool calls the answer made, assembled from stream deltas or the message; null when it made none. */
   toolCalls: ReceivedToolCall[] | null;
+  /**
+   * The stream `index` each call of `toolCalls` was opened at (same order), so a later fragment of that
+   * index extends it (tool-call-assembly.ts); null when no call was opened.
+   */
+  toolCallIndexes: number[] | null;
   /** Answer checks (measure/answer-checks.ts), set once the record is finished; null when none apply. */
   checks: AnswerCheck[] | null;
   /** Reasoning text received. */
@@ -156,7 +167,9 @@ export function createRequestRecord(
     errorCode: null,
     outputText: '',
     content: '',
+    keepContent: false,
     toolCalls: null,
+    toolCallIndexes: null,
     checks: null,
     reasoningText: '',
     chunkCount: 0,

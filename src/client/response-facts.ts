@@ -48,7 +48,8 @@ function applyChoices(record: RequestRecord, choices: unknown, part: 'delta' | '
       const content = message['content'];
       if (nonEmptyString(content)) {
         record.outputText += content;
-        record.content += content;
+        // Only when something reads it (answer checks, a conversation): request-record.ts keepContent.
+        if (record.keepContent) record.content += content;
         generated |= ANSWER;
       }
       const reasoning = nonEmptyString(message['reasoning']) ? message['reasoning'] : message['reasoning_content'];

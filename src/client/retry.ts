@@ -43,6 +43,7 @@ export function resetAttemptFields(record: RequestRecord): void {
   record.outputText = '';
   record.content = '';
   record.toolCalls = null;
+  record.toolCallIndexes = null;
   record.reasoningText = '';
   record.chunkCount = 0;
   record.usage = null;

@@ -22,13 +22,23 @@ export interface AnswerExpectation {
 
 type Json = Record<string, unknown>;
 
-/** Whether answers to requests with these fields are checked: they declare tools or ask for a JSON response_format. */
+/**
+ * Whether answers to requests with these fields are checked: they declare tools or ask for a JSON
+ * response_format, and ask for one choice (`n` absent or 1).
+ */
 export function asksForAnswerChecks(request: Readonly<Record<string, unknown>>): boolean {
   const format = request['response_format'];
   return (
-    (Array.isArray(request['tools']) && request['tools'].length > 0) ||
-    (isJsonObject(format) && JSON_FORMATS.has(format['type']))
+    ((Array.isArray(request['tools']) && request['tools'].length > 0) ||
+      (isJsonObject(format) && JSON_FORMATS.has(format['type']))) &&
+    !severalChoices(request)
   );
+}
+
+/** `n` > 1: the client pools the choices' texts and calls into one record, so no answer is checked. */
+function severalChoices(request: Readonly<Record<string, unknown>>): boolean {
+  const n = request['n'];
+  return typeof n === 'number' && n > 1;
 }
 
 const JSON_FORMATS: ReadonlySet<unknown> = new Set(['json_schema', 'json_object']);
@@ -53,8 +63,8 @@ export class AnswerValidators {
   readonly #schemas = new WeakMap<object, ValueCheck>();
   readonly #tools = new WeakMap<object, ReadonlyMap<string, ValueCheck>>();
   readonly #formats = new WeakMap<object, AnswerExpectation['format']>();
-  /** tools array (or NONE) -> response_format object (or NONE) -> expectation. */
-  readonly #expectations = new WeakMap<object, WeakMap<object, AnswerExpectation>>();
+  /** tools array (or NONE) -> response_format object (or NONE) -> expectation, or the error of a schema that did not compile. */
+  readonly #expectations = new WeakMap<object, WeakMap<object, AnswerExpectation | InferbenchError>>();
   #compilations = 0;
 
   /** Schemas compiled so far (each distinct schema object once). */
@@ -63,28 +73,37 @@ export class AnswerValidators {
   }
 
   /**
-   * What the answer to `body` is checked against; null when the body has no tools and asks for no JSON.
-   * Throws BAD_PROFILE naming `where` (the scenario) when a schema does not compile.
+   * What the answer to `body` is checked against; null when the body has no tools and asks for no JSON,
+   * or asks for several choices (`n` > 1: their texts and calls are pooled into one record, which no
+   * schema describes). Throws BAD_PROFILE naming `where` (the scenario) when a schema does not compile;
+   * the failure is cached with the expectation, so a broken schema met mid-run is compiled once, not on
+   * every launch.
    */
   expectation(body: Readonly<Record<string, unknown>>, where: string): AnswerExpectation | null {
     const tools = Array.isArray(body['tools']) && body['tools'].length > 0 ? (body['tools'] as object) : null;
     const format = body['response_format'];
     const formatKey = isJsonObject(format) && JSON_FORMATS.has(format['type']) ? format : null;
-    if (tools === null && formatKey === null) return null;
+    if ((tools === null && formatKey === null) || severalChoices(body)) return null;
     const toolsKey = tools ?? NONE;
     let byFormat = this.#expectations.get(toolsKey);
     if (byFormat === undefined) {
       byFormat = new WeakMap();
       this.#expectations.set(toolsKey, byFormat);
     }
-    let expectation = byFormat.get(formatKey ?? NONE);
-    if (expectation === undefined) {
+    const cached = byFormat.get(formatKey ?? NONE);
+    if (cached instanceof InferbenchError) throw cached;
+    if (cached !== undefined) return cached;
+    let expectation: AnswerExpectation;
+    try {
       expectation = {
         tools: tools === null ? null : this.#toolChecks(tools as unknown[], where),
         format: formatKey === null ? null : this.#formatCheck(formatKey, where),
       };
-      byFormat.set(formatKey ?? NONE, expectation);
+    } catch (error) {
+      if (error instanceof InferbenchError) byFormat.set(formatKey ?? NONE, error);
+      throw error;
     }
+    byFormat.set(formatKey ?? NONE, expectation);
     return expectation;
   }
 

@@ -1,10 +1,14 @@
 /**
  * summary.csv: one row per group x metric with its statistics (ms for *_ms metrics), plus the group's
  * counters and rates as metric rows without percentiles, so a spreadsheet gets everything in one table.
+ * The rates are the registry's group values (metrics/metric-registry.ts GROUP_VALUE_DEFINITIONS: error
+ * rate, throughputs, answer-check pass rates), so a value added there gets its row here.
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
+import { GROUP_VALUES as GROUP_VALUE_READERS } from '../aggregate/thresholds.js';
+import { GROUP_VALUES } from '../metrics/metric-registry.js';
 import type { GroupSummary, MetricStats } from '../metrics/run-summary.js';
 
 export const SUMMARY_CSV = 'summary.csv';
@@ -30,11 +34,12 @@ export function formatSummaryCsv(groups: readonly GroupSummary[]): string {
     single('requests_attempts', group.requests.attempts ?? 0);
     for (const [errorClass, count] of Object.entries(group.requests.retried ?? {}))
       single(`retried_${errorClass}`, count);
-    single('error_rate', group.error_rate);
-    single('requests_per_s', group.throughput.requests_per_s);
-    single('output_tokens_per_s', group.throughput.output_tokens_per_s);
-    single('total_tokens_per_s', group.throughput.total_tokens_per_s);
-    single('goodput_per_s', group.throughput.goodput_per_s);
+    // Every group value of the registry, read as thresholds read it; one the group lacks (a pass rate
+    // of a group whose answers were not checked) has no row.
+    for (const name of GROUP_VALUES) {
+      const value = GROUP_VALUE_READERS[name](group);
+      if (value !== null) single(name, value);
+    }
   }
   return stringify(rows, { header: true, columns: ['group', 'scenario', 'model', 'tier', 'metric', ...STATS] });
 }

@@ -33,7 +33,10 @@ export class AnswerCheckStage {
       // A schema first seen mid-run that does not compile: that request is not checked (prepare reports it).
       return;
     }
-    if (expectation !== null) this.#pending.set(record, expectation);
+    if (expectation === null) return;
+    this.#pending.set(record, expectation);
+    // Only the json_schema check reads the content: a tools-only request keeps none (request-record.ts).
+    if (expectation.format !== null) record.keepContent = true;
   }
 
   /** Once finished: sets `record.checks` (null when none apply). */

@@ -11,6 +11,7 @@
  * matched by key, or by `--pair` across model names, checked then on the hash without model names.
  */
 import { InferbenchError } from '../../errors.js';
+import { ANSWER_CHECK_NAMES } from '../../metrics/check-summary.js';
 import type { GroupSummary, MetricName, MetricStats, RunSummary } from '../../metrics/run-summary.js';
 import { matchGroups, resolvePairs } from './group-pairs.js';
 import type { GroupPair } from './group-pairs.js';
@@ -331,20 +332,9 @@ function significance(
   baseRequests: RequestValues | null,
   candRequests: RequestValues | null,
 ): { p: number | null; test: string } {
-  if (metric === 'error_rate') {
-    const n1 = base.requests.ok + base.requests.failed;
-    const n2 = cand.requests.ok + cand.requests.failed;
-    if (n1 + n2 <= 20_000) {
-      return {
-        p: fisherExact(base.requests.failed, base.requests.ok, cand.requests.failed, cand.requests.ok),
-        test: "Fisher's exact test",
-      };
-    }
-    return {
-      p: twoProportionTest(base.requests.failed, n1, cand.requests.failed, n2).p,
-      test: 'two-proportion z-test',
-    };
-  }
+  const baseCounts = proportionCounts(base, metric);
+  const candCounts = proportionCounts(cand, metric);
+  if (baseCounts !== null && candCounts !== null) return proportionTest(baseCounts, candCounts);
   if (stat === null) return { p: null, test: 'none (one value per run)' };
   // requests.csv has a column per request for every metric but itl_ms (pooled per gap: histograms only).
   const column = metricDefinition(metric)?.csvColumn ?? undefined;
@@ -358,6 +348,33 @@ function significance(
   if (baseHistogram && candHistogram)
     return testSamples(baseHistogram.buckets, candHistogram.buckets, stat, 'histograms');
   return { p: null, test: 'none (no samples)' };
+}
+
+/** A rate's two counts: the outcomes it counts (failed requests, failed checks) and the others. */
+interface ProportionCounts {
+  readonly failed: number;
+  readonly passed: number;
+}
+
+/**
+ * The counts behind a rate that is a proportion of a group's requests or checks: error_rate (failed vs ok
+ * requests) and the answer-check pass rates (failed vs passed checks, metrics/check-summary.ts); null for
+ * any other value, and for a pass rate of a group whose answers were not checked.
+ */
+function proportionCounts(group: GroupSummary, metric: string): ProportionCounts | null {
+  if (metric === 'error_rate') return { failed: group.requests.failed, passed: group.requests.ok };
+  const check = ANSWER_CHECK_NAMES.find((name) => metric === `${name}_pass_rate`);
+  const stats = check === undefined ? undefined : group.checks?.[check];
+  return stats === undefined ? null : { failed: stats.failed, passed: stats.passed };
+}
+
+/** Fisher's exact test up to 20,000 outcomes in all, the two-proportion z-test beyond (its normal approximation holds). */
+function proportionTest(base: ProportionCounts, cand: ProportionCounts): { p: number; test: string } {
+  const n1 = base.failed + base.passed;
+  const n2 = cand.failed + cand.passed;
+  if (n1 + n2 <= 20_000)
+    return { p: fisherExact(base.failed, base.passed, cand.failed, cand.passed), test: "Fisher's exact test" };
+  return { p: twoProportionTest(base.failed, n1, cand.failed, n2).p, test: 'two-proportion z-test' };
 }
 
 const PERCENTILE_OF_STAT: Record<string, number> = { p50: 50, p90: 90, p95: 95, p99: 99, p999: 99.9 };

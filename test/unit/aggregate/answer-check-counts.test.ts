@@ -40,7 +40,7 @@ describe('answer check counts', () => {
     expect(mergeChecks({}, {})).toEqual({});
   });
 
-  it('merges shards exactly: counts add, the rate is recomputed, samples stay distinct and bounded', () => {
+  it('merges shards exactly and in any order: counts add, the rate is recomputed, samples stay distinct and bounded', () => {
     const a = { checks: { tool_arguments: { passed: 3, failed: 1, pass_rate: 0.75, samples: ['x'] } } };
     const b = {
       checks: {
@@ -48,12 +48,15 @@ describe('answer check counts', () => {
         json_schema: { passed: 2, failed: 0, pass_rate: 1, samples: [] },
       },
     };
-    expect(mergeChecks(a, b)).toEqual({
+    // Samples: the first 3 distinct messages of both in sorted order, whichever shard comes first.
+    const expected = {
       checks: {
-        tool_arguments: { passed: 3, failed: 5, pass_rate: 0.375, samples: ['x', 'y', 'z'] },
+        tool_arguments: { passed: 3, failed: 5, pass_rate: 0.375, samples: ['w', 'x', 'y'] },
         json_schema: { passed: 2, failed: 0, pass_rate: 1, samples: [] },
       },
-    });
+    };
+    expect(mergeChecks(a, b)).toEqual(expected);
+    expect(JSON.stringify(mergeChecks(b, a))).toBe(JSON.stringify(mergeChecks(a, b)));
   });
 
   it('thresholds read the pass rates, and have no value for a group without checks', () => {

@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { BreakdownAccumulator, breakdownOverflowWarnings } from '../../../src/aggregate/breakdown-accumulator.js';
+import {
+  BreakdownAccumulator,
+  BreakdownCell,
+  breakdownOverflowWarnings,
+} from '../../../src/aggregate/breakdown-accumulator.js';
 import { mergeBreakdowns } from '../../../src/aggregate/breakdown-merge.js';
-import { decodeHistogram } from '../../../src/aggregate/histogram.js';
+import { createHistogram, decodeHistogram, encodeHistogram } from '../../../src/aggregate/histogram.js';
 import { createRequestRecord } from '../../../src/client/request-record.js';
 import type { RequestRecord } from '../../../src/client/request-record.js';
 import { createRecordedValues } from '../../../src/metrics/request-values.js';
@@ -81,6 +85,54 @@ describe('BreakdownAccumulator', () => {
     expect(breakdownOverflowWarnings([{ key: 'g/m/-', breakdowns_overflow: acc.overflow()! }])[0]).toContain(
       'label "id" had more than 1000 values; 7 request(s)',
     );
+  });
+});
+
+describe('BreakdownCell histograms (packed)', () => {
+  /** Latencies spread over 1 µs .. ~2 hours (beyond the initial 1 h range: auto-resized), deterministic. */
+  const spread = (n: number): number[] =>
+    Array.from({ length: n }, (_, i) => Math.round(Math.exp(((i * 7919) % n) / (n / 22.7))));
+
+  it('encode and read exactly as plain histograms of the same values, in a fraction of the memory', () => {
+    const cell = new BreakdownCell();
+    const plainTtft = createHistogram();
+    const plainE2e = createHistogram();
+    const values = spread(3000);
+    values.forEach((us, i) => {
+      const record = createRequestRecord(i, 0, 0);
+      const recorded = createRecordedValues();
+      recorded.ttft_ms = us;
+      recorded.e2e_ms = us * 3 + 17;
+      cell.add(record, recorded);
+      plainTtft.recordValue(us);
+      plainE2e.recordValue(us * 3 + 17);
+    });
+    expect(encodeHistogram(cell.ttft)).toBe(encodeHistogram(plainTtft));
+    expect(encodeHistogram(cell.e2e)).toBe(encodeHistogram(plainE2e));
+    for (const p of [0, 1, 50, 90, 99, 99.9, 100])
+      expect(cell.ttft.getValueAtPercentile(p)).toBe(plainTtft.getValueAtPercentile(p));
+    expect(cell.ttft.mean).toBe(plainTtft.mean);
+    const stats = cell.stats();
+    expect(stats.histograms.ttft_ms).toBe(encodeHistogram(plainTtft));
+    // A cell of a few requests: a few KB packed, ~95 KB per plain histogram (counts for the whole range).
+    const small = new BreakdownCell();
+    for (const us of [12_000, 15_000, 230_000]) {
+      const recorded = createRecordedValues();
+      recorded.ttft_ms = us;
+      recorded.e2e_ms = us * 10;
+      small.add(createRequestRecord(0, 0, 0), recorded);
+    }
+    expect(small.ttft.estimatedFootprintInBytes + small.e2e.estimatedFootprintInBytes).toBeLessThan(8_000);
+    expect(createHistogram().estimatedFootprintInBytes).toBeGreaterThan(90_000);
+  });
+
+  it('merged cells equal one cell of every request, histogram for histogram', () => {
+    const all = accumulate(range(0, 300)).summary()!;
+    const left = accumulate(range(0, 300).filter((i) => i % 3 === 0)).summary();
+    const right = accumulate(range(0, 300).filter((i) => i % 3 !== 0)).summary();
+    const merged = mergeBreakdowns({ breakdowns: left }, { breakdowns: right }).breakdowns!;
+    for (const [label, values] of Object.entries(all))
+      for (const [value, cell] of Object.entries(values)) expect(merged[label]![value]).toEqual(cell);
   });
 });
 

@@ -3,6 +3,8 @@
  * content alone (`content`, no tool-call arguments) and the tool calls (`toolCalls`) assembled from
  * OpenAI-shaped stream fragments (several calls, interleaved, arguments split mid-token and mid-escape)
  * and from a non-streaming message; `outputText` keeps its meaning (content and arguments, for estimates).
+ * Parallel calls that a server sends all at `index` 0 (Ollama, Dynamo, LiteLLM's Responses bridge) stay
+ * apart by their ids. `content` is kept only when the record asks for it (`keepContent`).
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { StreamChunkParser } from '../../../src/client/chunk-template.js';
@@ -47,8 +49,9 @@ function client(url: string): InferenceClient {
   return created;
 }
 
-async function send(target: InferenceClient, stream: boolean): Promise<RequestRecord> {
+async function send(target: InferenceClient, stream: boolean, keepContent = true): Promise<RequestRecord> {
   const record = createRequestRecord(0, 0, Math.round(performance.now() * 1000));
+  record.keepContent = keepContent;
   await target.send({ body: { model: 'm', messages: [{ role: 'user', content: 'x' }], stream } }, record);
   return record;
 }
@@ -143,6 +146,85 @@ describe('client: answer content and tool calls', () => {
       { id: 'call_2', name: 'b', arguments: '{}' },
     ]);
     expect(record.content).toBe('');
+  });
+
+  it('keeps parallel calls apart that a server sends all at index 0, each whole (Ollama #15457, Dynamo #4723)', async () => {
+    // As Ollama and Dynamo stream them: each call whole in one chunk, every one at index 0, distinct ids.
+    const events = [
+      sseData(chunk({ role: 'assistant', content: '' })),
+      sseData(
+        chunk(call(0, { name: 'file_write', arguments: '{"filePath":"hello.py","content":"print(1)"}' }, 'call_h')),
+      ),
+      sseData(chunk({ content: '\n' })),
+      sseData(
+        chunk(call(0, { name: 'file_write', arguments: '{"filePath":"world.py","content":"print(2)"}' }, 'call_w')),
+      ),
+      sseData(chunk({}, 'tool_calls', { usage: TEST_USAGE })),
+    ];
+    const server = await serve(startScriptServer([...events.map((write) => ({ write })), { end: true }]));
+    const record = await send(client(server.url), true);
+    expect(record.toolCalls).toEqual([
+      { id: 'call_h', name: 'file_write', arguments: '{"filePath":"hello.py","content":"print(1)"}' },
+      { id: 'call_w', name: 'file_write', arguments: '{"filePath":"world.py","content":"print(2)"}' },
+    ]);
+  });
+
+  it('keeps parallel calls apart at index 0 whose arguments come in pieces after the opening fragment (LiteLLM #21331)', async () => {
+    // The Responses bridge: id and name open each call, argument deltas follow without an id, all at index 0.
+    const events = [
+      sseData(chunk({ role: 'assistant', content: null })),
+      sseData(chunk(call(0, { name: 'get_weather', arguments: '' }, 'call_abc'))),
+      sseData(chunk(call(0, { arguments: '{"city": ' }))),
+      sseData(chunk(call(0, { arguments: '"SF"}' }))),
+      sseData(chunk(call(0, { name: 'get_weather', arguments: '' }, 'call_def'))),
+      sseData(chunk(call(0, { arguments: '{"city": ' }))),
+      sseData(chunk(call(0, { arguments: '"NY"}' }))),
+      sseData(chunk({}, 'tool_calls', { usage: TEST_USAGE })),
+    ];
+    const server = await serve(startScriptServer([...events.map((write) => ({ write })), { end: true }]));
+    const record = await send(client(server.url), true);
+    expect(record.toolCalls).toEqual([
+      { id: 'call_abc', name: 'get_weather', arguments: '{"city": "SF"}' },
+      { id: 'call_def', name: 'get_weather', arguments: '{"city": "NY"}' },
+    ]);
+  });
+
+  it('keeps the id of a first fragment that has no function yet, and a repeated id extends its call', async () => {
+    const events = [
+      sseData(chunk({ role: 'assistant', content: null })),
+      sseData(chunk({ tool_calls: [{ index: 0, id: 'call_1', type: 'function' }] })),
+      sseData(chunk(call(0, { name: 'lookup' }))),
+      sseData(chunk(call(0, { arguments: '{"q":' }))),
+      sseData(chunk(call(0, { arguments: '1}' }))),
+      // A server repeating the id in every fragment of a call: one call, not one per fragment.
+      sseData(chunk(call(1, { name: 'ping', arguments: '{' }, 'call_2'))),
+      sseData(chunk(call(1, { arguments: '}' }, 'call_2'))),
+      sseData(chunk({}, 'tool_calls', { usage: TEST_USAGE })),
+    ];
+    const server = await serve(startScriptServer([...events.map((write) => ({ write })), { end: true }]));
+    const record = await send(client(server.url), true);
+    expect(record.toolCalls).toEqual([
+      { id: 'call_1', name: 'lookup', arguments: '{"q":1}' },
+      { id: 'call_2', name: 'ping', arguments: '{}' },
+    ]);
+  });
+
+  it('keeps no content when the record does not ask for it (keepContent false), and the same stream with it', async () => {
+    const pieces = ['{"', 'answer', '":', ' 42', '}'];
+    const events = [
+      sseData(chunk({ role: 'assistant', content: '' })),
+      ...pieces.map((content) => sseData(chunk({ content }))),
+      sseData(chunk({}, 'stop', { usage: TEST_USAGE })),
+    ];
+    const server = await serve(startScriptServer([...events.map((write) => ({ write })), { end: true }]));
+    const target = client(server.url);
+    const without = await send(target, true, false);
+    expect(without.errorClass).toBeNull();
+    expect(without.content).toBe('');
+    // outputText (token estimates) is kept either way.
+    expect(without.outputText).toBe('{"answer": 42}');
+    const kept = await send(target, true, true);
+    expect(kept.content).toBe('{"answer": 42}');
   });
 
   it('tool-call chunks never take the template fast path (each is parsed whole)', () => {

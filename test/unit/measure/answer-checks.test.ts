@@ -1,14 +1,20 @@
 /**
  * The answer checks of one record (measure/answer-checks.ts) against what its body asked for
  * (measure/answer-validators.ts): valid arguments, a wrong type, a missing required field, bad JSON, an
- * unknown tool, json_schema and json_object answers, a cut-off answer; and each schema compiled once
- * however many requests share it.
+ * unknown tool, json_schema and json_object answers, a cut-off answer; each schema compiled once
+ * however many requests share it (a broken one too); nothing checked with n > 1; the content kept only
+ * for requests whose check reads it.
  */
 import { describe, expect, it } from 'vitest';
 import { createRequestRecord, type RequestRecord } from '../../../src/client/request-record.js';
 import { isInferbenchError } from '../../../src/errors.js';
 import { answerChecks } from '../../../src/measure/answer-checks.js';
-import { type AnswerExpectation, AnswerValidators } from '../../../src/measure/answer-validators.js';
+import {
+  type AnswerExpectation,
+  AnswerValidators,
+  asksForAnswerChecks,
+} from '../../../src/measure/answer-validators.js';
+import { AnswerCheckStage } from '../../../src/runner/answer-check-stage.js';
 
 const WEATHER = {
   type: 'object',
@@ -139,6 +145,34 @@ describe('answer validators', () => {
     expect(validators.compilations).toBe(0);
   });
 
+  it('checks nothing of a request asking for several choices (n > 1: the choices are pooled into one record)', () => {
+    const validators = new AnswerValidators();
+    expect(validators.expectation({ tools: TOOLS, n: 2 }, 's')).toBeNull();
+    expect(validators.expectation({ response_format: REPORT_FORMAT, n: 3 }, 's')).toBeNull();
+    expect(asksForAnswerChecks({ tools: TOOLS, n: 2 })).toBe(false);
+    // n: 1 is one choice, checked as without n.
+    expect(validators.expectation({ tools: TOOLS, n: 1 }, 's')).not.toBeNull();
+    expect(asksForAnswerChecks({ tools: TOOLS, n: 1 })).toBe(true);
+  });
+
+  it('a schema that fails to compile mid-run is compiled once: later launches get the cached failure', () => {
+    const validators = new AnswerValidators();
+    const tools = [{ type: 'function', function: { name: 'f', parameters: { type: 'object', required: 'x' } } }];
+    const failure = (): unknown => {
+      try {
+        validators.expectation({ model: 'm', tools }, 'scenario s');
+      } catch (error) {
+        return error;
+      }
+      return null;
+    };
+    const first = failure();
+    expect(isInferbenchError(first) && first.code).toBe('BAD_PROFILE');
+    // The same error object: nothing was compiled again (a new compile would throw a new error).
+    for (let i = 0; i < 100; i += 1) expect(failure()).toBe(first);
+    expect(validators.compilations).toBe(0);
+  });
+
   it('a schema that does not compile is BAD_PROFILE naming the scenario and the field', () => {
     const validators = new AnswerValidators();
     const bad = {
@@ -151,5 +185,21 @@ describe('answer validators', () => {
       expect(isInferbenchError(error) && error.code).toBe('BAD_PROFILE');
       expect((error as Error).message).toMatch(/^scenario tools: request\.tools\[0\]\.function\.parameters: /);
     }
+  });
+});
+
+describe('answer check stage: content kept only when a check reads it', () => {
+  const launched = (body: Record<string, unknown>): RequestRecord => {
+    const rec = createRequestRecord(0, 0, 0);
+    new AnswerCheckStage().expect(rec, body, 's');
+    return rec;
+  };
+
+  it('json_schema / json_object answers keep their content; tools-only, plain and n > 1 requests keep none', () => {
+    expect(launched({ response_format: REPORT_FORMAT }).keepContent).toBe(true);
+    expect(launched({ response_format: { type: 'json_object' } }).keepContent).toBe(true);
+    expect(launched({ tools: TOOLS }).keepContent).toBe(false);
+    expect(launched({ model: 'm' }).keepContent).toBe(false);
+    expect(launched({ response_format: REPORT_FORMAT, n: 2 }).keepContent).toBe(false);
   });
 });

@@ -87,6 +87,40 @@ describe('compareRuns', () => {
     expect(errorRate.some((c) => c.verdict === 'regression')).toBe(true);
   });
 
+  it('tests answer-check pass rates on their passed / failed counts, as error_rate is tested', async () => {
+    const base = await input({ seed: 1 });
+    const cand = await input({ seed: 1 });
+    const withChecks = (run: typeof base, passed: number, failed: number): typeof base => ({
+      ...run,
+      summary: {
+        ...run.summary,
+        groups: run.summary.groups.map((g) => ({
+          ...g,
+          checks: { tool_arguments: { passed, failed, pass_rate: passed / (passed + failed), samples: [] } },
+        })),
+      },
+    });
+    const tolerances = { tool_arguments_pass_rate: '0.01' };
+    const passRates = (b: typeof base, c: typeof base) =>
+      compareRuns(b, c, { tolerances }).comparisons.filter((x) => x.metricId === 'tool_arguments_pass_rate');
+    // 95 of 100 -> 90 of 100: beyond the tolerance, but chance at these counts (Fisher p ~ 0.28).
+    const noisy = passRates(withChecks(base, 95, 5), withChecks(cand, 90, 10));
+    expect(noisy).toHaveLength(base.summary.groups.length);
+    for (const c of noisy) {
+      expect(c.test).toBe("Fisher's exact test");
+      expect(c.pValue!).toBeGreaterThan(0.1);
+      expect(c.verdict).toBe('not_significant');
+    }
+    // 990 of 1000 -> 800 of 1000: a real drop.
+    for (const c of passRates(withChecks(base, 990, 10), withChecks(cand, 800, 200))) {
+      expect(c.pValue!).toBeLessThan(1e-6);
+      expect(c.verdict).toBe('regression');
+    }
+    // Beyond 20,000 checks in all: the two-proportion z-test.
+    const big = passRates(withChecks(base, 19_000, 1_000), withChecks(cand, 18_000, 2_000));
+    expect(big.every((c) => c.test === 'two-proportion z-test' && c.verdict === 'regression')).toBe(true);
+  });
+
   it('takes default tolerances from the baseline profile', async () => {
     const base = await input({ seed: 1, compareTolerances: { 'ttft_ms.p50': '500%' } });
     const slow = await input({ seed: 2, slowdown: 1.5 });
