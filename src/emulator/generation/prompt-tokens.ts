@@ -6,7 +6,7 @@
 import type { ChatCompletionRequest, ChatMessage } from '../../protocol/chat.js';
 import { IMAGE_BASE_TOKENS, imageTokens } from '../../protocol/image-tokens.js';
 import type { ImageDetail } from '../../protocol/image-tokens.js';
-import { readImageDimensions } from './image-dimensions.js';
+import { imageUrlDimensions } from './image-dimensions.js';
 import { countTextTokens } from './token-pieces.js';
 
 /** Fixed cost of every message (the role and the chat template's separators), as OpenAI counts it. */
@@ -15,10 +15,11 @@ export const TOKENS_PER_MESSAGE = 3;
 export const TOKENS_PER_REPLY = 3;
 /**
  * Tokens of one image part, by its real size and detail (OpenAI's tile rule, protocol/image-tokens.ts).
- * Validation refused data that is not an image; a part it did not see counts the base tokens only.
+ * Validation refused data that is not an image; a part it did not see counts the base tokens only. The
+ * size is read once per part object (image-dimensions.ts), so validation and counting decode it once.
  */
 export function imagePartTokens(imageUrl: { url?: unknown; detail?: unknown } | undefined): number {
-  const dimensions = typeof imageUrl?.url === 'string' ? readImageDimensions(imageUrl.url) : null;
+  const dimensions = imageUrlDimensions(imageUrl);
   if (dimensions === null) return IMAGE_BASE_TOKENS;
   const detail = typeof imageUrl?.detail === 'string' ? (imageUrl.detail as ImageDetail) : null;
   return imageTokens(dimensions.width, dimensions.height, detail);

@@ -5,12 +5,12 @@
  */
 import { IMAGE_DETAILS } from '../../protocol/image-tokens.js';
 import { badRequest } from '../api-error.js';
-import { readImageDimensions } from '../generation/image-dimensions.js';
+import { imageUrlDimensions } from '../generation/image-dimensions.js';
 import { describeValue, isSet, type JsonObject } from './field-checks.js';
 
 /** `imageUrl` is the part's `image_url` object (its url already a well-formed base64 data URL); `param` names it. */
 export function checkImageData(imageUrl: JsonObject, param: string): void {
-  if (readImageDimensions(imageUrl['url'] as string) === null) {
+  if (imageUrlDimensions(imageUrl) === null) {
     throw badRequest(
       `'${param}.url' does not hold a valid image: its data must be a PNG, JPEG, WebP or GIF image.`,
       `${param}.url`,

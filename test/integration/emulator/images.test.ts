@@ -1,7 +1,8 @@
 /**
  * Images over real sockets: the emulator's vision model reports prompt_tokens and usage.image_tokens by
  * each image's real size (streamed and not), answers 400 invalid_request_error naming the field for data
- * that is not an image, keeps serving afterwards, and a text model refuses image parts as before.
+ * that is not an image, keeps serving afterwards, caches an image session's earlier turns by their tokens,
+ * and a text model refuses image parts as before.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmulator, type Emulator } from '../../../src/emulator/emulator.js';
@@ -63,6 +64,25 @@ describe('emulator: images', () => {
     const good = await ask('vision-17b', { url: url(64, 64, 'png') });
     expect(good.status).toBe(200);
     expect(completionBody(good).usage.image_tokens).toBe(255);
+  });
+
+  it("caches an image session's first turn on its second by image tokens, not by base64 characters", async () => {
+    const photo = { type: 'image_url', image_url: { url: url(1280, 720, 'jpeg') } };
+    const first = [{ role: 'user', content: [{ type: 'text', text: 'What is in this photo?' }, photo] }];
+    const turn = (messages: unknown[]) =>
+      chat(emulator.url, { model: 'vision-17b', max_completion_tokens: 4, prompt_cache_key: 'photo-1', messages });
+    const one = completionBody(await turn(first)).usage;
+    const two = completionBody(
+      await turn([
+        ...first,
+        { role: 'assistant', content: 'A street at dusk with lamps reflected in puddles. '.repeat(8) },
+        { role: 'user', content: 'Which colours dominate, and where is the light coming from? '.repeat(6) },
+      ]),
+    ).usage;
+    expect(one.image_tokens).toBe(1105);
+    expect(two.prompt_tokens - one.prompt_tokens).toBeGreaterThan(128);
+    // Turn 1's prompt in whole 128-token blocks; the share of characters (99% base64) said nearly all of turn 2.
+    expect(two.prompt_tokens_details?.cached_tokens).toBe(Math.floor(one.prompt_tokens / 128) * 128);
   });
 
   it('a text model refuses image parts', async () => {

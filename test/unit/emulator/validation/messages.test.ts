@@ -134,6 +134,14 @@ describe('validateChatRequest: messages', () => {
       'data:image/png,rawbytes',
       'data:text/plain;base64,aGVsbG8=',
       'data:image/png;base64,not base64!',
+      // The alphabet and padding rules, checked by a loop rather than a regex (validate-messages.ts).
+      'data:image/png;base64,',
+      'data:image/png;base64,==',
+      'data:image/png;base64,QUJD===',
+      'data:image/png;base64,QU=JD',
+      'data:image/png;base64,QUJD\n',
+      'data:image/png;base64,QUJDé',
+      'data:image/png;base64,QUJD\u0100',
     ]) {
       expectRejected(
         body({ messages: [imageMessage(url)] }),
