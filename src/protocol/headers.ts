@@ -24,10 +24,10 @@ export const API_VERSION_PATCH = '2';
 export const QUEUE_THRESHOLD_MIN_MS = 50;
 export const QUEUE_THRESHOLD_MAX_MS = 20_000;
 
-export type RateLimitWindow = 'minute' | 'day';
+export type RateLimitWindow = 'minute' | 'hour' | 'day';
 export type RateLimitResource = 'requests' | 'tokens';
 
-/** `x-ratelimit-{limit,remaining,reset}-{requests,tokens}-{minute,day}`; reset is in float seconds. */
+/** `x-ratelimit-{limit,remaining,reset}-{requests,tokens}-{minute,hour,day}`; reset is in float seconds. */
 export function rateLimitHeaderName(
   kind: 'limit' | 'remaining' | 'reset',
   resource: RateLimitResource,

@@ -1,9 +1,11 @@
 /**
  * POST /v1/chat/completions: headers, body, model resolution, validation, then the load-side hooks in
  * the order hooks.ts gives (faults -> rate limits -> queue_threshold -> prompt cache), planning, and the
- * engine-driven response writer. Every answer about a known model carries the key's `x-ratelimit-*`
+ * engine-driven response writer. Every answer about a served model carries the key's `x-ratelimit-*`
  * state, whatever rejected it; answers given before a model is known (auth, an undecodable body, a
- * missing or unknown `model`) carry none, as there is no per-model limit to report.
+ * missing, unknown or deprecated `model`) carry none, as there is no per-model limit to report.
+ * `service_tier_used` is reported only when the request asked for `auto`: that is the one tier whose
+ * outcome the caller cannot know (the real service omits it for the tiers asked by name).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HEADER } from '../../protocol/headers.js';
@@ -13,6 +15,7 @@ import type { EmulatorContext } from '../emulator-context.js';
 import type { ResolvedModel } from '../catalog/catalog.js';
 import { planCompletion } from '../generation/plan-completion.js';
 import { invalidAnswer } from '../generation/invalid-answer.js';
+import { isDeprecatedModel, modelNotFound } from '../model-not-found.js';
 import { authenticate } from '../http/auth.js';
 import { readBody } from '../http/read-body.js';
 import { checkVersion, queueThresholdMs } from '../http/request-headers.js';
@@ -21,6 +24,8 @@ import { faultResponseError, runCompletion } from '../response/completion-writer
 import { validateChatRequest } from '../validation/validate-chat-request.js';
 
 const SYSTEM_FINGERPRINT = 'fp_inferbench_emulator';
+/** The `param` of a queue_threshold rejection, as the real service sends it. */
+const QUEUE_PARAM = 'queue';
 
 export async function chatCompletions(req: IncomingMessage, res: ServerResponse, ctx: EmulatorContext): Promise<void> {
   const apiKey = authenticate(req, 'inference', ctx.keys);
@@ -46,18 +51,9 @@ export async function chatCompletions(req: IncomingMessage, res: ServerResponse,
   if (typeof modelName !== 'string' || modelName.length === 0)
     throw headerError ?? badRequest('`model` is required and must be a string.', 'model');
   const resolved = ctx.catalog.resolve(modelName);
-  if (!resolved) {
-    throw (
-      headerError ??
-      new ApiError(
-        404,
-        'not_found_error',
-        'model_not_found',
-        `Model ${JSON.stringify(modelName.slice(0, 200))} does not exist or you do not have access to it.`,
-        'model',
-      )
-    );
-  }
+  // A deprecated model is answered like an unknown one (the spec's 404), with no limits to report.
+  if (!resolved || isDeprecatedModel(resolved))
+    throw headerError ?? modelNotFound(modelName, 'model', resolved !== undefined);
   try {
     if (headerError !== null) throw headerError;
     runChat(req, res, ctx, apiKey, thresholdMs, body, modelName, resolved);
@@ -113,7 +109,7 @@ function runChat(
         'too_many_requests_error',
         'queue_exceeded',
         `The average queue time of ${model.id} (${Math.round(averageMs)} ms) exceeds queue_threshold (${thresholdMs} ms).`,
-        HEADER.queueThreshold,
+        QUEUE_PARAM,
         // Like every 429, a retry-after: the queue's current average wait, whole seconds (at least 1).
         { ...admission.headers, [HEADER.retryAfter]: String(Math.max(1, Math.ceil(averageMs / 1000))) },
       );
@@ -129,7 +125,7 @@ function runChat(
       created: Math.floor(Date.now() / 1000),
       model: modelName,
       systemFingerprint: SYSTEM_FINGERPRINT,
-      serviceTierUsed: requestedTier === null ? undefined : tier,
+      serviceTierUsed: requestedTier === 'auto' ? tier : undefined,
       reasoningModel: model.reasoning !== null,
     },
     plan,

@@ -9,27 +9,20 @@ import type { EmulatorContext } from '../emulator-context.js';
 import { CATALOG_FORMATS, publicCatalog, toModel, toPublicModel } from '../catalog/public-formats.js';
 import { authenticate } from '../http/auth.js';
 import { sendJson } from '../http/send.js';
+import { isDeprecatedModel, modelNotFound } from '../model-not-found.js';
 
-function modelNotFound(id: string): ApiError {
-  return new ApiError(
-    404,
-    'not_found_error',
-    'model_not_found',
-    `Model ${JSON.stringify(id.slice(0, 200))} does not exist or you do not have access to it.`,
-    'model_id',
-  );
-}
-
+/** The models the key can use: deprecated ones are left out (the public catalog still shows them). */
 export function listModels(req: IncomingMessage, res: ServerResponse, ctx: EmulatorContext): void {
   authenticate(req, 'inference', ctx.keys);
-  sendJson(res, 200, { object: 'list', data: ctx.catalog.catalog.models.map(toModel) });
+  const served = ctx.catalog.catalog.models.filter((model) => !model.deprecated);
+  sendJson(res, 200, { object: 'list', data: served.map(toModel) });
 }
 
-/** A catalog model, or a dedicated endpoint id (usable as a model, so retrievable as one). */
+/** A served catalog model, or a dedicated endpoint id (usable as a model, so retrievable as one). */
 export function retrieveModel(req: IncomingMessage, res: ServerResponse, ctx: EmulatorContext, id: string): void {
   authenticate(req, 'inference', ctx.keys);
   const resolved = ctx.catalog.resolve(id);
-  if (!resolved) throw modelNotFound(id);
+  if (!resolved || isDeprecatedModel(resolved)) throw modelNotFound(id, 'model_id', resolved !== undefined);
   sendJson(res, 200, toModel(resolved.spec));
 }
 
@@ -59,6 +52,6 @@ export function retrievePublicModel(
   id: string,
 ): void {
   const model = ctx.catalog.model(id);
-  if (!model) throw modelNotFound(id);
+  if (!model) throw modelNotFound(id, 'model_id');
   sendJson(res, 200, toPublicModel(model));
 }

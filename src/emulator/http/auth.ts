@@ -24,8 +24,9 @@ export function bearerToken(req: IncomingMessage): string | undefined {
   return token ? token : undefined;
 }
 
+/** `param` is `api_key`, as the real service sends it on a 401. */
 function unauthorized(code: 'missing_api_key' | 'wrong_api_key', message: string): ApiError {
-  return new ApiError(401, 'invalid_request_error', code, message, null, { 'www-authenticate': 'Bearer' });
+  return new ApiError(401, 'invalid_request_error', code, message, 'api_key', { 'www-authenticate': 'Bearer' });
 }
 
 /** Returns the accepted key or throws a 401 ApiError. */

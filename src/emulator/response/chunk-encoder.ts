@@ -20,7 +20,7 @@ export interface ResponseIdentity {
   /** The `model` the request named (a model id or a dedicated endpoint id). */
   readonly model: string;
   readonly systemFingerprint: string;
-  /** Present when the request set `service_tier`. */
+  /** Present when the request asked for `service_tier: auto` (the tier it ran in); absent otherwise. */
   readonly serviceTierUsed: ServiceTierUsed | undefined;
   /** Whether the model reasons (reasoning logprobs go apart, version 2). */
   readonly reasoningModel: boolean;

@@ -134,8 +134,9 @@ describe('tiers under contention', () => {
     for (const tier of tiers) expect(results[tiers.indexOf(tier)]!.status).toBe(200);
     const byTier = Object.fromEntries(tiers.map((tier, i) => [tier, completionBody(results[i]!)]));
     expect(byTier.auto?.service_tier_used).toBe('priority');
-    expect(byTier.flex?.service_tier_used).toBe('flex');
-    expect(byTier.priority?.service_tier_used).toBe('priority');
+    // Only auto reports the tier it ran in: the others were asked by name.
+    expect(byTier.flex?.service_tier_used).toBeUndefined();
+    expect(byTier.priority?.service_tier_used).toBeUndefined();
     const queue = (tier: string) => byTier[tier]!.time_info.queue_time;
     // All four waited for the busy stream (~0.75 s left when they arrived).
     expect(queue('priority')).toBeGreaterThan(0.3);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BucketRateLimiter } from '../../../../src/emulator/rate-limit/bucket-rate-limiter.js';
+import { BucketRateLimiter, UNLIMITED_RATE_LIMIT } from '../../../../src/emulator/rate-limit/bucket-rate-limiter.js';
 import { TokenBucket } from '../../../../src/emulator/rate-limit/token-bucket.js';
 import { BUILTIN_MODELS } from '../../../../src/emulator/catalog/builtin-catalog.js';
 import type { ModelSpec } from '../../../../src/emulator/model-spec.js';
@@ -41,21 +41,25 @@ describe('bucket rate limiter', () => {
       expect(decision.rejection).toBeNull();
       remaining.push(decision.headers['x-ratelimit-remaining-requests-minute']!);
       expect(decision.headers['x-ratelimit-limit-requests-minute']).toBe('3');
+      expect(decision.headers['x-ratelimit-limit-requests-hour']).toBe(String(3 * 60));
       expect(decision.headers['x-ratelimit-limit-requests-day']).toBe(String(3 * 1440));
     }
     expect(remaining).toEqual(['2', '1', '0']);
-    // Unlimited tokens: no token headers at all.
     const rejected = limiter.admit('key-a', model, 'default', 100);
     expect(rejected.rejection).not.toBeNull();
     const error = rejected.rejection!;
     expect(error.status).toBe(429);
     expect(error.type).toBe('too_many_requests_error');
     expect(error.code).toBe('request_quota_exceeded');
+    expect(error.param).toBe('quota');
     expect(error.message).not.toContain('key-a');
     // One request comes back every 20 s.
     expect(error.headers['retry-after']).toBe('20');
     expect(Number(rejected.headers['x-ratelimit-reset-requests-minute'])).toBeCloseTo(60, 3);
-    expect(rejected.headers['x-ratelimit-remaining-tokens-minute']).toBeUndefined();
+    // Unlimited tokens: reported as the very large unlimited value, never counted down.
+    expect(rejected.headers['x-ratelimit-limit-tokens-minute']).toBe(String(UNLIMITED_RATE_LIMIT));
+    expect(rejected.headers['x-ratelimit-remaining-tokens-minute']).toBe(String(UNLIMITED_RATE_LIMIT));
+    expect(rejected.headers['x-ratelimit-reset-tokens-minute']).toBe('0');
 
     clock.advance(19_000);
     expect(limiter.admit('key-a', model, 'default', 100).rejection?.headers['retry-after']).toBe('1');
@@ -73,6 +77,7 @@ describe('bucket rate limiter', () => {
     const rejected = limiter.admit('k', model, 'default', 6000);
     expect(rejected.rejection?.type).toBe('too_many_tokens_error');
     expect(rejected.rejection?.code).toBe('token_quota_exceeded');
+    expect(rejected.rejection?.param).toBe('quota');
     // 2000 more tokens at 10000/min: 12 s.
     expect(rejected.rejection?.headers['retry-after']).toBe('12');
     expect(rejected.headers['x-ratelimit-remaining-tokens-minute']).toBe('4000');
@@ -106,22 +111,57 @@ describe('bucket rate limiter', () => {
     expect(headers['x-ratelimit-reset-tokens-minute']).toBe('21');
     expect(headers['x-ratelimit-reset-requests-minute']).toBe('3');
     expect(limiter.headers('a', model, 'default')['x-ratelimit-remaining-requests-minute']).toBe('9');
-    expect(Object.keys(headers).sort()).toHaveLength(12);
+    // limit, remaining and reset x requests and tokens x minute, hour and day.
+    expect(Object.keys(headers).sort()).toHaveLength(18);
   });
 
-  it('sends no headers and never rejects when the model is unlimited', () => {
+  it('reports the hour window at 60 minutes of the minute limit, counted down and refilled like the others', () => {
+    const clock = new ManualClock();
+    const limiter = new BucketRateLimiter({ clock });
+    const model = modelWith(10, 1000);
+    limiter.admit('a', model, 'default', 400);
+    clock.advance(3000);
+    const headers = limiter.headers('a', model, 'default');
+    expect(headers['x-ratelimit-limit-requests-hour']).toBe('600');
+    expect(headers['x-ratelimit-limit-tokens-hour']).toBe('60000');
+    // One request and 400 tokens taken; 3 s at 10 requests and 1000 tokens a minute gave half a request
+    // and 50 tokens back (the same refill rate as the minute window).
+    expect(headers['x-ratelimit-remaining-requests-hour']).toBe('599');
+    expect(headers['x-ratelimit-remaining-tokens-hour']).toBe('59650');
+    expect(headers['x-ratelimit-reset-tokens-hour']).toBe('21');
+    expect(headers['x-ratelimit-reset-requests-hour']).toBe('3');
+  });
+
+  it('reports very large limits and never rejects when the model is unlimited', () => {
     const limiter = new BucketRateLimiter({ clock: new ManualClock() });
     const model = modelWith(null, null);
     for (let i = 0; i < 1000; i++) expect(limiter.admit('a', model, 'default', 1e6).rejection).toBeNull();
-    expect(limiter.headers('a', model, 'default')).toEqual({});
+    expect(limiter.headers('a', model, 'default')).toEqual(unlimitedHeaders());
   });
 });
+
+/** What an unlimited model or endpoint reports: every family, limit = remaining = the unlimited value, reset 0. */
+function unlimitedHeaders(): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const resource of ['requests', 'tokens'])
+    for (const window of ['minute', 'hour', 'day']) {
+      headers[`x-ratelimit-limit-${resource}-${window}`] = String(UNLIMITED_RATE_LIMIT);
+      headers[`x-ratelimit-remaining-${resource}-${window}`] = String(UNLIMITED_RATE_LIMIT);
+      headers[`x-ratelimit-reset-${resource}-${window}`] = '0';
+    }
+  return headers;
+}
 
 describe('exempt models', () => {
   it('never limits a model listed as unlimited (a dedicated endpoint)', () => {
     const limiter = new BucketRateLimiter({ clock: new ManualClock(), unlimitedModelIds: ['ep-1'] });
     const endpoint = { ...modelWith(1, 1), id: 'ep-1' };
-    for (let i = 0; i < 10; i++) expect(limiter.admit('a', endpoint, 'priority', 1000).rejection).toBeNull();
+    for (let i = 0; i < 10; i++) {
+      const decision = limiter.admit('a', endpoint, 'priority', 1000);
+      expect(decision.rejection).toBeNull();
+      // The service sends the headers on every response: an exempt endpoint reports itself unlimited.
+      expect(decision.headers).toEqual(unlimitedHeaders());
+    }
     expect(limiter.admit('a', modelWith(1, null), 'default', 1).rejection).toBeNull();
     expect(limiter.admit('a', modelWith(1, null), 'default', 1).rejection).not.toBeNull();
   });
