@@ -23,6 +23,14 @@ import { listEndpoints } from './handlers/management.js';
 import { listModels, listPublicModels, retrieveModel, retrievePublicModel } from './handlers/models.js';
 import type { FaultInjector, PromptCache, RateLimiter } from './hooks.js';
 import { sendError, sendJson } from './http/send.js';
+import { ClientErrorResponder } from './http/client-error-responder.js';
+import {
+  applyKeepAliveTimeout,
+  resolveServerTimeouts,
+  type ServerTimeouts,
+  serverTimeoutOptions,
+  serverTimeoutsProblem,
+} from './http/server-timeouts.js';
 
 export interface EmulatorOptions {
   /** Default 127.0.0.1. */
@@ -46,6 +54,8 @@ export interface EmulatorOptions {
   readonly rateLimiter?: RateLimiter;
   readonly promptCache?: PromptCache;
   readonly faults?: FaultInjector;
+  /** Keep-alive, headers and request timeouts; each one not given takes its default (server-timeouts.ts). */
+  readonly timeouts?: Partial<ServerTimeouts>;
 }
 
 export interface Emulator {
@@ -127,6 +137,24 @@ function decodeSegment(segment: string): string {
   }
 }
 
+/** The HTTP server over the routes, with its timeouts and the answer to requests the parser rejects. */
+function createHttpServer(ctx: EmulatorContext, timeouts: ServerTimeouts): Server {
+  const problem = serverTimeoutsProblem(timeouts);
+  if (problem !== undefined) throw new RangeError(`emulator timeouts: ${problem}`);
+  const clientErrors = new ClientErrorResponder();
+  const server = createServer(serverTimeoutOptions(timeouts), (req, res) => {
+    clientErrors.track(req, res);
+    dispatch(req, res, ctx).catch((error: unknown) => {
+      // The body may be unread (early 4xx): drain it so the keep-alive connection stays usable.
+      if (!req.complete) req.resume();
+      sendError(res, error);
+    });
+  });
+  applyKeepAliveTimeout(server, timeouts);
+  server.on('clientError', clientErrors.answer);
+  return server;
+}
+
 /** Starts an emulator and resolves once it listens (tokenizer already loaded, so the first request is fast). */
 export async function createEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
   const org = options.org ?? 'local';
@@ -152,18 +180,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   tokenVocabulary();
   countTokens('warm up the tokenizer');
 
-  const server = createServer((req, res) => {
-    dispatch(req, res, ctx).catch((error: unknown) => {
-      // The body may be unread (early 4xx): drain it so the keep-alive connection stays usable.
-      if (!req.complete) req.resume();
-      sendError(res, error);
-    });
-  });
-  // Load generators keep connections open between requests; Node's 5 s default would drop them.
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
-  server.requestTimeout = 0;
-
+  const server = createHttpServer(ctx, resolveServerTimeouts(options.timeouts));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {

@@ -13,6 +13,12 @@ import { resolve } from 'node:path';
 import { statSync } from 'node:fs';
 import { isServePrimary, runServePrimary, type ServeWorkerRole, serveWorkerRole } from './serve-workers.js';
 import type { CliContext } from '../context.js';
+import { parseDurationMs } from '../../util/duration.js';
+import {
+  resolveServerTimeouts,
+  type ServerTimeouts,
+  serverTimeoutsProblem,
+} from '../../emulator/http/server-timeouts.js';
 
 interface ServeArgs {
   host: string;
@@ -24,6 +30,9 @@ interface ServeArgs {
   files?: string;
   'done-marker': boolean;
   workers: number;
+  'keep-alive-timeout'?: string;
+  'headers-timeout'?: string;
+  'request-timeout'?: string;
 }
 
 /** Registers `inferbench serve`. */
@@ -57,6 +66,18 @@ export const serveCommand: CommandRegistration = (parser, ctx) =>
           type: 'number',
           default: 1,
           describe: 'Worker processes sharing the port (capacity and limits are per worker)',
+        })
+        .option('keep-alive-timeout', {
+          type: 'string',
+          describe: 'Close idle keep-alive connections after (default 65s; 0: never)',
+        })
+        .option('headers-timeout', {
+          type: 'string',
+          describe: 'Close clients that take longer to send headers (default 60s; 0: never)',
+        })
+        .option('request-timeout', {
+          type: 'string',
+          describe: 'Close clients that take longer to send a whole request (default 300s; 0: never)',
         }) as never,
     (args) => serve(args, ctx),
   );
@@ -78,9 +99,31 @@ function checkServeArgs(args: ServeArgs, cwd: string): string | undefined {
   return filesDir;
 }
 
+/** The timeout flags given, in milliseconds (absent ones keep the emulator's defaults). */
+function serveTimeouts(args: ServeArgs): Partial<ServerTimeouts> {
+  const ms = (flag: 'keep-alive-timeout' | 'headers-timeout' | 'request-timeout'): number | undefined => {
+    const text = args[flag];
+    if (text === undefined) return undefined;
+    const value = parseDurationMs(text);
+    if (value === undefined)
+      throw new InferbenchError('BAD_USAGE', `--${flag} must be a duration such as 30s, 500ms or 0, got ${text}`);
+    return value;
+  };
+  const timeouts = {
+    keepAliveTimeoutMs: ms('keep-alive-timeout'),
+    headersTimeoutMs: ms('headers-timeout'),
+    requestTimeoutMs: ms('request-timeout'),
+  };
+  const problem = serverTimeoutsProblem(resolveServerTimeouts(timeouts));
+  if (problem !== undefined)
+    throw new InferbenchError('BAD_USAGE', `--headers-timeout and --request-timeout: ${problem}`);
+  return timeouts;
+}
+
 /** Runs the emulator (or, with --workers, the primary of its workers) until interrupted. */
 async function serve(args: ServeArgs, ctx: CliContext): Promise<void> {
   const filesDir = checkServeArgs(args, ctx.cwd);
+  const timeouts = serveTimeouts(args);
   // Loaded before forking: a bad --config fails here, once, before any worker starts.
   const catalog = args.config ? loadCatalogConfig(resolve(ctx.cwd, args.config), args.org) : builtinCatalog(args.org);
   if (isServePrimary(args.workers)) return runServePrimary(args.workers, ctx);
@@ -94,6 +137,7 @@ async function serve(args: ServeArgs, ctx: CliContext): Promise<void> {
     managementKeys: (args['management-key'] ?? []).filter((k) => k.length > 0),
     filesDir,
     doneMarker: args['done-marker'],
+    timeouts,
   };
   const emulator = await listen(options);
   if (worker) worker.announce(emulator.url);
