@@ -10,6 +10,7 @@ import type { CliContext } from './context.js';
 import { EXIT, EXIT_CODE_BY_ERROR } from './exit-codes.js';
 import { COMMANDS } from './commands/index.js';
 import { inferbenchVersion } from './version.js';
+import { rejectRepeatedFlags } from './single-value-flags.js';
 
 export async function runCli(argv: readonly string[], ctx: CliContext): Promise<number> {
   let parser: Argv = yargs([...argv])
@@ -25,7 +26,8 @@ export async function runCli(argv: readonly string[], ctx: CliContext): Promise<
     .exitProcess(false)
     .fail((message, error) => {
       throw error ?? new UsageMessage(message);
-    });
+    })
+    .middleware((args) => rejectRepeatedFlags(args, declaredOptions(parser).array));
   for (const command of COMMANDS) parser = command(parser, ctx);
   try {
     let helpOutput = '';
@@ -40,6 +42,11 @@ export async function runCli(argv: readonly string[], ctx: CliContext): Promise<
 }
 
 class UsageMessage extends Error {}
+
+/** The running command's declared options: yargs has `getOptions()` at run time but not in its types. */
+function declaredOptions(parser: Argv): { readonly array: readonly string[] } {
+  return (parser as unknown as { getOptions(): { array: string[] } }).getOptions();
+}
 
 function reportError(error: unknown, ctx: CliContext): number {
   if (error instanceof UsageMessage) {

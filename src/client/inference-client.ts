@@ -18,7 +18,7 @@ import { listModelIds } from './list-models.js';
 import { NO_PROXY_SETTINGS, proxyFor } from './proxy.js';
 import { markSent, type RequestRecord } from './request-record.js';
 import { withRetry } from './retry.js';
-import { createScrubber } from './scrub-secret.js';
+import { createScrubber, scrubServerStrings } from './scrub-secret.js';
 import { loadTlsOptions } from './tls-options.js';
 import type { RequestPlan } from '../workload/request-plan.js';
 import type { ClientOptions, InferenceClient } from './types.js';
@@ -133,6 +133,7 @@ export function createInferenceClient(options: ClientOptions): InferenceClient {
           markSent(record, record.endUs);
         }
       }
+      if (apiKey !== null && apiKey !== '') scrubServerStrings(record, scrub);
     },
 
     listModels(signal?: AbortSignal): Promise<string[]> {

@@ -16,3 +16,31 @@ export function createScrubber(secret: string | null): (message: string) => stri
     return out.length > MAX_MESSAGE_CHARS ? `${out.slice(0, MAX_MESSAGE_CHARS - 1)}…` : out;
   };
 }
+
+/** The strings of a record that come from the server as they were sent (ids, codes, names). */
+interface ServerStrings {
+  errorCode: string | null;
+  finishReason: string | null;
+  serviceTierUsed: string | null;
+  responseId: string | null;
+  systemFingerprint: string | null;
+}
+
+const SERVER_STRING_FIELDS = [
+  'errorCode',
+  'finishReason',
+  'serviceTierUsed',
+  'responseId',
+  'systemFingerprint',
+] as const satisfies readonly (keyof ServerStrings)[];
+
+/**
+ * Removes the key from the strings a server chose (an error `code`, a response `id`): a server that
+ * echoes the key there would otherwise put it into requests.csv. Messages are scrubbed where they are made.
+ */
+export function scrubServerStrings(record: ServerStrings, scrub: (text: string) => string): void {
+  for (const field of SERVER_STRING_FIELDS) {
+    const value = record[field];
+    if (value !== null) record[field] = scrub(value);
+  }
+}

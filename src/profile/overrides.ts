@@ -42,7 +42,8 @@ export function parseOverride(text: string): Override | ProfileIssue {
   }
   let value: unknown;
   try {
-    value = valueText.trim() === '' ? '' : parseYaml(valueText);
+    // logLevel 'error': yaml would print a warning (an unknown `!tag`) on the process's stderr, beside ours.
+    value = valueText.trim() === '' ? '' : parseYaml(valueText, { logLevel: 'error' });
   } catch (error) {
     return {
       path,
@@ -80,12 +81,16 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** Keys that reach Object.prototype: `--set __proto__.x=1` must not change every object of the process. */
+const PROTOTYPE_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+
 function applyOne(root: unknown, { path, value }: Override): string | null {
   if (path.length === 0) return 'empty path';
   let node: unknown = root;
   for (let i = 0; i < path.length; i++) {
     const segment = path[i]!;
     const last = i === path.length - 1;
+    if (typeof segment === 'string' && PROTOTYPE_KEYS.has(segment)) return `"${segment}" is not a profile key`;
     if (typeof segment === 'number') {
       if (!Array.isArray(node)) return `[${segment}] indexes a list, but this field is not a list`;
       if (segment >= node.length)

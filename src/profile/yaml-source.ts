@@ -23,7 +23,13 @@ export function parseYamlSource(text: string, name: string): YamlSource {
     const pos = lineCounter.linePos(error.pos[0]);
     return { line: pos.line, col: pos.col, message: error.message.split('\n')[0]! };
   });
-  const data = syntaxErrors.length === 0 ? doc.toJS({ maxAliasCount: 100 }) : undefined;
+  let data: unknown;
+  try {
+    data = syntaxErrors.length === 0 ? doc.toJS({ maxAliasCount: 100 }) : undefined;
+  } catch (error) {
+    // yaml throws, rather than reports, when aliases expand too far (a "billion laughs" document).
+    syntaxErrors.push({ line: 1, col: 1, message: (error as Error).message.split('\n')[0]! });
+  }
   const at = (offset: number | undefined): { line: number; col: number } => {
     const pos = lineCounter.linePos(offset ?? 0);
     return { line: pos.line, col: pos.col };

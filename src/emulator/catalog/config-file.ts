@@ -161,7 +161,13 @@ export function parseCatalogConfig(text: string, file: string, orgName = 'local'
     });
     throw badConfig(lines);
   }
-  const raw: unknown = doc.toJS() ?? {};
+  let raw: unknown;
+  try {
+    raw = doc.toJS() ?? {};
+  } catch (error) {
+    // yaml throws, rather than reports, when aliases expand too far (a "billion laughs" document).
+    throw badConfig([`${file}:1:1: ${(error as Error).message.split('\n')[0]}`]);
+  }
   const parsed = configSchema.safeParse(raw);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((issue) => {
