@@ -3,9 +3,9 @@
  * prompt + output x completion, in integer atto-dollars (exact); per hour, the deployment over a wall time
  * (rounded to the atto-dollar). A group's cost (summary.json group `cost`) and a run's (`cost`) are made here.
  *
- * Priced are the ok requests' tokens, as the group's throughput counts them. They are not a requests.csv
- * column: a per-request value of metrics/metric-registry.ts is derived from the record alone, and a price
- * depends on the group's model, so the totals are priced instead (one multiplication per group, exact).
+ * Priced are the ok requests' tokens, as the group's throughput counts them: the totals are priced (one
+ * multiplication per group, exact), and requests.csv's cost_usd prices each row alike
+ * (report/request-cost-cell.ts), so the rows add up to the group's cost.
  */
 import type { GroupCost, GroupSummary, PriceSource, RunCost } from '../metrics/run-summary.js';
 import { count, divideRounded, parseUsd, usdNumber } from '../util/usd.js';

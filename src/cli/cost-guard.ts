@@ -25,6 +25,8 @@ import { inferbenchVersion } from './version.js';
 /** How a run is priced and held to its budget. */
 export interface CostGuard {
   readonly meter: CostMeter;
+  /** The prices the run is costed with (also requests.csv's cost_usd). */
+  readonly book: PriceBook;
   /** The runner's deps with the priced collector (aggregate/cost-collector.ts). */
   readonly deps: RunnerDeps;
   /** `--max-cost`, or null. */
@@ -80,7 +82,7 @@ export async function prepareCostGuard(options: CostGuardOptions): Promise<CostG
     ...defaultRunnerDeps,
     createCollector: (collector) => pricedCollector(defaultRunnerDeps.createCollector(collector), meter, collector),
   };
-  return { meter, deps, budget: maxCostUsd === null ? null : meter.budget(maxCostUsd) };
+  return { meter, book, deps, budget: maxCostUsd === null ? null : meter.budget(maxCostUsd) };
 }
 
 /** The catalog is asked only when the profile does not price every model it names (or names none). */

@@ -10,6 +10,7 @@ import type { RequestRecord } from '../client/request-record.js';
 import type { RecordedValues } from '../metrics/request-values.js';
 import type { RunSummary, ThresholdResult } from '../metrics/run-summary.js';
 import type { ResolvedGroup } from '../profile/resolved-profile.js';
+import type { PriceBook } from '../aggregate/cost-prices.js';
 import { openRequestsCsv } from '../report/requests-csv.js';
 import { createRunFolder, writeRunFiles } from '../report/run-folder.js';
 import { buildRunSummary, runVerdict, type RunVerdict } from '../runner/build-run-summary.js';
@@ -19,7 +20,7 @@ import type { RunProfileOptions, RunResult } from '../runner/run-profile.js';
 import { makeRunId } from '../runner/run-id.js';
 import { defaultRunnerDeps } from '../runner/runner-deps.js';
 import { nowUs } from '../util/clock.js';
-import { profileSetsLabels } from '../workload/request-labels.js';
+import { profileSetsLabels, scenarioRequestFields } from '../workload/request-labels.js';
 import { asksForAnswerChecks } from '../measure/answer-validators.js';
 
 export type { RunVerdict } from '../runner/build-run-summary.js';
@@ -33,6 +34,8 @@ export interface ExecuteRunOptions extends RunProfileOptions {
   readonly embeddedEmulator: boolean;
   /** `--workers N` with N >= 2: the load is sent by N worker threads; absent or null: by this thread. */
   readonly workers?: WorkerPoolOptions | null;
+  /** The run's prices: requests.csv gets a cost_usd column when some model is priced per token. */
+  readonly prices?: PriceBook | null;
 }
 
 export interface RunOutcome {
@@ -52,7 +55,8 @@ export async function executeRun(options: ExecuteRunOptions): Promise<RunOutcome
 
   const requestsCsv = await openRequestsCsv(join(runDir, 'requests.csv'), nowUs(), {
     labels: profileSetsLabels(options.profile),
-    checks: options.profile.scenarios.some((s) => asksForAnswerChecks({ ...s.request, ...s.requestExtra })),
+    checks: options.profile.scenarios.some((s) => scenarioRequestFields(s).some(asksForAnswerChecks)),
+    prices: options.prices ?? null,
   });
   const userOnRecord = options.events?.onRecord;
   const onRecord = (record: RequestRecord, group: ResolvedGroup, values: RecordedValues): void => {

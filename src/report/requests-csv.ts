@@ -14,6 +14,8 @@ import type { RecordedValues, RequestMetricName } from '../metrics/request-value
 import type { ResolvedGroup } from '../profile/resolved-profile.js';
 import { LABELS_COLUMN, labelsCell } from './request-labels-cell.js';
 import { CHECKS_COLUMN, checksCell } from './request-checks-cell.js';
+import { COST_COLUMN, costCell, pricesRequests } from './request-cost-cell.js';
+import type { PriceBook } from '../aggregate/cost-prices.js';
 
 /** One column: its header and its cell of a finished request. */
 interface Column {
@@ -84,13 +86,16 @@ const COLUMNS: readonly Column[] = [
   column('error_message', ({ record }) => record.errorMessage ?? ''),
 ];
 
-/** Column names of requests.csv, in order (without the `labels` column some runs add last). */
+/**
+ * Column names of requests.csv, in order, without the two that only some runs add after them:
+ * `checks_failed`, then `labels` (always last).
+ */
 export const REQUEST_COLUMNS: readonly string[] = COLUMNS.map((c) => c.name);
 
-/** The column of a request's labels (`k=v;k=v`, request-labels-cell.ts), last, only in runs whose workload sets labels. */
-const LABELS: Column = column(LABELS_COLUMN, ({ record }) => labelsCell(record.labels));
 /** The names of a request's failed answer checks (request-checks-cell.ts), only in runs that check answers. */
 const CHECKS: Column = column(CHECKS_COLUMN, ({ record }) => checksCell(record.checks));
+/** The column of a request's labels (`k=v;k=v`, request-labels-cell.ts), last, only in runs whose workload sets labels. */
+const LABELS: Column = column(LABELS_COLUMN, ({ record }) => labelsCell(record.labels));
 
 export interface RequestsCsvWriter {
   /** Appends one finished request with its values (derived once). Never throws (a write failure is reported by close()). */
@@ -114,10 +119,14 @@ const FLUSH_BYTES = 256 * 1024;
 export async function openRequestsCsv(
   path: string,
   runStartUs: number,
-  options: { readonly labels?: boolean; readonly checks?: boolean } = {},
+  options: { readonly labels?: boolean; readonly checks?: boolean; readonly prices?: PriceBook | null } = {},
 ): Promise<RequestsCsvWriter> {
-  const columns = options.labels === true ? [...COLUMNS, LABELS] : [...COLUMNS];
+  const columns = [...COLUMNS];
+  const prices = options.prices;
+  if (prices && pricesRequests(prices))
+    columns.push(column(COST_COLUMN, ({ record, group, values }) => costCell(prices, record, group, values)));
   if (options.checks === true) columns.push(CHECKS);
+  if (options.labels === true) columns.push(LABELS);
   const file = createWriteStream(path, { flags: 'w' });
   await new Promise<void>((resolve, reject) => {
     file.once('open', () => resolve());

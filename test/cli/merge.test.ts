@@ -2,9 +2,10 @@
  * `inferbench merge` on real runs against the embedded emulator (a real child process, real sockets):
  * two runs of one profile merge into one run folder whose counts and histogram totals are the sums of
  * the two; runs of different profiles are refused (exit 2) unless --force; duplicate shard indexes are
- * refused; a threshold that fails on the merged result exits 99.
+ * refused; a threshold that fails on the merged result exits 99; two --shard runs with labels and answer
+ * checks merge (in either order) to the breakdown and check counts of one unsharded run.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeHistogram } from '../../src/aggregate/histogram.js';
@@ -89,7 +90,8 @@ describe('merge on real runs', () => {
     expect(rows).toHaveLength(requestRows(shardA).length + requestRows(shardB).length);
     expect(new Set(rows.map((r) => r['id'])).size).toBe(rows.length);
     expect(new Set(rows.map((r) => r['request_id'])).size).toBe(rows.length);
-    expect(Object.keys(rows[0] ?? {})).toEqual([...REQUEST_COLUMNS]);
+    // The emulator's catalog prices its models: every shard's file has cost_usd, and so has the merged one.
+    expect(Object.keys(rows[0] ?? {})).toEqual([...REQUEST_COLUMNS, 'cost_usd']);
 
     // The time series adds: every request completed once, in one second or another.
     const series = parseCsvRecords(readFileSync(join(out, 'timeseries.csv'), 'utf8')).records;
@@ -129,6 +131,68 @@ describe('merge on real runs', () => {
     expect(result.code, result.stdout + result.stderr).toBe(2);
     expect(result.stderr).toMatch(/shard index 0 appears 2 times/);
   });
+
+  it('two --shard runs with labels and answer checks merge to the breakdowns and checks of one run', async () => {
+    // Labels (prefix groups) and checked tool calls; closed loop with a fixed request count, so the two
+    // shards send exactly the requests of the single run (requests 0, 2, 4, ... and 1, 3, 5, ...).
+    const text = `name: merge-labels
+scenarios:
+  - name: tools
+    models: [small-fast-8b]
+    load: { mode: concurrency, concurrency: 2 }
+    requests: 24
+    prompt: { input_tokens: 24, output_tokens: 24, prefixes: { groups: 3, tokens: 32 } }
+    seed: 11
+    request:
+      tool_choice: required
+      tools:
+        - type: function
+          function:
+            name: lookup
+            parameters: { type: object, properties: { q: { type: string } }, required: [q] }
+`;
+    const path = folder.writeProfile('merge-labels', text);
+    const runWith = async (out: string, extra: string[]): Promise<string> => {
+      const dir = join(folder.dir, out);
+      const result = await runCliInProcess(['run', path, '--out', dir, '--quiet', ...extra], { cwd: folder.dir });
+      expect(result.code, result.stderr).toBe(0);
+      return dir;
+    };
+    const whole = await runWith('labels-whole', []);
+    const first = await runWith('labels-1', ['--shard', '1/2']);
+    const second = await runWith('labels-2', ['--shard', '2/2']);
+    const out = join(folder.dir, 'labels-merged');
+    for (const order of [
+      [first, second],
+      [second, first],
+    ]) {
+      rmSync(out, { recursive: true, force: true });
+      const result = await runCliInProcess(['merge', ...order, '--out', out]);
+      expect(result.code, result.stdout + result.stderr).toBe(0);
+      const merged = readSummary(out).groups[0];
+      const single = readSummary(whole).groups[0];
+      expect(merged?.requests.ok).toBe(24);
+      expect(single?.requests.ok).toBe(24);
+      // Checks: the same counts as one run (the emulator's calls conform: every check passes).
+      const counts = (g: GroupSummary | undefined) =>
+        Object.fromEntries(Object.entries(g?.checks ?? {}).map(([k, v]) => [k, [v.passed, v.failed]]));
+      expect(counts(merged)).toEqual(counts(single));
+      expect(counts(merged)).toEqual({ tool_arguments: [24, 0] });
+      // Breakdowns: every prefix group counts the same requests, ok, failed and token sums.
+      const cells = (g: GroupSummary | undefined) =>
+        Object.fromEntries(
+          Object.entries(g?.breakdowns?.prefix ?? {}).map(([value, c]) => [
+            value,
+            [c.requests, c.ok, c.failed, c.ttft_ms.count, c.e2e_ms.count, c.input_tokens, c.cached_tokens],
+          ]),
+        );
+      expect(Object.keys(cells(single))).toEqual(['p0', 'p1', 'p2']);
+      expect(cells(merged)).toEqual(cells(single));
+      // requests.csv: checks_failed, then labels, last.
+      const header = parseCsvRecords(readFileSync(join(out, 'requests.csv'), 'utf8')).columns;
+      expect(header.slice(-2)).toEqual(['checks_failed', 'labels']);
+    }
+  }, 120_000);
 
   it('exits 99 when a threshold fails on the merged result', async () => {
     const path = folder.writeProfile('strict', profile('merge-strict', 7, 'thresholds: ["requests_per_s > 100000"]\n'));

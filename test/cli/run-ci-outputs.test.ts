@@ -64,7 +64,9 @@ thresholds:
     expect(suites.map((s) => s['@failures'])).toEqual(['0', '1']);
     const failed = cases(suites[1] as JunitSuite)[2] as JunitCase;
     const actual = summary.thresholds.find((t) => !t.passed)?.actual;
-    expect(failed.failure?.['@message']).toBe(`threshold failed: s/large-70b/-: ttft_ms.p50 < 0.001 (actual ${actual})`);
+    expect(failed.failure?.['@message']).toBe(
+      `threshold failed: s/large-70b/-: ttft_ms.p50 < 0.001 (actual ${actual})`,
+    );
     expect(doc.testsuites['@failures']).toBe('1');
 
     const markdown = readFileSync(join(folder.dir, 'ci', 'summary.md'), 'utf8');

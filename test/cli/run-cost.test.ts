@@ -5,9 +5,10 @@
  * has prices; the profile's pricing over the catalog's; a --max-cost below the estimate refused before
  * anything is sent (exit 4); a run whose spend reaches --max-cost stopped early with its files written.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { parseCsvRecords } from '../../src/report/compare/parse-csv.js';
 import { runCliInProcess } from '../helpers/cli.js';
 import { chunk, playScript, sendJson, sseData, startTestServer, type TestServer } from '../helpers/fault-servers.js';
 import { readSummary, useRunFolder } from '../helpers/run-folder.js';
@@ -136,6 +137,14 @@ scenarios:
     // doubles is the double nearest the exact decimal, as the harness's figure is).
     expect(cost.usd).toBe((cost.input_tokens * 85 + cost.output_tokens * 120) / 1e8);
     expect(cost.input_tokens).toBeGreaterThan(12 * 32 - 1);
+    // requests.csv prices each ok request the same way: its cells add up to the group's cost exactly.
+    const { records } = parseCsvRecords(readFileSync(join(out, 'requests.csv'), 'utf8'));
+    const measured = records.filter((row) => row.warmup === '0' && row.error_class === '');
+    expect(measured).toHaveLength(12);
+    for (const row of measured)
+      expect(row.cost_usd).toBe(String((Number(row.input_tokens) * 85 + Number(row.output_tokens) * 120) / 1e8));
+    const cents = measured.reduce((sum, row) => sum + Math.round(Number(row.cost_usd) * 1e8), 0);
+    expect(cents / 1e8).toBe(cost.usd);
   });
 });
 

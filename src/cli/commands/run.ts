@@ -152,6 +152,7 @@ async function runRun(args: RunArgs, ctx: CliContext): Promise<number> {
       proxy,
       deps: cost.deps,
       budget: cost.budget,
+      prices: cost.book,
       shard,
       startAtWallMs,
       workers:

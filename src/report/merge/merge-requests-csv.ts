@@ -12,6 +12,7 @@ import { parseCsvRecords } from '../compare/parse-csv.js';
 import { REQUEST_COLUMNS } from '../requests-csv.js';
 import { LABELS_COLUMN } from '../request-labels-cell.js';
 import { CHECKS_COLUMN } from '../request-checks-cell.js';
+import { COST_COLUMN } from '../request-cost-cell.js';
 
 export const REQUESTS_CSV = 'requests.csv';
 
@@ -35,15 +36,21 @@ function rebased(cell: string | undefined, offsetMs: number): string {
   return Number.isFinite(value) ? String(Math.round((value + offsetMs) * 1000) / 1000) : cell;
 }
 
+/**
+ * The optional columns after REQUEST_COLUMNS, in requests-csv.ts's order: `cost_usd` and `checks_failed`
+ * when some shard's file has them (even with every cell empty), `labels` (last) when some row has a label.
+ */
+const TRAILING_COLUMNS: readonly { readonly name: string; readonly whenAnyCell: boolean }[] = [
+  { name: COST_COLUMN, whenAnyCell: false },
+  { name: CHECKS_COLUMN, whenAnyCell: false },
+  { name: LABELS_COLUMN, whenAnyCell: true },
+];
+
 /** Writes `<outDir>/requests.csv` from the shards' files. */
 export async function mergeRequestsCsv(outDir: string, shards: readonly ShardRequests[]): Promise<MergedRequests> {
   const rows: string[][] = [];
   const missing: string[] = [];
-  // The `labels` column (last) when some shard's file has it.
-  const labels: string[] = [];
-  // The `checks_failed` column (after labels) when some shard's file has it, even with every cell empty.
-  const checks: string[] = [];
-  let withChecks = false;
+  const trailing = TRAILING_COLUMNS.map((column) => ({ ...column, cells: [] as string[], present: false }));
   for (const shard of shards) {
     const path = join(shard.dir, REQUESTS_CSV);
     if (!existsSync(path)) {
@@ -51,7 +58,7 @@ export async function mergeRequestsCsv(outDir: string, shards: readonly ShardReq
       continue;
     }
     const { columns: shardColumns, records } = parseCsvRecords(await readFile(path, 'utf8'));
-    if (shardColumns.includes(CHECKS_COLUMN)) withChecks = true;
+    for (const column of trailing) if (shardColumns.includes(column.name)) column.present = true;
     for (const record of records) {
       rows.push(
         REQUEST_COLUMNS.map((column) => {
@@ -60,16 +67,14 @@ export async function mergeRequestsCsv(outDir: string, shards: readonly ShardReq
           return record[column] ?? '';
         }),
       );
-      labels.push(record[LABELS_COLUMN] ?? '');
-      checks.push(record[CHECKS_COLUMN] ?? '');
+      for (const column of trailing) column.cells.push(record[column.name] ?? '');
     }
   }
-  const withLabels = labels.some((cell) => cell !== '');
-  if (withLabels) for (const [i, row] of rows.entries()) row.push(labels[i] ?? '');
-  const columns = withLabels ? [...REQUEST_COLUMNS, LABELS_COLUMN] : [...REQUEST_COLUMNS];
-  if (withChecks) {
-    for (const [i, row] of rows.entries()) row.push(checks[i] ?? '');
-    columns.push(CHECKS_COLUMN);
+  const columns = [...REQUEST_COLUMNS];
+  for (const column of trailing) {
+    if (column.whenAnyCell ? !column.cells.some((cell) => cell !== '') : !column.present) continue;
+    for (const [i, row] of rows.entries()) row.push(column.cells[i] ?? '');
+    columns.push(column.name);
   }
   const path = join(outDir, REQUESTS_CSV);
   await writeFile(path, stringify(rows, { header: true, columns }), 'utf8');
