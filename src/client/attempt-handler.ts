@@ -81,13 +81,19 @@ const RATE_LIMIT_HEADERS = {
   tokens: ['x-ratelimit-remaining-tokens-minute', 'x-ratelimit-remaining-tokens'],
 } as const;
 
+/** At or above this, a rate-limit header means "unlimited" (the emulator sends 1,000,000,000). */
+const UNLIMITED_REMAINING = 1_000_000_000;
+
 function rateLimitHeader(
   headers: Record<string, string | string[] | undefined>,
   resource: 'requests' | 'tokens',
 ): number {
   const [perMinute, plain] = RATE_LIMIT_HEADERS[resource];
   const value = headerValue(headers, perMinute) ?? headerValue(headers, plain);
-  return value === undefined || value.trim() === '' ? Number.NaN : Number(value);
+  if (value === undefined || value.trim() === '') return Number.NaN;
+  const remaining = Number(value);
+  // The service reports an unlimited resource with a huge limit: no headroom to chart.
+  return remaining >= UNLIMITED_REMAINING ? Number.NaN : remaining;
 }
 
 /** The handler of one attempt; `done` resolves when it has settled (never rejects). */

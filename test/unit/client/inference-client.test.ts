@@ -83,6 +83,19 @@ function steps(events: readonly string[], end: 'end' | 'destroy' | 'none' = 'end
 const ms = (us: number): number => us / 1000;
 
 describe('InferenceClient: streams', () => {
+  it('reads a rate-limit remaining of 1,000,000,000 or more as unlimited: no headroom (NaN)', async () => {
+    const server = await serve(
+      startScriptServer(steps(helloStream()), 200, {
+        'x-ratelimit-remaining-requests-minute': '1000000000',
+        'x-ratelimit-remaining-tokens-minute': '999999999',
+      }),
+    );
+    const record = await send(client(server.url));
+    expect(record.errorClass).toBeNull();
+    expect(record.rateLimitRemainingRequests).toBeNaN();
+    expect(record.rateLimitRemainingTokens).toBe(999_999_999);
+  });
+
   it('records a complete stream: text, counts, usage and time_info exactly, headers and body as sent', async () => {
     const server = await serve(
       startScriptServer(steps(helloStream()), 200, {
