@@ -51,7 +51,6 @@ export const PROFILE_DEFAULTS = {
   timeouts: { connectMs: 10_000, headersMs: 60_000, firstTokenMs: 60_000, idleMs: 30_000, totalMs: 600_000 },
   retryOn: ['http_429', 'http_5xx', 'connect', 'reset'],
   retryBackoffMs: 500,
-  datasetField: 'prompt',
   seed: 1,
   /** normal/lognormal lengths without max are clamped to mean + this many stddevs. */
   lengthMaxStddevs: 5,

@@ -81,10 +81,5 @@ export function startClosedLoop(
   if (!stages) setDesired(load.concurrency);
   control();
 
-  return {
-    finished: tracker.finished,
-    stop: () => tracker.finish(true),
-    inFlight: () => tracker.inFlight,
-    drained: (timeoutMs) => tracker.drained(timeoutMs),
-  };
+  return tracker.run();
 }

@@ -3,7 +3,7 @@
  * graceful stop waits on it too), launch and drop counts, and the one `finished` promise with its outcome. A launch that throws or rejects counts as settled: per-request
  * failures are the client's data, never something that unwinds the schedule.
  */
-import type { ScheduleCallbacks, ScheduleOutcome } from './types.js';
+import type { ScheduleCallbacks, ScheduleOutcome, ScheduleRun } from './types.js';
 
 export class LaunchTracker {
   launched = 0;
@@ -67,6 +67,16 @@ export class LaunchTracker {
   drop(intendedStartMs: number): void {
     this.dropped++;
     this.#callbacks.drop(intendedStartMs);
+  }
+
+  /** The schedule as the runner sees it: its end, a stop, what is in flight and a wait for none. */
+  run(): ScheduleRun {
+    return {
+      finished: this.finished,
+      stop: () => this.finish(true),
+      inFlight: () => this.inFlight,
+      drained: (timeoutMs) => this.drained(timeoutMs),
+    };
   }
 
   finish(stoppedEarly: boolean): void {

@@ -48,10 +48,5 @@ export function startOpenLoop(
   const wake = new PreciseWake(clock, tick);
   tick();
 
-  return {
-    finished: tracker.finished,
-    stop: () => tracker.finish(true),
-    inFlight: () => tracker.inFlight,
-    drained: (timeoutMs) => tracker.drained(timeoutMs),
-  };
+  return tracker.run();
 }

@@ -63,10 +63,5 @@ export function startTraceSchedule(
   const wake = new PreciseWake(clock, tick);
   tick();
 
-  return {
-    finished: tracker.finished,
-    stop: () => tracker.finish(true),
-    inFlight: () => tracker.inFlight,
-    drained: (timeoutMs) => tracker.drained(timeoutMs),
-  };
+  return tracker.run();
 }
