@@ -23,6 +23,8 @@ export interface BenchContext {
   readonly quick?: boolean;
   /** `--skip a,b`: parts of a benchmark to leave out (names are the benchmark's own). */
   readonly skip?: readonly string[];
+  /** `--duration 1h`: how long a benchmark that runs for a time runs (a duration text; others ignore it). */
+  readonly duration?: string;
 }
 
 export interface Benchmark {
