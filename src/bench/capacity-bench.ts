@@ -136,11 +136,16 @@ async function searchConfig(ctx: BenchContext, dir: string, config: SlotsConfig,
   return rows;
 }
 
-function oneStepProfile(name: string, groups: number, offset: number): string {
+/**
+ * `groups` one-step searches at one stream (both the start and the most allowed) against `model`, a p90 SLO
+ * of 40 ms: each group's last step is one decision. Also the profile of the decision test
+ * (test/integration/runner/capacity-coverage.test.ts).
+ */
+export function oneStepProfile(name: string, groups: number, offset: number, model = BENCH_MODEL): string {
   const scenarios = Array.from(
     { length: groups },
     (_, i) => `  - name: s${offset + i}
-    models: [${BENCH_MODEL}]
+    models: [${model}]
     load: { mode: concurrency, concurrency: 1 }
     duration: 10s
     seed: ${offset + i + 1}

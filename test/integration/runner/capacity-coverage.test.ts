@@ -20,6 +20,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CapacityGroupSummary, CapacitySummary } from '../../../src/metrics/capacity-summary.js';
+import { oneStepProfile } from '../../../src/bench/capacity-bench.js';
 import { runCliInProcess } from '../../helpers/cli.js';
 import {
   KNOWN_LATENCY_MODEL,
@@ -111,30 +112,7 @@ describe('capacity step decisions against a server with a known TTFT distributio
   /** Ten one-step searches (one stream, which is both the start and the most allowed): each group's decision. */
   async function decisions(name: string, slowShare: number): Promise<string[]> {
     server.setSlowShare(slowShare);
-    const scenarios = Array.from(
-      { length: 10 },
-      (_, i) => `  - name: s${i}
-    models: [${KNOWN_LATENCY_MODEL}]
-    load: { mode: concurrency, concurrency: 1 }
-    duration: 10s
-    seed: ${i + 1}
-    prompt: { input_tokens: 16, output_tokens: 1 }
-`,
-    ).join('');
-    const groups = await capacityGroups(
-      name,
-      `name: ${name}
-scenarios:
-${scenarios}capacity:
-  slo: { ttft_ms.p90: 40ms }
-  start: 1
-  max_load: 1
-  max_steps: 2
-  block: 250ms
-  step_duration: 20s
-`,
-      server.url,
-    );
+    const groups = await capacityGroups(name, oneStepProfile(name, 10, 0, KNOWN_LATENCY_MODEL), server.url);
     // The last step of each: a spoiled step is run again (up to 3 times) before it ends the search.
     return groups.map((group) => group.steps.at(-1)?.outcome ?? 'inconclusive');
   }
