@@ -29,17 +29,11 @@ interface SlotsConfig {
   /** ttft_ms.p90 limit: the first token at half the service time, plus about one queued request. */
   readonly sloMs: number;
   readonly start: number;
-  /**
-   * The scenario's warmup, sent and not tested at the start of every step (its queue kept): a step just
-   * over the capacity needs seconds to build a backlog the SLO sees (0.3 req/s over 40 builds one
-   * request in about 3 s).
-   */
-  readonly warmupS: number;
 }
 
 const CONFIGS: readonly SlotsConfig[] = [
-  { name: '4 slots x 100 ms', slots: 4, serviceMs: 100, sloMs: 75, start: 24, warmupS: 5 },
-  { name: '2 slots x 100 ms', slots: 2, serviceMs: 100, sloMs: 100, start: 12, warmupS: 5 },
+  { name: '4 slots x 100 ms', slots: 4, serviceMs: 100, sloMs: 75, start: 24 },
+  { name: '2 slots x 100 ms', slots: 2, serviceMs: 100, sloMs: 100, start: 12 },
 ];
 
 class Memory extends Writable {
@@ -76,14 +70,13 @@ scenarios:
     models: [${BENCH_MODEL}]
     load: { mode: rate, rate: 10, arrival: constant }
     duration: 10s
-    warmup: ${config.warmupS}s
     seed: ${seed}
     prompt: { input_tokens: 16, output_tokens: 1 }
 capacity:
   slo: { ttft_ms.p90: ${config.sloMs}ms, error_rate: 10% }
   start: ${config.start}
   resolution: 5%
-  step_duration: ${15 + config.warmupS}s
+  step_duration: 20s
   seed: ${seed}
 `;
 }
@@ -161,6 +154,7 @@ ${scenarios}capacity:
   max_steps: 2
   block: 250ms
   step_duration: 20s
+  step_warmup: 0s
 `;
 }
 
@@ -209,7 +203,7 @@ function searchSummary(rows: readonly SearchRow[]): BenchRow[] {
     const widths = valid.filter((r) => r.interval !== null).map((r) => (r.interval![1] - r.interval![0]) / r.truth);
     return {
       part: 'searches',
-      config: `${config.name}, warmup ${config.warmupS} s`,
+      config: `${config.name}, default step warmup (5 s)`,
       truth: (config.slots * 1000) / config.serviceMs,
       searches: valid.length,
       spoiled,

@@ -90,6 +90,8 @@ export interface CapacitySummary {
     resolution: number;
     max_steps: number;
     step_duration_ms: number;
+    /** `step_warmup` as set; null: the default (the scenario's warmup, else 5 s, at most a quarter step). */
+    step_warmup_ms?: number | null;
     block_ms: number;
     alpha: number;
     beta: number;

@@ -47,6 +47,16 @@ export const capacitySchema = z
     step_duration: duration.optional().meta({
       description: 'Longest a step runs before it is INCONCLUSIVE (default 60s); clear outcomes end sooner.',
     }),
+    step_warmup: z
+      .union([
+        z.number().nonnegative(),
+        z.string().regex(DURATION_PATTERN, { error: 'expected a duration like "5s" or "0s"' }),
+      ])
+      .optional()
+      .meta({
+        description:
+          "Start of every step sent and tested by nothing, so a queue the load builds shows before a decision (default: the scenario's warmup, else 5s, at most a quarter of step_duration).",
+      }),
     block: duration.optional().meta({ description: 'Length of the blocks the sequential test reads (default 1s).' }),
     alpha: z
       .number()

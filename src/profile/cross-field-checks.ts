@@ -6,6 +6,7 @@
 import { accessSync, constants, existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { checkAnswerSchemas } from './answer-schema-checks.js';
+import { checkCapacity } from './capacity-checks.js';
 import { checkFluidityNeedsDeadlines } from './deadline-checks.js';
 import { checkGroupDimensions, groupKeyHeads, headHint } from './dimension-checks.js';
 import { parseThreshold } from './parse-threshold.js';
@@ -47,6 +48,7 @@ export function crossFieldChecks(data: unknown, baseDir: string): ProfileIssue[]
   issues.push(...keyHeads.issues);
   if (Array.isArray(data.thresholds)) issues.push(...checkThresholds(data.thresholds, keyHeads.heads));
   issues.push(...checkFluidityNeedsDeadlines(data));
+  issues.push(...checkCapacity(data.capacity));
   const target = data.target;
   if (isRecord(target)) {
     if (target.base_url !== undefined && target.emulator_config !== undefined) {

@@ -273,6 +273,7 @@ async function reevaluate(args: CapacityArgs, ctx: CliContext): Promise<number> 
     resolution: settings.resolution,
     maxSteps: settings.max_steps,
     stepDurationMs: settings.step_duration_ms,
+    stepWarmupMs: settings.step_warmup_ms ?? null,
     start: null,
     maxLoad: Number.POSITIVE_INFINITY,
     mix: null,

@@ -30,6 +30,7 @@ export function capacitySummary(
       resolution: spec.resolution,
       max_steps: spec.maxSteps,
       step_duration_ms: spec.stepDurationMs,
+      step_warmup_ms: spec.stepWarmupMs,
       block_ms: spec.blockMs,
       alpha: spec.alpha,
       beta: spec.beta,

@@ -8,6 +8,7 @@
 import type { CapacityObjective } from '../../aggregate/capacity/capacity-slo.js';
 import type { GroupSummary, HarnessHealth } from '../../metrics/run-summary.js';
 import type { CapacitySpec, ResolvedGroup, ResolvedProfile } from '../../profile/resolved-profile.js';
+import { stepWarmupMs } from '../../profile/resolve-capacity.js';
 import { nowUs } from '../../util/clock.js';
 import { runProfile, type RunProfileOptions, type RunResult } from '../run-profile.js';
 import type { StoredBlock } from './step-block.js';
@@ -90,7 +91,7 @@ export async function runStepParts(
     const scenario = context.profile.scenarios.find((s) => s.name === part.group.scenario);
     const mode = scenario?.load.mode ?? 'rate';
     const { objectives, load, designEffectFloors } = part;
-    const rampBlocks = stepRampBlocks(scenario?.warmupMs ?? 0, context.spec.blockMs);
+    const rampBlocks = stepRampBlocks(stepWarmupMs(context.spec, scenario?.warmupMs ?? 0), context.spec.blockMs);
     return new StepMonitor({ ...context.spec, objectives, load, mode, designEffectFloors, rampBlocks });
   });
   const settle = (): void => {
@@ -180,9 +181,10 @@ function partResult(
 }
 
 /**
- * Blocks of a step read by no test: the first (connections opening), and those of the scenario's `warmup`,
- * which in a capacity search is sent at the start of every step and keeps the queue it builds (see
- * step-monitor.ts rampBlocks).
+ * Blocks of a step read by no test: the first (connections opening), and those of the step's warmup
+ * (`capacity.step_warmup`, else the scenario's `warmup`, else 5 s: profile/resolve-capacity.ts
+ * stepWarmupMs), sent at the start of every step and keeping the queue it builds (step-monitor.ts
+ * rampBlocks).
  */
 export function stepRampBlocks(warmupMs: number, blockMs: number): number {
   return 1 + Math.ceil(Math.max(0, warmupMs) / blockMs);

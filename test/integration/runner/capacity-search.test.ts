@@ -52,7 +52,7 @@ describe('inferbench capacity', () => {
     const path = profile(
       'rate',
       '{ mode: rate, rate: 10, arrival: constant }',
-      '  slo: { ttft_ms.p90: 75ms, error_rate: 10% }\n  start: 10\n  resolution: 5%\n  step_duration: 15s',
+      '  slo: { ttft_ms.p90: 75ms, error_rate: 10% }\n  start: 10\n  resolution: 5%\n  step_duration: 15s\n  step_warmup: 2s',
     );
     const dir = join(folder.dir, 'rate');
     const result = await runCliInProcess(['capacity', path, '--base-url', server.url, '--out', dir, '--steps'], {
@@ -118,7 +118,7 @@ describe('inferbench capacity', () => {
     const path = profile(
       'streams',
       '{ mode: concurrency, concurrency: 1 }',
-      '  slo: { ttft_ms.p90: 62ms }\n  start: 1\n  min_capacity: 6\n  step_duration: 15s',
+      '  slo: { ttft_ms.p90: 62ms }\n  start: 1\n  min_capacity: 6\n  step_duration: 15s\n  step_warmup: 0s',
     );
     const dir = join(folder.dir, 'streams');
     const result = await runCliInProcess(['capacity', path, '--base-url', server.url, '--out', dir], {
@@ -144,7 +144,7 @@ describe('inferbench capacity', () => {
     const path = profile(
       'mix',
       '{ mode: rate, rate: 10, arrival: constant }\n    tiers: [default, flex]',
-      '  slo: { ttft_ms.p90: 175ms }\n  start: 20\n  resolution: 10%\n  step_duration: 15s\n  mix: { default: { weight: 1 }, flex: { weight: 1 } }',
+      '  slo: { ttft_ms.p90: 175ms }\n  start: 20\n  resolution: 10%\n  step_duration: 15s\n  step_warmup: 2s\n  mix: { default: { weight: 1 }, flex: { weight: 1 } }',
     );
     const dir = join(folder.dir, 'mix');
     const result = await runCliInProcess(['capacity', path, '--base-url', server.url, '--out', dir, '--steps'], {
