@@ -15,6 +15,8 @@ export interface EmbeddedEmulator {
   readonly url: string;
   /** The throwaway key the emulator accepts (never a user's key). */
   readonly apiKey: string;
+  /** Its throwaway management key, for `models: { endpoints_of: local }` (the emulator's org is `local`). */
+  readonly managementKey: string;
   /** Stops the emulator and waits for it to exit. Idempotent. */
   stop(): Promise<void>;
 }
@@ -70,6 +72,7 @@ export async function startEmbeddedEmulator(options: EmbeddedEmulatorOptions): P
     });
   }
   const apiKey = `ib-embedded-${Math.random().toString(36).slice(2)}${Date.now().toString(36)}`;
+  const managementKey = `ib-embedded-mgmt-${Math.random().toString(36).slice(2)}${Date.now().toString(36)}`;
   const args = [
     '--input-type=module',
     '-e',
@@ -83,6 +86,8 @@ export async function startEmbeddedEmulator(options: EmbeddedEmulatorOptions): P
     '0',
     '--api-key',
     apiKey,
+    '--management-key',
+    managementKey,
   ];
   if (options.configPath) args.push('--config', options.configPath);
   const env: Record<string, string> = {};
@@ -105,7 +110,7 @@ export async function startEmbeddedEmulator(options: EmbeddedEmulatorOptions): P
 
   try {
     const url = await readFirstLine(child, options.startupTimeoutMs ?? 30_000);
-    return { url: url.replace(/\/+$/, '').replace(/\/v1$/, ''), apiKey, stop };
+    return { url: url.replace(/\/+$/, '').replace(/\/v1$/, ''), apiKey, managementKey, stop };
   } catch (error) {
     await stop();
     throw error;

@@ -2,7 +2,8 @@
  * What `run` and `capacity` share before the first request: the profile from its path and `--set`
  * overrides, and the target: `--base-url`, else target.base_url, else the embedded emulator (started here,
  * stopped by `stop()`). The embedded emulator gets a throwaway key; a real target gets the key from the
- * environment only, and the proxy settings of the environment (never for the local emulator).
+ * environment only, and the proxy settings of the environment (never for the local emulator). The
+ * profile's `models:` selectors are resolved here, once (session.profile is the profile to run).
  */
 import { isAbsolute, resolve } from 'node:path';
 import { InferbenchError } from '../errors.js';
@@ -12,15 +13,21 @@ import { loadProfile } from '../profile/load-profile.js';
 import type { ResolvedProfile } from '../profile/resolved-profile.js';
 import type { CliContext } from './context.js';
 import { startEmbeddedEmulator, type EmbeddedEmulator } from './embedded-emulator.js';
+import { checkManagementKey, selectModels } from './select-models.js';
 
 export interface TargetArgs {
   readonly profile: string;
   readonly 'base-url'?: string;
   readonly 'api-key-env'?: string;
   readonly set?: string | string[];
+  /** Whether the command prints only results: then what `models:` selectors selected is not said. */
+  readonly quiet?: boolean;
+  readonly json?: boolean;
 }
 
 export interface TargetSession {
+  /** The profile as it runs: its `models:` selectors resolved against the target (select-models.ts). */
+  readonly profile: ResolvedProfile;
   /** Base URL without /v1. */
   readonly target: string;
   /** Never printed or written. */
@@ -45,23 +52,39 @@ export async function openTarget(profile: ResolvedProfile, args: TargetArgs, ctx
   const baseUrlFlag = args['base-url'] ?? null;
   if (baseUrlFlag !== null) checkBaseUrl(baseUrlFlag);
   const baseUrl = baseUrlFlag ?? profile.target.baseUrl;
+  checkManagementKey(profile, ctx.env, baseUrl === null);
   const emulator =
     baseUrl === null
       ? await startEmbeddedEmulator({ configPath: profile.target.emulatorConfig, env: childEnv(ctx.env) })
       : null;
   const target = emulator ? emulator.url : (baseUrl as string).replace(/\/+$/, '').replace(/\/v1$/, '');
-  return {
+  const connection = {
     target,
     apiKey: emulator ? emulator.apiKey : (ctx.env[apiKeyEnv] ?? null),
-    emulator,
     // The embedded emulator is local: a corporate proxy in the environment must not carry its requests.
     proxy: emulator ? null : proxySettingsFromEnv(ctx.env),
     tls: profile.target.tls,
-    description: emulator ? `the embedded emulator (${target})` : target,
-    stop: async () => {
-      await emulator?.stop();
-    },
   };
+  try {
+    const selected = await selectModels(
+      profile,
+      { ...connection, emulatorManagementKey: emulator?.managementKey ?? null },
+      ctx,
+      Boolean(args.quiet || args.json),
+    );
+    return {
+      ...connection,
+      profile: selected,
+      emulator,
+      description: emulator ? `the embedded emulator (${target})` : target,
+      stop: async () => {
+        await emulator?.stop();
+      },
+    };
+  } catch (error) {
+    await emulator?.stop();
+    throw error;
+  }
 }
 
 /** `--base-url` must be an http(s) URL (exit 2 otherwise). */

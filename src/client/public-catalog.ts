@@ -1,71 +1,100 @@
 /**
- * The target's public catalog prices: GET {base}/public/v1/models (no key: the endpoint needs none, so the
- * key is never sent), each model's `pricing: { prompt, completion }` in USD per token. Used to cost a run
- * when the profile has no `pricing:` for a model. Best effort by design: any failure (no such endpoint, a
- * timeout, another shape) means "no pricing", never an error, since most OpenAI-compatible servers have
- * no catalog at all. Over one connection of its own, through the proxy and TLS settings of the run.
+ * The target's public catalog: GET {base}/public/v1/models[?format=router|hub] (no key: the endpoint needs
+ * none, so the key is never sent), over one connection of its own through the proxy and TLS settings of the
+ * run (target-get.ts). Read for three things: its prices (`pricing: { prompt, completion }`, USD per token),
+ * which cost a run when the profile has no `pricing:` for a model, best effort (any failure means "no
+ * pricing", since most OpenAI-compatible servers have no catalog); the capabilities of its models, for
+ * `models: { capability }`; and the whole body, for `inferbench catalog --base-url`. The last two fail with
+ * a clear error naming the URL and the status.
  */
-import type { TlsSpec } from '../profile/resolved-profile.js';
-import { createRoute } from './connection-route.js';
+import { InferbenchError } from '../errors.js';
+import type { CatalogFormat, PublicModelCapability } from '../protocol/models.js';
+import { PUBLIC_MODEL_CAPABILITIES } from '../protocol/models.js';
+import { errorDetails } from './error-body.js';
 import { isObject } from './json-shape.js';
-import { BodyCollector } from './list-models.js';
-import { NO_PROXY_SETTINGS, proxyFor, type ProxySettings } from './proxy.js';
-import { loadTlsOptions } from './tls-options.js';
+import { getFromTarget, parseTargetJson, type TargetRequest } from './target-get.js';
 
-export interface CatalogRequest {
-  /** Base URL without /v1. */
-  readonly baseUrl: string;
-  /** The run's headers (integration header, target.headers); never an Authorization. */
-  readonly headers: Readonly<Record<string, string>>;
-  readonly tls: TlsSpec | null;
-  readonly proxy: ProxySettings | null;
-  /** Give up after this long (default 10 s): a catalog is not worth holding a run for. */
-  readonly timeoutMs?: number;
-}
+/** Base URL without /v1, the run's headers (never an Authorization), TLS and proxy. */
+export type CatalogRequest = TargetRequest;
 
 /** Model id -> USD per token as the catalog's strings. */
 export type CatalogPrices = Map<string, { prompt: string; completion: string }>;
 
+/** `/public/v1/models` with the `format` query parameter of the spec (none for the default format). */
+export function publicCatalogPath(format: CatalogFormat): string {
+  return format === 'default' ? '/public/v1/models' : `/public/v1/models?format=${format}`;
+}
+
 /** The catalog's prices, or null when the target serves none (any failure). Never throws. */
 export async function fetchCatalogPrices(request: CatalogRequest): Promise<CatalogPrices | null> {
-  const limitMs = request.timeoutMs ?? 10_000;
-  let destroy: () => Promise<void> = async () => undefined;
-  let collector: BodyCollector | null = null;
   try {
-    const url = new URL(request.baseUrl);
-    const route = createRoute({
-      origin: url.origin,
-      proxy: proxyFor(url.origin, request.proxy ?? NO_PROXY_SETTINGS),
-      tls: loadTlsOptions(request.tls),
-      connectMs: limitMs,
-      clientOptions: { pipelining: 1 },
-      wrap: (dispatcher) => dispatcher,
-    });
-    const slot = route.openSlot();
-    destroy = () => slot.destroy();
-    const timeouts = {
-      connectMs: limitMs,
-      headersMs: limitMs,
-      firstTokenMs: limitMs,
-      idleMs: limitMs,
-      totalMs: limitMs,
-    };
-    collector = new BodyCollector(timeouts);
-    // Settled either way below; a failure after we gave up must not surface as an unhandled rejection.
-    collector.done.catch(() => undefined);
-    collector.start();
-    const headers = route.headers === null ? request.headers : { ...request.headers, ...route.headers };
-    const path = `${route.pathOrigin}${url.pathname.replace(/\/+$/, '')}/public/v1/models`;
-    slot.dispatcher.dispatch({ path, method: 'GET', headers }, collector);
-    const { status, body } = await collector.done;
+    const { status, body } = await getFromTarget(request, publicCatalogPath('default'));
     return status === 200 ? catalogPrices(JSON.parse(body)) : null;
   } catch {
     return null;
-  } finally {
-    // Stops its timers when it did not settle (a no-op when it did).
-    collector?.fail(new Error('catalog request ended'));
-    await destroy().catch(() => undefined);
   }
+}
+
+/**
+ * The public catalog in `format`, parsed; TARGET_UNREACHABLE when no answer came, TARGET_ERROR (naming the
+ * URL and the status) for an error answer or one that is not a catalog (`{ data: [...] }`).
+ */
+export async function fetchPublicCatalog(request: CatalogRequest, format: CatalogFormat): Promise<unknown> {
+  const path = publicCatalogPath(format);
+  const url = `${request.baseUrl.replace(/\/+$/, '')}${path}`;
+  const { status, body } = await getFromTarget(request, path);
+  if (status !== 200) {
+    let parsed: unknown = null;
+    try {
+      parsed = JSON.parse(body);
+    } catch {
+      // The status says enough.
+    }
+    const detail = errorDetails(parsed).message ?? body.slice(0, 120);
+    throw new InferbenchError('TARGET_ERROR', `GET ${url} answered ${status}${detail ? `: ${detail}` : ''}`, {
+      hint:
+        status === 404
+          ? 'this target serves no public catalog there (most OpenAI-compatible servers have none); check the base URL: the service root, without /v1'
+          : 'check the base URL: it should be the service root (without /v1)',
+    });
+  }
+  const parsed = parseTargetJson(body, url);
+  if (!isObject(parsed) || !Array.isArray(parsed['data']))
+    throw new InferbenchError('TARGET_ERROR', `GET ${url} answered JSON that is no model catalog (no "data" list)`, {
+      hint: 'check the base URL: it should be the service root (without /v1)',
+    });
+  return parsed;
+}
+
+/**
+ * Model id -> the capabilities the catalog says are true: the `capabilities` object of the default and hub
+ * formats, or the router format's `supported_features` (and `input_modalities` with "image" for vision).
+ * A capability the catalog does not state is not there; a model with neither field is left out (a plain
+ * model list says nothing about capabilities).
+ */
+export function catalogCapabilities(body: unknown): Map<string, Set<PublicModelCapability>> {
+  const out = new Map<string, Set<PublicModelCapability>>();
+  const data = isObject(body) ? body['data'] : null;
+  if (!Array.isArray(data)) return out;
+  const known = new Set<string>(PUBLIC_MODEL_CAPABILITIES);
+  for (const model of data) {
+    if (!isObject(model) || typeof model['id'] !== 'string') continue;
+    const capabilities = model['capabilities'];
+    const features = model['supported_features'];
+    // Says nothing about capabilities (a plain /v1/models list): not "none of them".
+    if (!isObject(capabilities) && !Array.isArray(features)) continue;
+    const has = new Set<PublicModelCapability>();
+    if (isObject(capabilities))
+      for (const [name, on] of Object.entries(capabilities))
+        if (on === true && known.has(name)) has.add(name as PublicModelCapability);
+    if (Array.isArray(features))
+      for (const name of features)
+        if (typeof name === 'string' && known.has(name)) has.add(name as PublicModelCapability);
+    const modalities = model['input_modalities'];
+    if (Array.isArray(modalities) && modalities.includes('image')) has.add('vision');
+    out.set(model['id'], has);
+  }
+  return out;
 }
 
 /** The prices of a catalog body `{ data: [{ id, pricing: { prompt, completion } }] }`; null when none. */

@@ -16,6 +16,7 @@ import type {
   ResolvedScenario,
 } from './resolved-profile.js';
 import { formatImages } from './resolve-images.js';
+import { formatModelSelector, modelSelectorSource } from './model-selector.js';
 
 const LABEL_WIDTH = 11;
 const row = (label: string, value: string): string => `  ${label.padEnd(LABEL_WIDTH)}${value}\n`;
@@ -84,9 +85,25 @@ function formatMaxErrorRate(m: MaxErrorRateSpec): string {
 function formatScenario(s: ResolvedScenario, groupKeys: readonly string[]): string {
   const t = s.timeouts;
   const plural = (n: number, what: string): string => `${n} ${what}${n === 1 ? '' : 's'}`;
-  const matrix = `${s.models.length > 0 ? plural(s.models.length, 'model') : "the target's first model"} x ${s.tiers.length > 0 ? plural(s.tiers.length, 'tier') : 'no tier'}`;
+  const selector = s.models.length === 0 ? s.modelSelector : undefined;
+  const models =
+    s.models.length > 0
+      ? plural(s.models.length, 'model')
+      : selector
+        ? `models: ${formatModelSelector(selector)}`
+        : "the target's first model";
+  const matrix = `${models} x ${s.tiers.length > 0 ? plural(s.tiers.length, 'tier') : 'no tier'}`;
+  const groups = selector
+    ? 'a group per model and tier'
+    : `${groupKeys.length} group${groupKeys.length === 1 ? '' : 's'}`;
   return (
-    `scenario ${s.name} (${matrix}: ${groupKeys.length} group${groupKeys.length === 1 ? '' : 's'})\n` +
+    `scenario ${s.name} (${matrix}: ${groups})\n` +
+    (selector
+      ? row(
+          'models',
+          `${formatModelSelector(selector)}: resolved at run time from ${modelSelectorSource(selector)}; each model is its own group ("*" below)`,
+        )
+      : '') +
     row('load', formatLoad(s.load)) +
     row('limits', formatLimits(s)) +
     row('prompt', formatPrompt(s)) +
@@ -119,6 +136,8 @@ export function formatProfilePlan(profile: ResolvedProfile): string {
   let out = `profile ${profile.name}${profile.sourcePath ? ` (${profile.sourcePath})` : ''}\n`;
   out += `target: ${target.baseUrl ?? `the embedded emulator${target.emulatorConfig ? ` with ${target.emulatorConfig}` : ''}`}`;
   out += target.baseUrl ? `, API key from $${target.apiKeyEnv}` : '';
+  const managed = profile.scenarios.some((scenario) => scenario.modelSelector?.kind === 'endpoints_of');
+  out += target.baseUrl && managed ? `, management key from $${target.managementKeyEnv}` : '';
   const headers = Object.keys(target.headers);
   out += headers.length > 0 ? `, headers: ${headers.join(', ')}\n` : '\n';
   for (const scenario of profile.scenarios) {

@@ -52,11 +52,14 @@ export function expandGroups(scenarios: readonly ResolvedScenario[]): ResolvedGr
 
 /**
  * A new frozen profile in which scenarios without models use `firstModel` (the target's first model from
- * GET /v1/models) and group keys are recomputed. The input is not changed.
+ * GET /v1/models) and group keys are recomputed. The input is not changed. A scenario with a `models:`
+ * selector is left alone: its models come from the selector (profile/model-selector.ts), never the first one.
  */
 export function resolveGroupModels(profile: ResolvedProfile, firstModel: string): ResolvedProfile {
   const scenarios = profile.scenarios.map((scenario) =>
-    scenario.models.length > 0 ? scenario : { ...scenario, models: [firstModel] },
+    scenario.models.length > 0 || scenario.modelSelector !== undefined
+      ? scenario
+      : { ...scenario, models: [firstModel] },
   );
   return deepFreeze({ ...profile, scenarios, groups: expandGroups(scenarios) });
 }

@@ -14,6 +14,7 @@ import { deadlinesSchema } from './deadlines-schema.js';
 import { reasoningEffortsSchema } from './effort-schema.js';
 import { imagesSchema } from './images-schema.js';
 import { METRIC_OR_GROUP_VALUE_PATTERN, METRIC_STAT_PATTERN } from './metric-names.js';
+import { modelsSchema } from './models-schema.js';
 import { pricingSchema } from './pricing-schema.js';
 import { traceLoadFields } from './trace-schema.js';
 import { prefixesSchema } from './prefixes-schema.js';
@@ -224,10 +225,7 @@ const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
 /** Every key a scenario may set; `defaults` takes the same keys except name. */
 const scenarioFields = {
-  models: z
-    .array(z.string().min(1))
-    .optional()
-    .meta({ description: "One group per model x tier; omitted: the target's first model." }),
+  models: modelsSchema.optional(),
   tiers: tiers.optional().meta({ description: 'service_tier values; omitted: none sent.' }),
   load: load.optional(),
   duration: duration.optional(),
@@ -297,6 +295,16 @@ const target = z.strictObject({
       error: 'expected the NAME of an environment variable (the key itself never goes in a profile)',
     })
     .optional(),
+  management_key_env: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, {
+      error: 'expected the NAME of an environment variable (the key itself never goes in a profile)',
+    })
+    .optional()
+    .meta({
+      description:
+        'Variable holding the management key, read only for models: { endpoints_of: ORG } (default INFERENCE_MANAGEMENT_KEY).',
+    }),
   headers: z.record(z.string(), headerValue).optional(),
   tls: tls.optional(),
   stream_usage: z.boolean().optional().meta({

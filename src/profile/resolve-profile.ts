@@ -35,10 +35,12 @@ import { mergeScenario } from './merge-scenario.js';
 import { resolveTraceLoad } from './resolve-trace.js';
 import { parseThreshold } from './parse-threshold.js';
 import { expandGroups } from './groups.js';
+import { resolveModels } from './model-selector.js';
 
 /** Defaults of DESIGN.md and the README's profile reference, in one place. */
 export const PROFILE_DEFAULTS = {
   apiKeyEnv: 'INFERENCE_API_KEY',
+  managementKeyEnv: 'INFERENCE_MANAGEMENT_KEY',
   inputTokens: 128,
   stream: true,
   streamUsage: true,
@@ -77,6 +79,7 @@ export function resolveProfileInput(input: ProfileInput, sourceName: string | nu
     target: {
       baseUrl: target.base_url === undefined ? null : target.base_url.replace(/\/+$/, '').replace(/\/v1$/, ''),
       apiKeyEnv: target.api_key_env ?? PROFILE_DEFAULTS.apiKeyEnv,
+      managementKeyEnv: target.management_key_env ?? PROFILE_DEFAULTS.managementKeyEnv,
       headers: Object.fromEntries(Object.entries(target.headers ?? {}).map(([k, v]) => [k, String(v)])),
       emulatorConfig: target.emulator_config === undefined ? null : resolve(baseDir, target.emulator_config),
       tls: resolveTls(target.tls, baseDir),
@@ -163,7 +166,7 @@ function resolveScenario(
   const defaultsT = PROFILE_DEFAULTS.timeouts;
   return {
     name,
-    models: [...(f.models ?? [])],
+    ...resolveModels(f.models),
     tiers: [...(f.tiers ?? [])],
     load,
     durationMs: f.duration !== undefined ? ms(f.duration, 0) : stageTotalMs,

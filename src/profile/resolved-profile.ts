@@ -3,6 +3,7 @@
  * expanded into groups. Everything after profile/ reads only this, never the YAML.
  */
 import type { ReasoningEffort, ServiceTier } from '../protocol/chat.js';
+import type { PublicModelCapability } from '../protocol/models.js';
 import type { CapacitySpec } from './resolve-capacity.js';
 
 export type { CapacitySpec } from './resolve-capacity.js';
@@ -114,10 +115,21 @@ export interface EncodingSpec {
   readonly gzip: boolean;
 }
 
+/** Which of the target's models a scenario runs, asked of the target when the run starts (profile/model-selector.ts). */
+export type ModelSelector =
+  | { readonly kind: 'all' }
+  | { readonly kind: 'capability'; readonly capabilities: readonly PublicModelCapability[] }
+  | { readonly kind: 'endpoints_of'; readonly org: string };
+
 export interface ResolvedScenario {
   readonly name: string;
-  /** Empty: the target's first model, resolved at run time from GET /v1/models. */
+  /**
+   * Empty: the target's first model, resolved at run time from GET /v1/models, or the models of
+   * `modelSelector` once the run resolved it (sorted by id).
+   */
   readonly models: readonly string[];
+  /** `models: all | { capability } | { endpoints_of }`: resolved from the target when the run starts; absent for a list. */
+  readonly modelSelector?: ModelSelector;
   /** Empty: no service_tier sent. */
   readonly tiers: readonly ServiceTier[];
   readonly load: LoadSpec;
@@ -270,6 +282,8 @@ export interface ResolvedProfile {
     /** null: the embedded emulator. Excludes `/v1`. */
     readonly baseUrl: string | null;
     readonly apiKeyEnv: string;
+    /** Variable holding the management key, read only for `models: { endpoints_of }` (never the key itself). */
+    readonly managementKeyEnv: string;
     readonly headers: Readonly<Record<string, string>>;
     /** Emulator config file for the embedded emulator (relative paths resolved against the profile). */
     readonly emulatorConfig: string | null;

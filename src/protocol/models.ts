@@ -12,18 +12,23 @@ export interface ModelList {
   data: Model[];
 }
 
-export interface PublicModelCapabilities {
-  streaming: boolean;
-  function_calling: boolean;
-  structured_outputs: boolean;
-  vision: boolean;
-  json_mode: boolean;
-  tools: boolean;
-  tool_choice: boolean;
-  parallel_tool_calls: boolean;
-  response_format: boolean;
-  reasoning: boolean;
-}
+/** The boolean capabilities of a public model (the `capabilities` object of the default and hub formats). */
+export const PUBLIC_MODEL_CAPABILITIES = [
+  'streaming',
+  'function_calling',
+  'structured_outputs',
+  'vision',
+  'json_mode',
+  'tools',
+  'tool_choice',
+  'parallel_tool_calls',
+  'response_format',
+  'reasoning',
+] as const;
+
+export type PublicModelCapability = (typeof PUBLIC_MODEL_CAPABILITIES)[number];
+
+export type PublicModelCapabilities = Record<PublicModelCapability, boolean>;
 
 export interface PublicModelLimits {
   max_context_length: number;

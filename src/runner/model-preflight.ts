@@ -8,6 +8,7 @@
 import { InferbenchError, isInferbenchError } from '../errors.js';
 import type { ClientOptions, InferenceClient } from '../client/types.js';
 import type { ResolvedProfile } from '../profile/resolved-profile.js';
+import { formatModelSelector } from '../profile/model-selector.js';
 
 export interface PreflightDeps {
   createClient(options: ClientOptions): InferenceClient;
@@ -21,6 +22,13 @@ export async function resolveTargetModels(
   deps: PreflightDeps,
 ): Promise<ResolvedProfile> {
   if (profile.scenarios.length === 0) return profile;
+  const unresolved = profile.scenarios.find((s) => s.modelSelector !== undefined && s.models.length === 0);
+  if (unresolved?.modelSelector !== undefined)
+    throw new InferbenchError(
+      'INTERNAL',
+      `scenario ${unresolved.name}: models: ${formatModelSelector(unresolved.modelSelector)} was not resolved before the run`,
+      { hint: 'resolve selectors with resolveModelSelectors (runner/model-selectors.ts) before running the profile' },
+    );
   const needModels = profile.groups.some((group) => group.model === null);
   const client = deps.createClient(clientOptions);
   let ids: string[] = [];

@@ -36,7 +36,8 @@ export async function startVllmLikeServer(options: VllmLikeOptions = {}): Promis
   const responseIds: string[] = [];
   const seenRequestIds = new Set<string>();
   const server = await startTestServer((req, res) => {
-    if (req.method === 'GET' && req.url.endsWith('/v1/models')) {
+    // Like vLLM: no public catalog (/public/v1/models is a 404).
+    if (req.method === 'GET' && req.url.endsWith('/v1/models') && !req.url.includes('/public/')) {
       json(res, 200, { object: 'list', data: [{ id: VLLM_MODEL, object: 'model', created: 0, owned_by: 'vllm' }] });
       return;
     }

@@ -89,11 +89,13 @@ async function runCapacityCommand(args: CapacityArgs, ctx: CliContext): Promise<
       hint: 'e.g. inferbench capacity profiles/capacity.yaml',
     });
   const maxCostUsd = parseMaxCost(args['max-cost']);
-  const profile = loadProfileArgument(args, ctx);
-  const objectives = capacityObjectives(profile.capacity.slo, 'capacity.slo (or slo)');
+  const loaded = loadProfileArgument(args, ctx);
+  const objectives = capacityObjectives(loaded.capacity.slo, 'capacity.slo (or slo)');
   const previous = args.confirm === undefined ? new Map<string, number>() : await previousCapacities(args.confirm, ctx);
-  const tokenizer = profile.target.tokenizer ? await loadHfTokenizer(profile.target.tokenizer) : o200kTokenizer();
-  const session = await openTarget(profile, args, ctx);
+  const tokenizer = loaded.target.tokenizer ? await loadHfTokenizer(loaded.target.tokenizer) : o200kTokenizer();
+  const session = await openTarget(loaded, args, ctx);
+  // Its `models:` selectors resolved: every step searches the same models.
+  const profile = session.profile;
   const quiet = args.quiet || args.json;
   try {
     if (!quiet) ctx.stderr.write(`inferbench: capacity of ${profile.name} against ${session.description}\n`);

@@ -10,6 +10,7 @@ import type { Argv } from 'yargs';
 import { InferbenchError } from '../../errors.js';
 import { loadProfile } from '../../profile/load-profile.js';
 import type { ResolvedProfile } from '../../profile/resolved-profile.js';
+import { formatModelSelector } from '../../profile/model-selector.js';
 import { parseDurationMs } from '../../util/duration.js';
 import type { CliContext } from '../context.js';
 import { EXIT } from '../exit-codes.js';
@@ -116,6 +117,7 @@ function runK8s(args: K8sArgs, ctx: CliContext): number {
     ctx.stderr.write(
       'inferbench: warning: the profile has no target and no --base-url was given: every pod runs its own embedded emulator (a try-out, not a load test of one server)\n',
     );
+  checkModelSelectors(profile, embedded, ctx);
   for (const file of filesOutsideConfigMap(profile, embedded))
     ctx.stderr.write(
       `inferbench: warning: the profile reads ${file}, which the pods do not have (only the profile file is in the ConfigMap): put it in the image at that path\n`,
@@ -161,6 +163,28 @@ function checkFlags(args: K8sArgs): CheckedFlags {
     memory: args.memory,
     lingerSeconds: Math.ceil(lingerMs / 1000),
   };
+}
+
+/**
+ * Each shard resolves the profile's `models:` selectors itself when it starts (sorted by id, so shards that
+ * see the same models make the same groups). The pods carry only the API key: `endpoints_of` against a
+ * real target is refused (exit 2) rather than failing in every pod.
+ */
+function checkModelSelectors(profile: ResolvedProfile, embedded: boolean, ctx: CliContext): void {
+  const selectors = profile.scenarios.flatMap((s) => (s.modelSelector === undefined ? [] : [s.modelSelector]));
+  if (selectors.length === 0) return;
+  const managed = selectors.find((selector) => selector.kind === 'endpoints_of');
+  if (managed !== undefined && !embedded)
+    throw new InferbenchError(
+      'BAD_USAGE',
+      `models: ${formatModelSelector(managed)} needs the management key in every pod, and the Job carries only the API key`,
+      {
+        hint: 'list the endpoint ids in the profile (models: [ep-...]); `inferbench run` resolves endpoints_of itself',
+      },
+    );
+  ctx.stderr.write(
+    `inferbench: note: each shard resolves models: ${[...new Set(selectors.map(formatModelSelector))].join(', ')} from the target when it starts (sorted by id: the same groups while the target serves the same models)\n`,
+  );
 }
 
 /** `inferbench-<profile name>` as a DNS label. */

@@ -113,8 +113,8 @@ async function runRun(args: RunArgs, ctx: CliContext): Promise<number> {
   const workers = args.workers === undefined ? 1 : parseWorkers(args.workers);
   const maxCostUsd = parseMaxCost(args['max-cost']);
   if ((args.repeat ?? 1) !== 1) return runRepeat(args, ctx);
-  const profile = loadProfileArgument(args, ctx);
-  if ((workers > 1 || shard !== null) && profile.scenarios.some((scenario) => scenario.sweep !== undefined))
+  const loaded = loadProfileArgument(args, ctx);
+  if ((workers > 1 || shard !== null) && loaded.scenarios.some((scenario) => scenario.sweep !== undefined))
     throw new InferbenchError(
       'BAD_USAGE',
       'a sweep (load mode sweep) runs in one process: not with --workers or --shard',
@@ -122,7 +122,9 @@ async function runRun(args: RunArgs, ctx: CliContext): Promise<number> {
         hint: 'its rates are measured by its own first phases; run it without --workers and --shard',
       },
     );
-  const session = await openTarget(profile, args, ctx);
+  const session = await openTarget(loaded, args, ctx);
+  // Its `models:` selectors resolved against the target (once, for every worker and shard).
+  const profile = session.profile;
   try {
     const { target, apiKey, emulator, proxy } = session;
     const quiet = args.quiet || args.json;

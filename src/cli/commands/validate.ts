@@ -8,6 +8,7 @@ import { isAbsolute, resolve } from 'node:path';
 import type { Argv } from 'yargs';
 import { loadProfile } from '../../profile/load-profile.js';
 import { formatProfilePlan } from '../../profile/format-plan.js';
+import { hasUnresolvedSelector } from '../../profile/model-selector.js';
 import type { ResolvedProfile } from '../../profile/resolved-profile.js';
 import { loadHfTokenizer } from '../../util/hf-tokenizer.js';
 import { o200kTokenizer } from '../../util/tokenizer.js';
@@ -65,8 +66,10 @@ async function runValidate(args: ValidateArgs, ctx: CliContext): Promise<number>
   for (const line of new Set(datasets)) ctx.stdout.write(`dataset ${line}\n`);
   const groups = profile.groups.length;
   const scenarios = profile.scenarios.length;
+  // A selector's groups are known only when the run asks the target.
+  const selectors = hasUnresolvedSelector(profile);
   ctx.stdout.write(
-    `\nvalid: ${scenarios} scenario${scenarios === 1 ? '' : 's'}, ${groups} group${groups === 1 ? '' : 's'}; nothing was sent\n`,
+    `\nvalid: ${scenarios} scenario${scenarios === 1 ? '' : 's'}, ${groups} group${groups === 1 ? '' : 's'}${selectors ? ' before the models: selectors resolve at run time' : ''}; nothing was sent\n`,
   );
   return EXIT.ok;
 }

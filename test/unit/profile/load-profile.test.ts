@@ -64,6 +64,7 @@ compare: { tolerances: { ttft_ms.p99: "10%", e2e_ms.p50: 5ms } }
     expect(profile.target).toEqual({
       baseUrl: 'https://api.example.com',
       apiKeyEnv: 'MY_KEY',
+      managementKeyEnv: 'INFERENCE_MANAGEMENT_KEY',
       headers: { 'X-Service-Version-Patch': '2', 'X-Team': 'bench' },
       emulatorConfig: null,
       tls: null,
@@ -196,6 +197,7 @@ describe('loadProfile: defaults of a minimal profile', () => {
     expect(profile.target).toEqual({
       baseUrl: null,
       apiKeyEnv: 'INFERENCE_API_KEY',
+      managementKeyEnv: 'INFERENCE_MANAGEMENT_KEY',
       headers: {},
       emulatorConfig: null,
       tls: null,

@@ -13,6 +13,7 @@ const SHIPPED = [
   'ci-regression',
   'trace-replay',
   'images',
+  'all-models',
 ];
 
 /** Wall time a scenario can take at most: its duration (or an estimate for request counts) plus warmup. */

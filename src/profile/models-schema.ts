@@ -1,0 +1,77 @@
+/**
+ * `models:` as written: a list of model ids, or a selector the target answers when the run starts:
+ * `all` (GET /v1/models), `{ capability: reasoning }` (the public catalog: every model with all the named
+ * capabilities) or `{ endpoints_of: ORG }` (the management API: the org's dedicated endpoints). A misspelt
+ * capability names the closest one.
+ */
+import { z } from 'zod';
+import { PUBLIC_MODEL_CAPABILITIES } from '../protocol/models.js';
+import { editDistance } from './key-suggestions.js';
+
+export const MODELS_MESSAGE =
+  'expected a list of model ids, "all", { capability: NAME | [NAMES] } or { endpoints_of: ORG }';
+
+/** The error for a capability the spec does not list, with the closest one when it is close. */
+export function unknownCapabilityMessage(value: unknown): string {
+  if (value === undefined) return 'required (a capability or a list of capabilities)';
+  const text = typeof value === 'string' ? value : String(JSON.stringify(value));
+  const lower = text.toLowerCase();
+  const best = [...PUBLIC_MODEL_CAPABILITIES].sort((a, b) => editDistance(lower, a) - editDistance(lower, b))[0]!;
+  const close = editDistance(lower, best) <= Math.max(2, Math.floor(best.length / 3));
+  return `"${text}" is not a capability of the public catalog${close ? ` (did you mean "${best}"?)` : ''}; expected one of ${PUBLIC_MODEL_CAPABILITIES.join(', ')}`;
+}
+
+const CAPABILITY_NAMES: ReadonlySet<string> = new Set(PUBLIC_MODEL_CAPABILITIES);
+
+/**
+ * A capability name. A refined string rather than an enum: a list given where one name goes fails the
+ * string check, not the names, so a union of one name and a list reports the branch the user meant.
+ */
+const capability = z
+  .string()
+  .refine((name) => CAPABILITY_NAMES.has(name), { error: (issue) => unknownCapabilityMessage(issue.input) })
+  .meta({ enum: [...PUBLIC_MODEL_CAPABILITIES] });
+
+/** One object with either key (not two objects: a misspelt key then gets a "did you mean"). */
+const selector = z
+  .strictObject({
+    capability: z
+      .union([capability, z.array(capability).min(1)], { error: 'expected a capability or a list of capabilities' })
+      .optional()
+      .meta({
+        description: `Every model of the target's public catalog (GET /public/v1/models, no key) with all of these capabilities true: ${PUBLIC_MODEL_CAPABILITIES.join(', ')}.`,
+      }),
+    endpoints_of: z
+      .string()
+      .regex(/^[^/\s?#]+$/, { error: 'expected an organization name (no "/", "?", "#" or spaces)' })
+      .optional()
+      .meta({
+        description:
+          "The organization's dedicated endpoints (GET /management/v1/orgs/ORG/endpoints with the management key of target.management_key_env).",
+      }),
+  })
+  .refine((given) => (given.capability === undefined) !== (given.endpoints_of === undefined), {
+    error: 'expected one of { capability: NAME | [NAMES] } or { endpoints_of: ORG }',
+  })
+  .meta({ description: '{ capability: NAME | [NAMES] } or { endpoints_of: ORG } (one of the two).' });
+
+export const modelsSchema = z
+  .union(
+    [
+      z.array(z.string().min(1)),
+      // A refined string, not a literal: an object or a list fails it by type, so its own branch reports.
+      z
+        .string()
+        .refine((text) => text === 'all', { error: MODELS_MESSAGE })
+        .meta({ const: 'all', description: 'Every model of GET /v1/models.' }),
+      selector,
+    ],
+    { error: MODELS_MESSAGE },
+  )
+  .meta({
+    id: 'models',
+    description:
+      "One group per model x tier: a list of ids, or all | { capability } | { endpoints_of } resolved from the target when the run starts; omitted: the target's first model.",
+  });
+
+export type ModelsInput = z.infer<typeof modelsSchema>;
