@@ -20,6 +20,8 @@ export interface ProgressWindowTotals {
   readonly outputTokens: number;
   /** TTFT p50 of the ok requests that ended in the window; null when none did. */
   readonly ttftP50Ms: number | null;
+  /** TTFT p99 of the same requests (the live dashboard draws it); null when none did. */
+  readonly ttftP99Ms: number | null;
 }
 
 /** A histogram for a progress p50 only: two significant digits keep the ring's histograms small. */
@@ -84,7 +86,9 @@ export class ProgressWindow {
         windowTtftUs.add(this.#ttftUs[slot] as Histogram);
       }
     }
-    const ttftP50Ms = windowTtftUs.totalCount > 0 ? windowTtftUs.getValueAtPercentile(50) / 1000 : null;
-    return { fromSecond, ended, outputTokens, ttftP50Ms };
+    const any = windowTtftUs.totalCount > 0;
+    const ttftP50Ms = any ? windowTtftUs.getValueAtPercentile(50) / 1000 : null;
+    const ttftP99Ms = any ? windowTtftUs.getValueAtPercentile(99) / 1000 : null;
+    return { fromSecond, ended, outputTokens, ttftP50Ms, ttftP99Ms };
   }
 }

@@ -42,6 +42,11 @@ export interface K8sJobOptions {
   readonly memory: string;
   /** Seconds a pod stays up (Ready) after its shard ended, so that `kubectl cp` can copy its results. */
   readonly lingerSeconds: number;
+  /**
+   * The profile's `live.metrics_port` (a fixed port): each pod serves /metrics on it on every address, with
+   * the prometheus.io annotations that scrape configs discover pods by. Absent or null: no /metrics.
+   */
+  readonly metricsPort?: number | null;
 }
 
 type Manifest = Record<string, unknown>;
@@ -89,7 +94,24 @@ export function shardArgs(options: K8sJobOptions): string[] {
     ...(options.baseUrl === null ? [] : ['--base-url', options.baseUrl]),
     ...(options.apiKeyEnvFlag === null ? [] : ['--api-key-env', options.apiKeyEnvFlag]),
     ...options.overrides.flatMap((override) => ['--set', override]),
+    // The profile's host (127.0.0.1 by default) is out of Prometheus' reach in a pod.
+    ...(options.metricsPort ? ['--metrics-host', '0.0.0.0'] : []),
   ];
+}
+
+/** The pod's metrics port and the annotations Prometheus' usual pod discovery reads, when it has one. */
+function metricsExposure(port: number | null | undefined) {
+  if (!port) return { ports: {}, annotations: {} };
+  return {
+    ports: { ports: [{ name: 'metrics', containerPort: port, protocol: 'TCP' }] },
+    annotations: {
+      annotations: {
+        'prometheus.io/scrape': 'true',
+        'prometheus.io/port': String(port),
+        'prometheus.io/path': '/metrics',
+      },
+    },
+  };
 }
 
 /** The Indexed Job: one pod per shard, all started together, none retried. */
@@ -102,12 +124,14 @@ export function buildShardJob(options: K8sJobOptions): Manifest {
         },
       ]
     : [];
+  const metrics = metricsExposure(options.metricsPort);
   const container = {
     name: 'inferbench',
     image: options.image,
     command: ['sh', '-c', shardScript(options.shards, options.lingerSeconds)],
     args: shardArgs(options),
     env,
+    ...metrics.ports,
     resources: { requests: { cpu: options.cpu, memory: options.memory } },
     volumeMounts: [
       { name: 'profile', mountPath: '/profile', readOnly: true },
@@ -133,7 +157,7 @@ export function buildShardJob(options: K8sJobOptions): Manifest {
       parallelism: options.shards,
       backoffLimit: 0,
       template: {
-        metadata: { labels: labels(options.name) },
+        metadata: { labels: labels(options.name), ...metrics.annotations },
         spec: {
           restartPolicy: 'Never',
           // The image runs as the user `node` (uid and gid 1000): a claim's files must be writable by it.

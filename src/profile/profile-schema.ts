@@ -13,6 +13,7 @@ import { datasetSchema } from './dataset-schema.js';
 import { deadlinesSchema } from './deadlines-schema.js';
 import { reasoningEffortsSchema } from './effort-schema.js';
 import { imagesSchema } from './images-schema.js';
+import { liveSchema } from './live-schema.js';
 import { METRIC_OR_GROUP_VALUE_PATTERN, METRIC_STAT_PATTERN } from './metric-names.js';
 import { modelsSchema } from './models-schema.js';
 import { pricingSchema } from './pricing-schema.js';
@@ -376,6 +377,7 @@ export const profileSchema = z
     capacity: capacitySchema.optional(),
     deadlines: deadlinesSchema.optional(),
     pricing: pricingSchema.optional(),
+    live: liveSchema(duration).optional(),
     compare: z
       .strictObject({
         tolerances: z

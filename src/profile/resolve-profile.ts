@@ -10,6 +10,7 @@ import { resolveDataset } from './resolve-dataset.js';
 import { resolveImages } from './resolve-images.js';
 import { resolvePrefixes } from './resolve-prefixes.js';
 import { resolvePricing } from './resolve-pricing.js';
+import { resolveLive } from './resolve-live.js';
 import { withGroupDimensions } from './resolve-dimensions.js';
 import { resolveConversation } from './resolve-session.js';
 import { sweepPhases, THROUGHPUT_CONCURRENCY } from './sweep-phases.js';
@@ -101,6 +102,7 @@ export function resolveProfileInput(input: ProfileInput, sourceName: string | nu
         }
       : null,
     ...resolvePricing(input.pricing),
+    ...resolveLive(input.live),
   };
 }
 

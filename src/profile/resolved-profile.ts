@@ -311,6 +311,18 @@ export interface ResolvedProfile {
   readonly deadlines: { readonly ttftMs: number; readonly tbtMs: number } | null;
   /** `pricing:` model id -> its price, over the target's catalog; absent when the profile sets none. */
   readonly pricing?: Readonly<Record<string, ModelPrice>>;
+  /** `live:` (what the run shows while it goes); absent when the profile sets none. */
+  readonly live?: LiveSpec;
+}
+
+/** `live:` resolved: flags override it (cli/live-metrics.ts). */
+export interface LiveSpec {
+  /** Prometheus /metrics port (0: any free port); null: no /metrics unless --metrics-port. */
+  readonly metricsPort: number | null;
+  /** null: 127.0.0.1 unless --metrics-host. */
+  readonly metricsHost: string | null;
+  /** After the run, wait at most this long for one more scrape of /metrics (0: close at once). */
+  readonly metricsLingerMs: number;
 }
 
 /**

@@ -108,6 +108,7 @@ function runK8s(args: K8sArgs, ctx: CliContext): number {
     apiKeyEnv: args['api-key-env'] ?? profile.target.apiKeyEnv,
     apiKeyEnvFlag: args['api-key-env'] ?? null,
     overrides,
+    metricsPort: profile.live?.metricsPort ?? null,
   };
   if (!DNS_LABEL.test(options.name) || options.name.length > MAX_NAME)
     throw new InferbenchError('BAD_USAGE', `--name ${JSON.stringify(options.name)} is not a usable Job name`, {
@@ -118,6 +119,10 @@ function runK8s(args: K8sArgs, ctx: CliContext): number {
       'inferbench: warning: the profile has no target and no --base-url was given: every pod runs its own embedded emulator (a try-out, not a load test of one server)\n',
     );
   checkModelSelectors(profile, embedded, ctx);
+  if (options.metricsPort === 0)
+    ctx.stderr.write(
+      'inferbench: warning: live.metrics_port is 0 (any free port): Prometheus cannot find it in the pods; set a fixed port (e.g. 9464) to have each shard scraped\n',
+    );
   for (const file of filesOutsideConfigMap(profile, embedded))
     ctx.stderr.write(
       `inferbench: warning: the profile reads ${file}, which the pods do not have (only the profile file is in the ConfigMap): put it in the image at that path\n`,

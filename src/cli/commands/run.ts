@@ -28,6 +28,8 @@ import { EXIT } from '../exit-codes.js';
 import { inferbenchVersion } from '../version.js';
 import { monotonicAnchorMs } from '../thread-clock.js';
 import { parseWorkers, workerThreadScript } from '../worker-count.js';
+import { DEFAULT_DASHBOARD_PORT, startLiveViews } from '../live-views.js';
+import { combineRunEvents, type LiveView } from '../live-view.js';
 import type { CommandRegistration } from './command.js';
 
 interface RunArgs {
@@ -45,6 +47,9 @@ interface RunArgs {
   'max-cost'?: string;
   junit?: string;
   markdown?: string;
+  'metrics-port'?: string;
+  'metrics-host'?: string;
+  dashboard?: string;
 }
 
 export const runCommand: CommandRegistration = (parser, ctx) =>
@@ -97,6 +102,19 @@ export const runCommand: CommandRegistration = (parser, ctx) =>
           type: 'string',
           describe: 'Write a markdown summary here (also appended to $GITHUB_STEP_SUMMARY when set)',
         })
+        .option('metrics-port', {
+          type: 'string',
+          describe:
+            'Serve Prometheus metrics at http://HOST:PORT/metrics during the run (0: any free port; profile: live.metrics_port)',
+        })
+        .option('metrics-host', {
+          type: 'string',
+          describe: 'Address /metrics listens on (default 127.0.0.1; 0.0.0.0 in a pod that Prometheus scrapes)',
+        })
+        .option('dashboard', {
+          type: 'string',
+          describe: `Serve a live dashboard of the run at http://127.0.0.1:PORT/ (default port ${DEFAULT_DASHBOARD_PORT}; 0: any free port)`,
+        })
         .option('start-at', {
           type: 'string',
           describe: 'Wait after the model check until this UTC time (ISO 8601, e.g. 2026-11-23T10:00:00Z), then start',
@@ -125,6 +143,7 @@ async function runRun(args: RunArgs, ctx: CliContext): Promise<number> {
   const session = await openTarget(loaded, args, ctx);
   // Its `models:` selectors resolved against the target (once, for every worker and shard).
   const profile = session.profile;
+  let views: LiveView[] = [];
   try {
     const { target, apiKey, emulator, proxy } = session;
     const quiet = args.quiet || args.json;
@@ -139,6 +158,8 @@ async function runRun(args: RunArgs, ctx: CliContext): Promise<number> {
     const share = shard === null ? 1 : 1 / shard.count;
     const cost = await prepareCostGuard({ profile, session, ctx, maxCostUsd, quiet: args.quiet, kind: 'run', share });
     if (cost === null) return EXIT.budget;
+    views = await startLiveViews(args, profile, shard, ctx);
+    for (const view of views) ctx.stderr.write(`inferbench: ${view.description}\n`);
 
     const outcome = await executeRun({
       profile,
@@ -159,10 +180,11 @@ async function runRun(args: RunArgs, ctx: CliContext): Promise<number> {
       startAtWallMs,
       workers:
         workers > 1 ? { count: workers, script: workerThreadScript(), clockAnchorMs: monotonicAnchorMs() } : null,
-      events: {
-        ...(progress ? { onTick: (tick) => progress.update(tick) } : {}),
-        ...startEvents(ctx, shard, quiet),
-      },
+      events: combineRunEvents([
+        ...(progress ? [{ onTick: (tick) => progress.update(tick) } satisfies RunEvents] : []),
+        startEvents(ctx, shard, quiet),
+        ...views.map((view) => view.events),
+      ]),
     });
     progress?.finish();
     await writeCiOutputs(
@@ -170,8 +192,13 @@ async function runRun(args: RunArgs, ctx: CliContext): Promise<number> {
       { junit: () => formatRunJunit(outcome.summary), markdown: () => formatRunMarkdown(outcome.summary) },
       ctx,
     );
-    return printOutcome(outcome, args, ctx);
+    const exitCode = printOutcome(outcome, args, ctx);
+    // The results are on disk and printed: the views show the end (a dashboard its summary, /metrics its
+    // last scrape, which may keep the run up to live.metrics_linger).
+    await Promise.allSettled(views.map((view) => view.finish(outcome.summary)));
+    return exitCode;
   } finally {
+    await Promise.allSettled(views.map((view) => view.close()));
     await session.stop();
   }
 }

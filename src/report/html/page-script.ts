@@ -6,10 +6,24 @@
  */
 import { CHART_OVERLAYS_SCRIPT } from './chart-overlays-script.js';
 
+/** The line colours of every chart of inferbench's pages, in order (a series' palette index picks one). */
+export const CHART_PALETTE = [
+  '#2563eb',
+  '#dc2626',
+  '#16a34a',
+  '#d97706',
+  '#7c3aed',
+  '#0891b2',
+  '#db2777',
+  '#4b5563',
+  '#65a30d',
+  '#9333ea',
+] as const;
+
 export const PAGE_SCRIPT = `
 (function () {
   'use strict';
-  var PALETTE = ['#2563eb', '#dc2626', '#16a34a', '#d97706', '#7c3aed', '#0891b2', '#db2777', '#4b5563', '#65a30d', '#9333ea'];
+  var PALETTE = ${JSON.stringify(CHART_PALETTE)};
   var doc = JSON.parse(document.getElementById('inferbench-data').textContent);
   var charts = [];
   window.inferbenchCharts = charts;

@@ -13,7 +13,7 @@ import { PAGE_STYLES } from './page-styles.js';
 let uplotAssets: { script: string; styles: string } | undefined;
 
 /** uPlot's IIFE build and CSS, read once from node_modules (resolved from this package). */
-function loadUplot(): { script: string; styles: string } {
+export function loadUplot(): { script: string; styles: string } {
   if (!uplotAssets) {
     const require = createRequire(import.meta.url);
     uplotAssets = {
@@ -33,7 +33,7 @@ export function embedJson(value: unknown): string {
 }
 
 /** A script's text made safe to inline: `</script` cannot appear in it. */
-function inlineScript(source: string): string {
+export function inlineScript(source: string): string {
   return source.replace(/<\/(script)/gi, '<\\/$1');
 }
 

@@ -1,0 +1,214 @@
+/**
+ * The live Prometheus exporter (aggregate/prometheus/): bucket boundaries (inclusive `le`, +Inf, NaN and
+ * negatives), the labels of every series (shard included, "" for no tier), counters and histograms from
+ * finished records counted as summary.json counts them (warmup nowhere, 429 as throttled, every ITL gap),
+ * and the run-level gauges from ticks and the end.
+ */
+import { describe, expect, it } from 'vitest';
+import { FixedBucketHistogram } from '../../../../src/aggregate/prometheus/fixed-bucket-histogram.js';
+import { LATENCY_BUCKETS_S } from '../../../../src/aggregate/prometheus/live-buckets.js';
+import { LIVE_SERIES_NAMES } from '../../../../src/aggregate/prometheus/live-metric-families.js';
+import { LiveMetricsExporter } from '../../../../src/aggregate/prometheus/live-metrics-exporter.js';
+import type { ProgressSnapshot } from '../../../../src/aggregate/types.js';
+import { createRequestRecord, type ErrorClass } from '../../../../src/client/request-record.js';
+import { createRecordedValues } from '../../../../src/metrics/request-values.js';
+import type { ResolvedGroup } from '../../../../src/profile/resolved-profile.js';
+import { parsePromText, promSamples, promSum } from '../../../helpers/prometheus-text.js';
+
+const CHAT: ResolvedGroup = {
+  index: 0,
+  scenario: 'chat',
+  model: 'small-fast-8b',
+  tier: null,
+  key: 'chat/small-fast-8b/-',
+};
+const FLEX: ResolvedGroup = {
+  index: 1,
+  scenario: 'chat',
+  model: 'large-70b',
+  tier: 'flex',
+  key: 'chat/large-70b/flex',
+};
+
+function exporter(shard = ''): LiveMetricsExporter {
+  return new LiveMetricsExporter({ shard, profile: 'p', version: '9.9.9' });
+}
+
+/** An ok request: TTFT and E2E in µs, text chunks at these times (µs), tokens. */
+function okRecord(group: ResolvedGroup, ttftUs: number, e2eUs: number, chunkTimesUs: number[], warmup = false) {
+  const record = createRequestRecord(1, group.index, 0, warmup);
+  record.tokenChunkTimesUs = chunkTimesUs;
+  record.rateLimitRemainingRequests = 41;
+  const values = createRecordedValues();
+  values.ttft_ms = ttftUs;
+  values.e2e_ms = e2eUs;
+  values.schedule_lag_ms = 300;
+  values.input_tokens = 100;
+  values.output_tokens = chunkTimesUs.length;
+  return { record, values };
+}
+
+function failedRecord(group: ResolvedGroup, errorClass: ErrorClass) {
+  const record = createRequestRecord(2, group.index, 0);
+  record.errorClass = errorClass;
+  const values = createRecordedValues();
+  values.schedule_lag_ms = 2_000;
+  return { record, values };
+}
+
+function snapshot(inFlight: number, dropped: number): ProgressSnapshot {
+  return {
+    elapsedMs: 1000,
+    started: 0,
+    completed: 0,
+    failed: 0,
+    throttled: 0,
+    dropped,
+    inFlight,
+    requestsPerS: 0,
+    outputTokensPerS: 0,
+    ttftP50Ms: null,
+  };
+}
+
+describe('FixedBucketHistogram', () => {
+  it('counts a value equal to a bound in that bound (le is inclusive), larger ones only in +Inf', () => {
+    const histogram = new FixedBucketHistogram([0.005, 0.01, 0.025]);
+    for (const us of [5_000, 5_001, 10_000, 25_000, 25_001, 90_000_000]) histogram.observeUs(us);
+    expect(histogram.cumulativeCounts()).toEqual([1, 3, 4, 6]);
+    expect(histogram.count).toBe(6);
+    expect(histogram.sumSeconds).toBeCloseTo(0.005 + 0.005001 + 0.01 + 0.025 + 0.025001 + 90, 9);
+  });
+
+  it('skips NaN (not reached) and counts a negative value as 0', () => {
+    const histogram = new FixedBucketHistogram([0.001]);
+    histogram.observeUs(Number.NaN);
+    histogram.observeUs(-50);
+    expect(histogram.cumulativeCounts()).toEqual([1, 1]);
+    expect(histogram.sumSeconds).toBe(0);
+  });
+
+  it('latency buckets run from 5 ms to 120 s, ascending', () => {
+    expect(LATENCY_BUCKETS_S[0]).toBe(0.005);
+    expect(LATENCY_BUCKETS_S.at(-1)).toBe(120);
+    expect([...LATENCY_BUCKETS_S].sort((a, b) => a - b)).toEqual(LATENCY_BUCKETS_S);
+  });
+});
+
+describe('LiveMetricsExporter', () => {
+  it('labels every group series with its dimensions and the shard, the same names everywhere', async () => {
+    const live = exporter('2/4');
+    live.groupsStarting([CHAT, FLEX]);
+    const samples = parsePromText(await live.metrics());
+    const ok = promSamples(samples, 'inferbench_requests_total', { outcome: 'ok' });
+    expect(ok.map((s) => s.labels)).toEqual([
+      {
+        scenario: 'chat',
+        model: 'small-fast-8b',
+        tier: '',
+        group: 'chat/small-fast-8b/-',
+        shard: '2/4',
+        outcome: 'ok',
+      },
+      { scenario: 'chat', model: 'large-70b', tier: 'flex', group: 'chat/large-70b/flex', shard: '2/4', outcome: 'ok' },
+    ]);
+    // Zero from the start, so rate() and increase() see the first request.
+    expect(ok.map((s) => s.value)).toEqual([0, 0]);
+    expect(promSamples(samples, 'inferbench_run_info')[0]?.labels).toEqual({
+      profile: 'p',
+      version: '9.9.9',
+      shard: '2/4',
+    });
+  });
+
+  it('counts records as summary.json does: warmup nowhere, 429 throttled, errors by class, tokens of ok requests', async () => {
+    const live = exporter();
+    const ok = okRecord(CHAT, 40_000, 500_000, [40_000, 50_000, 70_000, 120_000]);
+    live.record(ok.record, CHAT, ok.values);
+    const warm = okRecord(CHAT, 40_000, 500_000, [40_000, 50_000], true);
+    live.record(warm.record, CHAT, warm.values);
+    for (const errorClass of ['http_429', 'http_429', 'http_5xx', 'timeout'] as const) {
+      const failed = failedRecord(FLEX, errorClass);
+      live.record(failed.record, FLEX, failed.values);
+    }
+    const samples = parsePromText(await live.metrics());
+    const chat = { group: CHAT.key };
+    const flex = { group: FLEX.key };
+    expect(promSum(samples, 'inferbench_requests_total', { ...chat, outcome: 'ok' })).toBe(1);
+    expect(promSum(samples, 'inferbench_requests_total', { ...flex, outcome: 'failed' })).toBe(2);
+    expect(promSum(samples, 'inferbench_requests_total', { ...flex, outcome: 'throttled' })).toBe(2);
+    expect(promSum(samples, 'inferbench_request_errors_total', { ...flex, class: 'http_429' })).toBe(2);
+    expect(promSum(samples, 'inferbench_request_errors_total', { ...flex, class: 'http_5xx' })).toBe(1);
+    expect(promSum(samples, 'inferbench_request_errors_total', { ...flex, class: 'timeout' })).toBe(1);
+    expect(promSum(samples, 'inferbench_request_errors_total', { ...flex, class: 'reset' })).toBe(0);
+    expect(promSum(samples, 'inferbench_input_tokens_total', chat)).toBe(100);
+    expect(promSum(samples, 'inferbench_output_tokens_total', chat)).toBe(4);
+    expect(promSum(samples, 'inferbench_output_tokens_total', flex)).toBe(0);
+    // Schedule lag of every request sent (ok and failed), not of the warmup one.
+    expect(promSum(samples, 'inferbench_schedule_lag_seconds_count')).toBe(5);
+    expect(promSum(samples, 'inferbench_schedule_lag_seconds_sum', flex)).toBeCloseTo(0.008, 9);
+    expect(promSum(samples, 'inferbench_ratelimit_remaining_requests', chat)).toBe(41);
+    // Never reported: absent, not 0.
+    expect(promSamples(samples, 'inferbench_ratelimit_remaining_requests', flex)).toEqual([]);
+    expect(promSamples(samples, 'inferbench_ratelimit_remaining_tokens')).toEqual([]);
+  });
+
+  it('observes TTFT, E2E and every ITL gap of ok requests into cumulative buckets in seconds', async () => {
+    const live = exporter();
+    const ok = okRecord(CHAT, 40_000, 500_000, [40_000, 50_000, 70_000, 120_000]);
+    live.record(ok.record, CHAT, ok.values);
+    const failed = failedRecord(CHAT, 'http_5xx');
+    live.record(failed.record, CHAT, failed.values);
+    const samples = parsePromText(await live.metrics());
+    const bucket = (name: string, le: string) => promSum(samples, `inferbench_${name}_bucket`, { le });
+    expect(bucket('ttft_seconds', '0.025')).toBe(0);
+    expect(bucket('ttft_seconds', '0.05')).toBe(1);
+    expect(bucket('ttft_seconds', '+Inf')).toBe(1);
+    expect(promSum(samples, 'inferbench_ttft_seconds_sum')).toBeCloseTo(0.04, 9);
+    expect(bucket('e2e_seconds', '0.3')).toBe(0);
+    expect(bucket('e2e_seconds', '0.5')).toBe(1);
+    // Gaps 10, 20 and 50 ms: one per bucket at or above it.
+    expect(bucket('itl_seconds', '0.0075')).toBe(0);
+    expect(bucket('itl_seconds', '0.01')).toBe(1);
+    expect(bucket('itl_seconds', '0.02')).toBe(2);
+    expect(bucket('itl_seconds', '0.04')).toBe(2);
+    expect(bucket('itl_seconds', '0.05')).toBe(3);
+    expect(promSum(samples, 'inferbench_itl_seconds_count')).toBe(3);
+    expect(promSum(samples, 'inferbench_itl_seconds_sum')).toBeCloseTo(0.08, 9);
+    expect(promSamples(samples, 'inferbench_ttft_seconds_bucket')).toHaveLength(LATENCY_BUCKETS_S.length + 1);
+  });
+
+  it('reports in flight, dropped and event-loop delay from ticks, and the end', async () => {
+    const live = exporter();
+    let samples = parsePromText(await live.metrics());
+    expect(promSamples(samples, 'inferbench_event_loop_delay_p99_seconds')).toEqual([]);
+    expect(promSum(samples, 'inferbench_run_ended')).toBe(0);
+    live.tick(snapshot(12, 3), { p99Ms: 4.5, maxMs: 21 });
+    samples = parsePromText(await live.metrics());
+    expect(promSum(samples, 'inferbench_in_flight_requests')).toBe(12);
+    expect(promSum(samples, 'inferbench_dropped_requests_total')).toBe(3);
+    expect(promSum(samples, 'inferbench_event_loop_delay_p99_seconds')).toBeCloseTo(0.0045, 9);
+    expect(promSum(samples, 'inferbench_event_loop_delay_max_seconds')).toBeCloseTo(0.021, 9);
+    live.end(5);
+    samples = parsePromText(await live.metrics());
+    expect(promSum(samples, 'inferbench_in_flight_requests')).toBe(0);
+    expect(promSum(samples, 'inferbench_dropped_requests_total')).toBe(5);
+    expect(promSum(samples, 'inferbench_run_ended')).toBe(1);
+  });
+
+  it('serves only declared names, each with HELP and TYPE, counters ending in _total', async () => {
+    const live = exporter();
+    const ok = okRecord(CHAT, 40_000, 500_000, [40_000, 50_000]);
+    ok.record.rateLimitRemainingTokens = 5;
+    live.record(ok.record, CHAT, ok.values);
+    live.tick(snapshot(1, 0), { p99Ms: 1, maxMs: 1 });
+    const text = await live.metrics();
+    const names = new Set(parsePromText(text).map((s) => s.name));
+    expect([...names].sort()).toEqual([...LIVE_SERIES_NAMES].sort());
+    for (const match of text.matchAll(/^# TYPE (\S+) (\S+)$/gm)) {
+      expect(text).toContain(`# HELP ${match[1]} `);
+      if (match[2] === 'counter') expect(match[1]).toMatch(/_total$/);
+    }
+    expect(live.contentType).toBe('text/plain; version=0.0.4; charset=utf-8');
+  });
+});
