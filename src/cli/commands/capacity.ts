@@ -14,6 +14,7 @@ import type { CapacityStepsFile, CapacitySummary } from '../../metrics/capacity-
 import type { ResolvedProfile } from '../../profile/resolved-profile.js';
 import { writeCapacityCsv } from '../../report/capacity-csv.js';
 import { formatCapacityTable } from '../../report/capacity-table.js';
+import { formatCapacityChart } from '../../report/capacity-chart.js';
 import { createRunFolder, writeRunFiles } from '../../report/run-folder.js';
 import { buildRunSummary } from '../../runner/build-run-summary.js';
 import { capacityRunResult, capacitySummary } from '../../runner/capacity/capacity-result.js';
@@ -40,6 +41,7 @@ interface CapacityArgs extends TargetArgs {
   quiet: boolean;
   json: boolean;
   steps: boolean;
+  chart: boolean;
   reevaluate?: string;
   slo?: string | string[];
   confirm?: string;
@@ -60,6 +62,11 @@ export const capacityCommand: CommandRegistration = (parser, ctx) =>
         .option('quiet', { type: 'boolean', default: false, describe: 'Print only the report path and errors' })
         .option('json', { type: 'boolean', default: false, describe: 'Print the capacity result as JSON' })
         .option('steps', { type: 'boolean', default: false, describe: 'Print every step with its decision' })
+        .option('chart', {
+          type: 'boolean',
+          default: false,
+          describe: "Draw each group's search as a text chart: the binding objective's share over its limit by load",
+        })
         .option('reevaluate', {
           type: 'string',
           describe: 'Answer a new SLO (--slo) from the stored steps of this capacity run folder, sending nothing',
@@ -189,7 +196,10 @@ function finish(
   budgetStop: MaxCostStop | null = null,
 ): number {
   if (args.json) ctx.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
-  else if (!args.quiet) ctx.stdout.write(`\n${formatCapacityTable(summary, { steps: args.steps })}`);
+  else if (!args.quiet) {
+    ctx.stdout.write(`\n${formatCapacityTable(summary, { steps: args.steps })}`);
+    if (args.chart) for (const chart of capacityCharts(summary)) ctx.stdout.write(`\n${chart}\n`);
+  }
   if (runDir !== null) (args.json ? ctx.stderr : ctx.stdout).write(`report: ${runDir}\n`);
   if (budgetStop !== null) {
     ctx.stderr.write(
@@ -288,4 +298,8 @@ async function reevaluate(args: CapacityArgs, ctx: CliContext): Promise<number> 
     await writeCapacityCsv(outDir, summary);
   }
   return finish(summary, outDir, args, ctx);
+}
+
+function capacityCharts(summary: CapacitySummary): string[] {
+  return summary.groups.flatMap((group) => formatCapacityChart(group, summary.objectives) ?? []);
 }
