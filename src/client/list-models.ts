@@ -12,18 +12,35 @@ import { isObject } from './json-shape.js';
 import { RequestDeadlines } from './request-deadlines.js';
 import type { ClientOptions } from './types.js';
 
-/** Collects one whole small response body (also for client/public-catalog.ts). */
+/**
+ * The most a setup answer may hold: a model list or a catalog of thousands of models is far smaller, and
+ * a server that streams without end must not fill the harness's memory before the time limit.
+ */
+export const MAX_SETUP_BODY_BYTES = 16 * 1024 * 1024;
+
+/** The error a BodyCollector fails with when an answer grows past its limit (an answer came: not unreachable). */
+export class BodyTooLargeError extends Error {
+  constructor(readonly maxBytes: number) {
+    super(`the answer is larger than ${maxBytes} bytes`);
+  }
+}
+
+/** Collects one whole small response body, at most `maxBytes` (also for client/target-get.ts). */
 export class BodyCollector implements Dispatcher.DispatchHandler {
   readonly done: Promise<{ status: number; body: string }>;
   #resolve!: (value: { status: number; body: string }) => void;
   #reject!: (error: Error) => void;
   #status = 0;
   #parts: Buffer[] = [];
+  #bytes = 0;
   #settled = false;
   #controller: Dispatcher.DispatchController | null = null;
   readonly #deadlines: RequestDeadlines;
 
-  constructor(timeouts: ClientOptions['timeouts']) {
+  constructor(
+    timeouts: ClientOptions['timeouts'],
+    readonly maxBytes = MAX_SETUP_BODY_BYTES,
+  ) {
     this.done = new Promise((resolve, reject) => {
       this.#resolve = resolve;
       this.#reject = reject;
@@ -59,7 +76,14 @@ export class BodyCollector implements Dispatcher.DispatchHandler {
   }
 
   onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.#settled) return;
     this.#deadlines.data(nowUs());
+    this.#bytes += chunk.length;
+    if (this.#bytes > this.maxBytes) {
+      this.#parts = [];
+      this.fail(new BodyTooLargeError(this.maxBytes));
+      return;
+    }
     this.#parts.push(Buffer.from(chunk));
   }
 
@@ -119,6 +143,10 @@ export async function listModelIds(
     return data.flatMap((model: unknown) => (isObject(model) && typeof model['id'] === 'string' ? [model['id']] : []));
   } catch (error) {
     if (error instanceof InferbenchError) throw error;
+    if (error instanceof BodyTooLargeError)
+      throw new InferbenchError('TARGET_ERROR', `GET /v1/models answered more than ${error.maxBytes} bytes`, {
+        hint: 'check target.base_url: a model list is far smaller',
+      });
     const code = isObject(error) && typeof error['code'] === 'string' ? `${error['code']}: ` : '';
     throw new InferbenchError(
       'TARGET_UNREACHABLE',

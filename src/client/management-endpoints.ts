@@ -5,10 +5,9 @@
  * `status`) keeps only the endpoints that can take requests, and says which it left out.
  */
 import { InferbenchError } from '../errors.js';
-import { errorDetails } from './error-body.js';
 import { isObject } from './json-shape.js';
 import { createScrubber } from './scrub-secret.js';
-import { getFromTarget, parseTargetJson, type TargetRequest } from './target-get.js';
+import { getFromTarget, parseTargetJson, type TargetRequest, targetErrorAnswer } from './target-get.js';
 
 /** States (lower case) of an endpoint that serves requests; any other stated state is left out. */
 const SERVING_STATES = new Set(['ready', 'running', 'active', 'available', 'serving', 'healthy', 'up', 'online']);
@@ -31,19 +30,8 @@ export async function listManagedEndpoints(
   const scrub = createScrubber(managementKey);
   const withKey = { ...request, headers: { ...request.headers, authorization: `Bearer ${managementKey}` } };
   const { status, body } = await getFromTarget(withKey, path, scrub);
-  if (status !== 200) {
-    let parsed: unknown = null;
-    try {
-      parsed = JSON.parse(body);
-    } catch {
-      // The status says enough.
-    }
-    const detail = errorDetails(parsed).message ?? body.slice(0, 120);
-    throw new InferbenchError('TARGET_ERROR', scrub(`GET ${url} answered ${status}${detail ? `: ${detail}` : ''}`), {
-      hint: managementHint(status),
-    });
-  }
-  const parsed = parseTargetJson(body, url);
+  if (status !== 200) throw targetErrorAnswer(url, status, body, managementHint(status), scrub);
+  const parsed = parseTargetJson(body, url, scrub);
   const endpoints = isObject(parsed) ? parsed['endpoints'] : null;
   if (!Array.isArray(endpoints))
     throw new InferbenchError('TARGET_ERROR', `GET ${url} answered JSON without an "endpoints" list`, {

@@ -10,9 +10,8 @@
 import { InferbenchError } from '../errors.js';
 import type { CatalogFormat, PublicModelCapability } from '../protocol/models.js';
 import { PUBLIC_MODEL_CAPABILITIES } from '../protocol/models.js';
-import { errorDetails } from './error-body.js';
 import { isObject } from './json-shape.js';
-import { getFromTarget, parseTargetJson, type TargetRequest } from './target-get.js';
+import { getFromTarget, parseTargetJson, type TargetRequest, targetErrorAnswer } from './target-get.js';
 
 /** Base URL without /v1, the run's headers (never an Authorization), TLS and proxy. */
 export type CatalogRequest = TargetRequest;
@@ -43,21 +42,15 @@ export async function fetchPublicCatalog(request: CatalogRequest, format: Catalo
   const path = publicCatalogPath(format);
   const url = `${request.baseUrl.replace(/\/+$/, '')}${path}`;
   const { status, body } = await getFromTarget(request, path);
-  if (status !== 200) {
-    let parsed: unknown = null;
-    try {
-      parsed = JSON.parse(body);
-    } catch {
-      // The status says enough.
-    }
-    const detail = errorDetails(parsed).message ?? body.slice(0, 120);
-    throw new InferbenchError('TARGET_ERROR', `GET ${url} answered ${status}${detail ? `: ${detail}` : ''}`, {
-      hint:
-        status === 404
-          ? 'this target serves no public catalog there (most OpenAI-compatible servers have none); check the base URL: the service root, without /v1'
-          : 'check the base URL: it should be the service root (without /v1)',
-    });
-  }
+  if (status !== 200)
+    throw targetErrorAnswer(
+      url,
+      status,
+      body,
+      status === 404
+        ? 'this target serves no public catalog there (most OpenAI-compatible servers have none); check the base URL: the service root, without /v1'
+        : 'check the base URL: it should be the service root (without /v1)',
+    );
   const parsed = parseTargetJson(body, url);
   if (!isObject(parsed) || !Array.isArray(parsed['data']))
     throw new InferbenchError('TARGET_ERROR', `GET ${url} answered JSON that is no model catalog (no "data" list)`, {
@@ -94,6 +87,19 @@ export function catalogCapabilities(body: unknown): Map<string, Set<PublicModelC
     if (Array.isArray(modalities) && modalities.includes('image')) has.add('vision');
     out.set(model['id'], has);
   }
+  return out;
+}
+
+/**
+ * The ids the catalog marks `deprecated: true`: the default format keeps them listed, but a request to one
+ * is the spec's 404 (model not found), so a selector must not pick them.
+ */
+export function deprecatedModels(body: unknown): Set<string> {
+  const data = isObject(body) ? body['data'] : null;
+  const out = new Set<string>();
+  if (Array.isArray(data))
+    for (const model of data)
+      if (isObject(model) && typeof model['id'] === 'string' && model['deprecated'] === true) out.add(model['id']);
   return out;
 }
 

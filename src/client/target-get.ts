@@ -8,8 +8,9 @@ import type { Dispatcher } from 'undici';
 import { InferbenchError } from '../errors.js';
 import type { TlsSpec } from '../profile/resolved-profile.js';
 import { createRoute } from './connection-route.js';
+import { errorDetails } from './error-body.js';
 import { isObject } from './json-shape.js';
-import { BodyCollector } from './list-models.js';
+import { BodyCollector, BodyTooLargeError, MAX_SETUP_BODY_BYTES } from './list-models.js';
 import { NO_PROXY_SETTINGS, proxyFor, type ProxySettings } from './proxy.js';
 import { loadTlsOptions } from './tls-options.js';
 import type { ClientOptions } from './types.js';
@@ -23,6 +24,8 @@ export interface TargetRequest {
   readonly proxy: ProxySettings | null;
   /** Give up after this long, per phase (default 10 s). */
   readonly timeoutMs?: number;
+  /** Refuse an answer larger than this (default MAX_SETUP_BODY_BYTES, 16 MiB). */
+  readonly maxBodyBytes?: number;
 }
 
 /** An open connection to the target: prefix request paths with `pathPrefix` and send `headers`. */
@@ -76,7 +79,7 @@ export async function getFromTarget(
   const url = `${request.baseUrl.replace(/\/+$/, '')}${path}`;
   try {
     return await withTargetConnection(request, async (connection) => {
-      const collector = new BodyCollector(connection.timeouts);
+      const collector = new BodyCollector(connection.timeouts, request.maxBodyBytes ?? MAX_SETUP_BODY_BYTES);
       // Awaited below; a failure after that must not surface as an unhandled rejection.
       collector.done.catch(() => undefined);
       try {
@@ -93,6 +96,10 @@ export async function getFromTarget(
     });
   } catch (error) {
     if (error instanceof InferbenchError) throw error;
+    if (error instanceof BodyTooLargeError)
+      throw new InferbenchError('TARGET_ERROR', `GET ${url} answered more than ${error.maxBytes} bytes`, {
+        hint: 'check the base URL: it should be the service root (without /v1)',
+      });
     const code = isObject(error) && typeof error['code'] === 'string' ? `${error['code']}: ` : '';
     throw new InferbenchError(
       'TARGET_UNREACHABLE',
@@ -102,13 +109,35 @@ export async function getFromTarget(
   }
 }
 
-/** The body as JSON; TARGET_ERROR naming the URL when it is not. */
-export function parseTargetJson(body: string, url: string): unknown {
+/** The body as JSON; TARGET_ERROR naming the URL when it is not (its excerpt through `scrub`). */
+export function parseTargetJson(body: string, url: string, scrub: (message: string) => string = (m) => m): unknown {
   try {
     return JSON.parse(body);
   } catch {
-    throw new InferbenchError('TARGET_ERROR', `GET ${url} did not answer JSON: ${JSON.stringify(body.slice(0, 80))}`, {
-      hint: 'check the base URL: it should be the service root (without /v1)',
-    });
+    throw new InferbenchError(
+      'TARGET_ERROR',
+      scrub(`GET ${url} did not answer JSON: ${JSON.stringify(body.slice(0, 80))}`),
+      { hint: 'check the base URL: it should be the service root (without /v1)' },
+    );
   }
+}
+
+/** TARGET_ERROR for an answer that is not 200: the URL, the status and the server's message (through `scrub`). */
+export function targetErrorAnswer(
+  url: string,
+  status: number,
+  body: string,
+  hint: string,
+  scrub: (message: string) => string = (m) => m,
+): InferbenchError {
+  let parsed: unknown = null;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    // Not JSON: its first characters say what it is.
+  }
+  const detail = errorDetails(parsed).message ?? body.slice(0, 120);
+  return new InferbenchError('TARGET_ERROR', scrub(`GET ${url} answered ${status}${detail ? `: ${detail}` : ''}`), {
+    hint,
+  });
 }

@@ -7,7 +7,12 @@
  */
 import { InferbenchError, isInferbenchError } from '../errors.js';
 import { listManagedEndpoints } from '../client/management-endpoints.js';
-import { catalogCapabilities, fetchPublicCatalog, publicCatalogPath } from '../client/public-catalog.js';
+import {
+  catalogCapabilities,
+  deprecatedModels,
+  fetchPublicCatalog,
+  publicCatalogPath,
+} from '../client/public-catalog.js';
 import type { TargetRequest } from '../client/target-get.js';
 import { listTargetModels } from '../client/target-models.js';
 import { formatModelSelector, modelSelectorSource, withSelectedModels } from '../profile/model-selector.js';
@@ -39,9 +44,12 @@ export async function resolveModelSelectors(profile: ResolvedProfile, access: Se
   if (selectors.size === 0) return { profile, notes: [] };
   const selected = new Map<string, string[]>();
   const notes: string[] = [];
-  let catalog: Promise<Map<string, Set<PublicModelCapability>>> | null = null;
+  let catalog: Promise<PublicModels> | null = null;
   const capabilities = () => {
-    catalog ??= fetchPublicCatalog(access.request, 'default').then(catalogCapabilities);
+    catalog ??= fetchPublicCatalog(access.request, 'default').then((body) => ({
+      capabilities: catalogCapabilities(body),
+      deprecated: deprecatedModels(body),
+    }));
     return catalog;
   };
   for (const [text, selector] of selectors) {
@@ -57,24 +65,32 @@ export async function resolveModelSelectors(profile: ResolvedProfile, access: Se
   return { profile: withSelectedModels(profile, (s) => selected.get(formatModelSelector(s)) ?? []), notes };
 }
 
+/** What the public catalog says of its models: their capabilities, and which are deprecated (no longer served). */
+interface PublicModels {
+  readonly capabilities: Map<string, Set<PublicModelCapability>>;
+  readonly deprecated: Set<string>;
+}
+
 async function selectedBy(
   selector: ModelSelector,
   access: SelectorAccess,
-  capabilities: () => Promise<Map<string, Set<PublicModelCapability>>>,
+  capabilities: () => Promise<PublicModels>,
 ): Promise<{ ids: string[]; skipped: string[] }> {
   switch (selector.kind) {
     case 'all':
       return { ids: await listTargetModels(access.request, access.apiKey), skipped: [] };
     case 'capability': {
-      const models = await capabilities();
+      const { capabilities: models, deprecated } = await capabilities();
       if (models.size === 0)
         throw new InferbenchError(
           'TARGET_ERROR',
           `GET ${access.request.baseUrl}${publicCatalogPath('default')} lists no model with capabilities: not a public catalog of the spec`,
           { hint: 'this target cannot select by capability: list the model ids in the profile' },
         );
-      const ids = [...models].filter(([, has]) => selector.capabilities.every((c) => has.has(c))).map(([id]) => id);
-      return { ids, skipped: [] };
+      const matching = [...models].filter(([, has]) => selector.capabilities.every((c) => has.has(c)));
+      const ids = matching.flatMap(([id]) => (deprecated.has(id) ? [] : [id]));
+      const skipped = matching.flatMap(([id]) => (deprecated.has(id) ? [`${id} (deprecated)`] : []));
+      return { ids, skipped };
     }
     case 'endpoints_of':
       return listManagedEndpoints(access.request, selector.org, access.managementKey());
@@ -92,7 +108,7 @@ function naming(error: unknown, selector: string, target: string): unknown {
 
 function nothingSelected(selector: ModelSelector, target: string, skipped: readonly string[]): InferbenchError {
   const text = formatModelSelector(selector);
-  const why = skipped.length > 0 ? ` (left out for their state: ${skipped.join(', ')})` : '';
+  const why = skipped.length > 0 ? ` (left out: ${skipped.join(', ')})` : '';
   return new InferbenchError(
     'RUN_FAILED',
     `models: ${text} selects no model of ${target} (${modelSelectorSource(selector)})${why}`,

@@ -5,6 +5,9 @@
  * never appear in a message, and the management key is asked only when a selector needs it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ServerResponse } from 'node:http';
+import { fetchPublicCatalog } from '../../../src/client/public-catalog.js';
+import { BUILTIN_MODELS, builtinEndpoints } from '../../../src/emulator/catalog/builtin-catalog.js';
 import { createEmulator, type Emulator } from '../../../src/emulator/emulator.js';
 import { isInferbenchError } from '../../../src/errors.js';
 import { resolveProfileText } from '../../../src/profile/load-profile.js';
@@ -188,5 +191,107 @@ describe('against a server with a plain model list and no management API', () =>
     );
     expect(unreachable.code).toBe('TARGET_UNREACHABLE');
     expect(unreachable.message).toContain('GET http://127.0.0.1:1/public/v1/models failed: ECONNREFUSED');
+  });
+});
+
+describe('a catalog that lists a deprecated model', () => {
+  let emulator: Emulator;
+  beforeAll(async () => {
+    // thinker-32b deprecated: the public catalog still lists it (with deprecated: true), requests to it are 404s.
+    const models = BUILTIN_MODELS.map((m) => (m.id === 'thinker-32b' ? { ...m, deprecated: true } : m));
+    emulator = await createEmulator({ catalog: { models, endpoints: builtinEndpoints('local') } });
+  });
+  afterAll(async () => {
+    await emulator.close();
+  });
+
+  it('leaves the deprecated model out of a capability selector, and says so', async () => {
+    const { profile, notes } = await resolveModelSelectors(
+      profileOf({ think: '{ capability: reasoning }' }),
+      accessTo(emulator.url, () => ''),
+    );
+    expect(profile.groups.map((g) => g.key)).toEqual(['think/reasoner-120b/-']);
+    expect(notes).toEqual([
+      'models: { capability: reasoning } -> reasoner-120b (the public catalog, GET /public/v1/models; left out: thinker-32b (deprecated))',
+    ]);
+  });
+});
+
+/** Writes 64 KiB chunks as fast as the socket takes them until the client goes away. */
+function endless(res: ServerResponse): void {
+  const chunk = Buffer.alloc(64 * 1024, 0x61);
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.write('{"data":["');
+  const pump = (): void => {
+    while (!res.destroyed && res.write(chunk));
+  };
+  res.on('drain', pump);
+  pump();
+}
+
+describe('answers that are too large, too slow or echo the management key', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer((req, res) => {
+      if (req.url.startsWith('/slow/')) {
+        // Headers, then a byte every 200 ms: never idle long enough for the idle limit alone.
+        res.writeHead(200, { 'content-type': 'application/json' });
+        const tick = setInterval(() => (res.destroyed ? clearInterval(tick) : res.write(' ')), 200);
+        res.on('close', () => clearInterval(tick));
+        return;
+      }
+      if (req.url.startsWith('/management/')) {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        res.end(`debug echo ${String(req.headers.authorization).slice('Bearer '.length)} end`);
+        return;
+      }
+      endless(res);
+    });
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  it('refuses an answer over the size limit (TARGET_ERROR naming the URL) instead of reading it all', async () => {
+    const started = performance.now();
+    const big = await failure(
+      fetchPublicCatalog({ ...accessTo(server.url, () => '').request, maxBodyBytes: 1024 * 1024 }, 'default'),
+    );
+    expect(big.code).toBe('TARGET_ERROR');
+    expect(big.message).toBe(`GET ${server.url}/public/v1/models answered more than 1048576 bytes`);
+    // Stopped at the limit, not at the 5 s time limit.
+    expect(performance.now() - started).toBeLessThan(4_000);
+    // models: all reads GET /v1/models under the default limit (16 MiB).
+    const all = await failure(
+      resolveModelSelectors(
+        profileOf({ s: 'all' }),
+        accessTo(server.url, () => ''),
+      ),
+    );
+    expect(all.code).toBe('TARGET_ERROR');
+    expect(all.message).toBe(`models: all (target ${server.url}): GET /v1/models answered more than 16777216 bytes`);
+  });
+
+  it('gives up on an answer that trickles past the time limit', async () => {
+    const started = performance.now();
+    const slow = await failure(
+      fetchPublicCatalog({ ...accessTo(`${server.url}/slow`, () => '').request, timeoutMs: 1_000 }, 'default'),
+    );
+    expect(slow.code).toBe('TARGET_UNREACHABLE');
+    expect(slow.message).toContain(`GET ${server.url}/slow/public/v1/models failed:`);
+    expect(slow.message).toContain('timeout after 1000 ms');
+    expect(performance.now() - started).toBeLessThan(4_000);
+  });
+
+  it('keeps the management key out of the excerpt of an answer that is not JSON', async () => {
+    const echoed = await failure(
+      resolveModelSelectors(
+        profileOf({ s: '{ endpoints_of: acme }' }),
+        accessTo(server.url, () => 'mgmt-secret-5150'),
+      ),
+    );
+    expect(echoed.code).toBe('TARGET_ERROR');
+    expect(echoed.message).toContain('/management/v1/orgs/acme/endpoints did not answer JSON: "debug echo *** end"');
+    expect(echoed.message).not.toContain('mgmt-secret-5150');
   });
 });
