@@ -16,10 +16,12 @@ import { withoutCredentials } from '../report/compare/target-label.js';
 import { LiveFeed } from '../report/live/live-feed.js';
 import { LIVE_PAGE_CSP, renderLivePage } from '../report/live/live-page.js';
 import type { ResolvedProfile } from '../profile/resolved-profile.js';
+import type { RunSummary } from '../metrics/run-summary.js';
 import type { RunEvents } from '../runner/run-events.js';
 import { nowUs } from '../util/clock.js';
 import type { CliContext } from './context.js';
 import type { LiveView } from './live-view.js';
+import { RecentText } from './recent-text.js';
 
 export interface LiveDashboardOptions {
   /** 0: any free port. */
@@ -44,21 +46,24 @@ export async function startLiveDashboard(options: LiveDashboardOptions): Promise
     nowUs,
   });
   const sinks = new Set<EventSink>();
-  const broadcast = (event: string, data: unknown): void => {
+  /** `last`: the end, written also to a page too far behind for ticks (its final summary is the point). */
+  const broadcast = (event: string, data: unknown, last = false): void => {
     if (sinks.size === 0) return;
     const text = JSON.stringify(data);
-    for (const sink of sinks) sink.send(event, text);
+    for (const sink of sinks) sink.send(event, text, last);
   };
+  // The state changes with each tick and at the end (forgotten then); between them it is made once.
+  const state = new RecentText(() => JSON.stringify(feed.state()), REUSE_STATE_MS);
   const page = renderLivePage();
   const server = await listen(options.port, [
     ['/', { kind: 'text', contentType: 'text/html; charset=utf-8', body: () => page, headers: PAGE_HEADERS }],
-    ['/state', { kind: 'text', contentType: 'application/json', body: () => JSON.stringify(feed.state()) }],
+    ['/state', { kind: 'text', contentType: 'application/json', body: () => state.get() }],
     [
       '/events',
       {
         kind: 'events',
         subscribe: (sink) => {
-          sink.send('state', JSON.stringify(feed.state()));
+          sink.send('state', state.get());
           sinks.add(sink);
           return () => sinks.delete(sink);
         },
@@ -69,26 +74,37 @@ export async function startLiveDashboard(options: LiveDashboardOptions): Promise
     onScenarioStart: (_scenario, groups) => feed.scenarioStarted(groups),
     onRecord: (record, group, values) => feed.record(record, group, values),
     onTick: (tick) => {
-      if (!feed.ended) broadcast('tick', feed.tick(tick));
+      if (feed.ended) return;
+      const message = feed.tick(tick);
+      state.forget();
+      broadcast('tick', message);
     },
+  };
+  const end = (summary: RunSummary | null): void => {
+    const message = feed.end(summary);
+    state.forget();
+    broadcast('end', message, true);
   };
   let closed: Promise<void> | null = null;
   return {
     description: `dashboard: ${server.url}/`,
     events,
     finish: async (summary) => {
-      if (!feed.ended) broadcast('end', feed.end(summary));
+      if (!feed.ended) end(summary);
     },
     close: () => {
       closed ??= (async () => {
         // A run that ended without finish() (it threw) still tells its pages that it is over.
-        if (!feed.ended) broadcast('end', feed.end(null));
+        if (!feed.ended) end(null);
         await server.close();
       })();
       return closed;
     },
   };
 }
+
+/** A state this recent is served again to a page that opens or a client of /state. */
+const REUSE_STATE_MS = 250;
 
 const PAGE_HEADERS = { 'content-security-policy': LIVE_PAGE_CSP, 'referrer-policy': 'no-referrer' };
 

@@ -15,6 +15,7 @@ import { DEFAULT_METRICS_LINGER_MS } from '../profile/resolve-live.js';
 import type { ShardSpec } from '../schedule/shard.js';
 import type { CliContext } from './context.js';
 import type { LiveView } from './live-view.js';
+import { RecentText } from './recent-text.js';
 import { ScrapeWaiter } from './scrape-waiter.js';
 import { inferbenchVersion } from './version.js';
 
@@ -52,6 +53,9 @@ function metricsSettings(options: LiveMetricsOptions): MetricsSettings | null {
   };
 }
 
+/** A /metrics body this recent is served again (Prometheus scrapes every second at most). */
+const REUSE_METRICS_MS = 100;
+
 export async function startLiveMetrics(options: LiveMetricsOptions): Promise<LiveView | null> {
   const settings = metricsSettings(options);
   if (settings === null) return null;
@@ -62,7 +66,8 @@ export async function startLiveMetrics(options: LiveMetricsOptions): Promise<Liv
     version: inferbenchVersion(),
   });
   const lastScrape = new ScrapeWaiter();
-  const server = await listen(settings, metricsRoutes(exporter, lastScrape, options.profile.name));
+  const text = new RecentText(() => exporter.metrics(), REUSE_METRICS_MS);
+  const server = await listen(settings, metricsRoutes(exporter.contentType, text, lastScrape, options.profile.name));
   const delay = monitorEventLoopDelay({ resolution: 10 });
   delay.enable();
   const url = `${server.url}/metrics`;
@@ -76,6 +81,8 @@ export async function startLiveMetrics(options: LiveMetricsOptions): Promise<Liv
     },
     async finish(summary: RunSummary | null): Promise<void> {
       exporter.end(summary === null ? null : summary.groups.reduce((sum, group) => sum + group.requests.dropped, 0));
+      // Every body made from now on shows the final values.
+      text.forget();
       lastScrape.arm();
       if (settings.lingerMs <= 0 || ctx.interrupt.aborted) return;
       const seconds = settings.lingerMs / 1000;
@@ -95,16 +102,21 @@ export async function startLiveMetrics(options: LiveMetricsOptions): Promise<Liv
   };
 }
 
-function metricsRoutes(exporter: LiveMetricsExporter, lastScrape: ScrapeWaiter, profile: string) {
+function metricsRoutes(
+  contentType: string,
+  text: RecentText<Promise<string>>,
+  lastScrape: ScrapeWaiter,
+  profile: string,
+) {
   return new Map<string, LiveRoute>([
     [
       '/metrics',
       {
         kind: 'text',
-        contentType: exporter.contentType,
+        contentType,
         body: () => {
           lastScrape.made();
-          return exporter.metrics();
+          return text.get();
         },
         onSent: () => lastScrape.scraped(),
       },

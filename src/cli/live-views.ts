@@ -23,14 +23,70 @@ export interface LiveViewFlags {
 /** k6's web dashboard port, so a user who knows one knows the other. */
 export const DEFAULT_DASHBOARD_PORT = 5665;
 
+/** The usual port of a flag, for its hints (9464: Prometheus' exporters'). */
+function examplePort(flag: string): number {
+  return flag === 'dashboard' ? DEFAULT_DASHBOARD_PORT : 9464;
+}
+
 /** The port a flag names, or exit 2 with the flag's name. */
 export function parsePortFlag(flag: string, value: string | number): number {
   const port = typeof value === 'number' ? value : Number(value.trim());
   if (!Number.isInteger(port) || port < 0 || port > 65_535 || (typeof value === 'string' && value.trim() === ''))
     throw new InferbenchError('BAD_USAGE', `--${flag} ${JSON.stringify(value)} is not a port number`, {
-      hint: `give a whole number from 0 to 65535 (0: any free port), e.g. --${flag} 9464`,
+      hint: `give a whole number from 0 to 65535 (0: any free port), e.g. --${flag} ${examplePort(flag)}`,
     });
   return port;
+}
+
+/** The port flags checked before anything starts (an emulator, a pre-flight): a typo costs nothing. */
+export function checkLiveViewFlags(flags: LiveViewFlags): void {
+  if (flags['metrics-port'] !== undefined) parsePortFlag('metrics-port', flags['metrics-port']);
+  if (flags.dashboard !== undefined && flags.dashboard !== '') parsePortFlag('dashboard', flags.dashboard);
+}
+
+/**
+ * `--repeat N` runs one after another, each serving its views in turn: on a port given as 0 each would
+ * listen somewhere else, and neither Prometheus nor a reloaded page could follow.
+ */
+export function refuseAnyPortWithRepeat(flags: LiveViewFlags, repeat: number, profile: ResolvedProfile): void {
+  if (flags['metrics-port'] === undefined && profile.live?.metricsPort === 0)
+    throw new InferbenchError(
+      'BAD_USAGE',
+      `live.metrics_port 0 with --repeat ${repeat}: each run would listen on another port`,
+      {
+        hint: 'give a fixed port: --metrics-port 9464, or live: { metrics_port: 9464 } in the profile',
+      },
+    );
+  for (const flag of ['metrics-port', 'dashboard'] as const) {
+    const value = flags[flag];
+    if (value === undefined || value === '' || parsePortFlag(flag, value) !== 0) continue;
+    throw new InferbenchError(
+      'BAD_USAGE',
+      `--${flag} 0 with --repeat ${repeat}: each run would listen on another port`,
+      {
+        hint: `give a fixed port (e.g. --${flag} ${examplePort(flag)}): every run serves it in turn`,
+      },
+    );
+  }
+}
+
+/**
+ * `run --dashboard profile.yaml`: yargs takes the profile for the dashboard's port, then finds no profile
+ * ("Not enough non-option arguments"). The error that says so, for run-cli's usage failure; null otherwise.
+ */
+export function dashboardTookProfile(argv: readonly string[], message: string): InferbenchError | null {
+  if (!message.startsWith('Not enough non-option arguments')) return null;
+  if (argv.find((arg) => !arg.startsWith('-')) !== 'run') return null;
+  const at = argv.indexOf('--dashboard');
+  const value = at < 0 ? undefined : argv[at + 1];
+  if (value === undefined || value.startsWith('-') || /^\s*\d+\s*$/.test(value)) return null;
+  return new InferbenchError(
+    'BAD_USAGE',
+    `--dashboard took ${JSON.stringify(value)} for its port: run has no profile`,
+    {
+      hint: `put the profile first (inferbench run ${value} --dashboard) or give the port (--dashboard ${DEFAULT_DASHBOARD_PORT} ${value})`,
+    },
+  );
 }
 
 /** Starts every view asked for; on a failure closes the ones already started and rethrows. */

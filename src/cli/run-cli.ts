@@ -11,6 +11,7 @@ import { EXIT, EXIT_CODE_BY_ERROR } from './exit-codes.js';
 import { COMMANDS } from './commands/index.js';
 import { inferbenchVersion } from './version.js';
 import { rejectRepeatedFlags } from './single-value-flags.js';
+import { dashboardTookProfile } from './live-views.js';
 
 export async function runCli(argv: readonly string[], ctx: CliContext): Promise<number> {
   let parser: Argv = yargs([...argv])
@@ -25,7 +26,7 @@ export async function runCli(argv: readonly string[], ctx: CliContext): Promise<
     .wrap(Math.min(110, ctx.stdout.columns ?? 100))
     .exitProcess(false)
     .fail((message, error) => {
-      throw error ?? new UsageMessage(message);
+      throw error ?? dashboardTookProfile(argv, message) ?? new UsageMessage(message);
     })
     .middleware((args) => rejectRepeatedFlags(args, declaredOptions(parser).array));
   for (const command of COMMANDS) parser = command(parser, ctx);

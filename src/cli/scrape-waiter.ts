@@ -1,11 +1,16 @@
 /**
  * "Has Prometheus read the final values yet?": after the run ends (arm), the first /metrics answer made
- * after that moment and sent in full ends the wait; a time limit or Ctrl-C ends it too.
+ * after that moment and sent in full ends the wait; a time limit or Ctrl-C ends it too. Answers are told
+ * apart by counting, not by order: one made before arm() may finish after one made after it (two
+ * Prometheus scraping at once), and must not end the wait while the final body is still on its way.
  */
 export class ScrapeWaiter {
   #armed = false;
-  /** A body was made after arm(): its values are the final ones. */
-  #finalMade = false;
+  /** Bodies made so far, and answers sent in full. */
+  #made = 0;
+  #sent = 0;
+  /** The ordinal of the first body made after arm() (0: none yet): once that many answers were sent, a final one was. */
+  #firstFinal = 0;
   #done = false;
   #wake: (() => void) | null = null;
 
@@ -16,12 +21,15 @@ export class ScrapeWaiter {
 
   /** A /metrics body is being made (call before reading the values). */
   made(): void {
-    if (this.#armed) this.#finalMade = true;
+    this.#made++;
+    if (this.#armed && this.#firstFinal === 0) this.#firstFinal = this.#made;
   }
 
   /** A /metrics answer was sent in full. */
   scraped(): void {
-    if (!this.#finalMade) return;
+    this.#sent++;
+    // At most firstFinal - 1 answers hold values from before arm(): one more is a final one.
+    if (this.#firstFinal === 0 || this.#sent < this.#firstFinal) return;
     this.#done = true;
     this.#wake?.();
   }

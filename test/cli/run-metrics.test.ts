@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
 import type { CliContext } from '../../src/cli/context.js';
 import { MemoryStream, runCliInProcess } from '../helpers/cli.js';
-import { parsePromText, promSum, type PromSample } from '../helpers/prometheus-text.js';
+import { parsePromText, promSamples, promSum, type PromSample } from '../helpers/prometheus-text.js';
 import { readSummary, useRunFolder } from '../helpers/run-folder.js';
 
 const folder = useRunFolder('inferbench-run-metrics-');
@@ -107,6 +107,80 @@ describe('inferbench run --metrics-port', () => {
     expect(promSum(last, 'inferbench_in_flight_requests')).toBe(0);
     // Closed after the last scrape.
     await expect(fetch(result.url as string)).rejects.toThrow();
+  }, 30_000);
+
+  it('equals summary.json with --workers, sessions, retries, faults, 429s and warmup', async () => {
+    folder.writeProfile(
+      'faulty-emulator',
+      `models:
+  - id: small-fast-8b
+    faults: { http500: 0.15, stream_error: 0.05, reset: 0.05 }
+  - id: tight-8b
+    based_on: small-fast-8b
+    limits: { requests_per_minute: 20 }
+`,
+    );
+    const profile = folder.writeProfile(
+      'faulty',
+      `name: faulty
+target: { emulator_config: faulty-emulator.yaml }
+scenarios:
+  - name: chat
+    models: [small-fast-8b, tight-8b]
+    load: { mode: concurrency, concurrency: 3 }
+    duration: 3s
+    warmup_requests: 2
+    retry: { max_attempts: 2, on: [http_5xx], backoff: 5ms }
+    request: { max_completion_tokens: 16 }
+    prompt: { input_tokens: 32 }
+    session: { turns: { dist: uniform, min: 2, max: 3 }, think_time: 20ms, user_tokens: 16 }
+live: { metrics_linger: 20s }
+`,
+    );
+    const out = join(folder.dir, 'faulty-run');
+    const stderr = new MemoryStream();
+    const ctx: CliContext = {
+      stdout: new MemoryStream(),
+      stderr,
+      env: { PATH: process.env.PATH },
+      cwd: folder.dir,
+      interrupt: new AbortController().signal,
+      exitCode: 0,
+    };
+    const run = runCli(['run', profile, '--out', out, '--metrics-port', '0', '--workers', '2', '--quiet'], ctx);
+    // The one scrape after the run's end, which ends its linger.
+    let url: string | undefined;
+    while (url === undefined) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      url = /keeping (http:\/\/\S+\/metrics) up/.exec(stderr.text)?.[1];
+    }
+    const last = parsePromText(await (await fetch(url)).text());
+    await run;
+    expect(promSum(last, 'inferbench_run_ended')).toBe(1);
+    const summary = readSummary(out);
+    let failed = 0;
+    let throttled = 0;
+    for (const group of summary.groups) {
+      const where = { group: group.key };
+      const requests = group.requests;
+      const errors = requests.errors;
+      failed += requests.failed;
+      throttled += errors.http_429 ?? 0;
+      expect(promSum(last, 'inferbench_requests_total', { ...where, outcome: 'ok' })).toBe(requests.ok);
+      expect(promSum(last, 'inferbench_requests_total', { ...where, outcome: 'failed' })).toBe(requests.failed);
+      expect(promSum(last, 'inferbench_requests_total', { ...where, outcome: 'throttled' })).toBe(errors.http_429 ?? 0);
+      for (const sample of promSamples(last, 'inferbench_request_errors_total', where))
+        expect(sample.value, sample.labels.class).toBe(errors[sample.labels.class as string] ?? 0);
+      expect(promSum(last, 'inferbench_ttft_seconds_count', where)).toBe(requests.ok);
+      expect(promSum(last, 'inferbench_itl_seconds_count', where)).toBe(group.metrics.itl_ms?.count ?? 0);
+      expect(promSum(last, 'inferbench_schedule_lag_seconds_count', where)).toBe(group.metrics.schedule_lag_ms?.count);
+    }
+    // The run's faults and limits did bite: the comparison above covered failures and 429s.
+    expect(failed).toBeGreaterThan(0);
+    expect(throttled).toBeGreaterThan(0);
+    expect(promSum(last, 'inferbench_dropped_requests_total')).toBe(
+      summary.groups.reduce((sum, group) => sum + group.requests.dropped, 0),
+    );
   }, 30_000);
 
   it('takes the port from the profile; waits at most live.metrics_linger for a scrape, then closes', async () => {

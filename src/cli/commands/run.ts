@@ -28,7 +28,7 @@ import { EXIT } from '../exit-codes.js';
 import { inferbenchVersion } from '../version.js';
 import { monotonicAnchorMs } from '../thread-clock.js';
 import { parseWorkers, workerThreadScript } from '../worker-count.js';
-import { DEFAULT_DASHBOARD_PORT, startLiveViews } from '../live-views.js';
+import { checkLiveViewFlags, DEFAULT_DASHBOARD_PORT, refuseAnyPortWithRepeat, startLiveViews } from '../live-views.js';
 import { combineRunEvents, type LiveView } from '../live-view.js';
 import type { CommandRegistration } from './command.js';
 
@@ -130,6 +130,7 @@ async function runRun(args: RunArgs, ctx: CliContext): Promise<number> {
   const startAtWallMs = args['start-at'] === undefined ? null : parseStartAt(args['start-at']);
   const workers = args.workers === undefined ? 1 : parseWorkers(args.workers);
   const maxCostUsd = parseMaxCost(args['max-cost']);
+  checkLiveViewFlags(args);
   if ((args.repeat ?? 1) !== 1) return runRepeat(args, ctx);
   const loaded = loadProfileArgument(args, ctx);
   if ((workers > 1 || shard !== null) && loaded.scenarios.some((scenario) => scenario.sweep !== undefined))
@@ -211,6 +212,7 @@ async function runRepeat(args: RunArgs, ctx: CliContext): Promise<number> {
       hint: 'e.g. --repeat 5',
     });
   }
+  refuseAnyPortWithRepeat(args, n, loadProfileArgument(args, ctx));
   const name = `${basename(args.profile, extname(args.profile))}-repeat`;
   const outDir = args.out ? resolve(ctx.cwd, args.out) : resolve(ctx.cwd, 'reports', makeRunId(Date.now(), name));
   // CI outputs describe one run: a repeat's runs write none (repeat-summary.json is their aggregate).

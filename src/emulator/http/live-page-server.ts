@@ -21,9 +21,13 @@ export interface TextRoute {
   readonly onSent?: () => void;
 }
 
-/** One open event stream: `send` writes one server-sent event; `closed` tells the producer to stop. */
+/**
+ * One open event stream: `send` writes one server-sent event, skipped while the reader is too far behind
+ * unless `always` (the last event, e.g. a dashboard's `end`: bounded, and what the page waits for);
+ * `closed` tells the producer to stop.
+ */
 export interface EventSink {
-  send(event: string, data: string): void;
+  send(event: string, data: string, always?: boolean): void;
   readonly closed: boolean;
 }
 
@@ -152,8 +156,8 @@ function openEventStream(
   res.write('retry: 1000\n\n');
   const sink = {
     closed: false,
-    send(event: string, data: string): void {
-      if (sink.closed || res.writableLength > MAX_BUFFERED_BYTES) return;
+    send(event: string, data: string, always = false): void {
+      if (sink.closed || (!always && res.writableLength > MAX_BUFFERED_BYTES)) return;
       // Every line of the data gets its own `data:` field, as the SSE format requires.
       res.write(`event: ${event}\ndata: ${data.replaceAll('\n', '\ndata: ')}\n\n`);
     },

@@ -3,6 +3,7 @@
  * made per request, event streams that carry every line, GET only, and a close that ends open streams.
  */
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   type EventSink,
@@ -134,6 +135,46 @@ describe('live page server', () => {
     servers.length = 0;
     const { body } = await received;
     expect(body.endsWith(`event: end\ndata: ${big}\n\n`)).toBe(true);
+  });
+
+  it('skips events for a reader that is far behind, but not the last one; close ends a hostile client too', async () => {
+    let sink: EventSink | undefined;
+    const subscribe = (opened: EventSink): (() => void) => {
+      sink = opened;
+      return () => undefined;
+    };
+    const server = await start([['/events', { kind: 'events', subscribe }]]);
+    // A client that sends half a request and nothing more.
+    const half = connect(server.port, '127.0.0.1');
+    half.on('error', () => undefined);
+    half.write('GET /events HTTP/1.1\r\nHost: x\r\n');
+    // A reader that stops reading: the ticks pile up in the server until it skips them.
+    const reader = connect(server.port, '127.0.0.1');
+    reader.on('error', () => undefined);
+    reader.write('GET /events HTTP/1.1\r\nHost: x\r\n\r\n');
+    reader.pause();
+    await waitFor(() => sink !== undefined);
+    const tick = 'x'.repeat(256 << 10);
+    for (let i = 0; i < 64; i++) sink?.send('tick', `${i} ${tick}`);
+    sink?.send('end', 'final', true);
+    let body = '';
+    reader.setEncoding('latin1');
+    reader.on('data', (chunk: string) => {
+      body += chunk;
+    });
+    const ended = new Promise((resolve) => reader.on('close', resolve));
+    reader.resume();
+    const closing = performance.now();
+    await server.close();
+    servers.length = 0;
+    await ended;
+    // The flush waits at most a second, then every socket is cut (the half request's too).
+    expect(performance.now() - closing).toBeLessThan(4_000);
+    expect(half.destroyed || half.readableEnded).toBe(true);
+    const ticks = body.match(/event: tick\n/g)?.length ?? 0;
+    expect(ticks).toBeGreaterThan(0);
+    expect(ticks).toBeLessThan(64);
+    expect(body).toContain('event: end\ndata: final\n\n');
   });
 
   it('rejects a port that is taken', async () => {

@@ -7,12 +7,12 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LATENCY_BUCKETS_S } from '../../../src/aggregate/prometheus/live-buckets.js';
 import { runCliInProcess } from '../../helpers/cli.js';
+import { freePort } from '../../helpers/free-port.js';
 import { readSummary } from '../../helpers/run-folder.js';
 
 const PROMETHEUS = (process.env.PATH ?? '')
@@ -37,14 +37,6 @@ scenarios:
     request: { max_completion_tokens: 24 }
     prompt: { input_tokens: 64 }
 `;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe.skipIf(PROMETHEUS === undefined && !IN_CI)('a real Prometheus scraping inferbench run', () => {
   let dir = '';
