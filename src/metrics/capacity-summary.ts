@@ -57,6 +57,8 @@ export interface CapacityGroupSummary {
   /** capacity.min_capacity was set and the capacity (or its absence) is below it. */
   below_min: boolean;
   calibration: { e2e_ms: number; start_load: number } | null;
+  /** The untested start every step of this group had (`step_warmup` or its default), ms; null: not known. */
+  step_warmup_ms?: number | null;
   search_ms: number;
   steps: CapacityStepSummary[];
   /**
@@ -90,7 +92,7 @@ export interface CapacitySummary {
     resolution: number;
     max_steps: number;
     step_duration_ms: number;
-    /** `step_warmup` as set; null: the default (the scenario's warmup, else 5 s, at most a quarter step). */
+    /** `step_warmup` as set; null: the default (each group's `step_warmup_ms` is the one its steps had). */
     step_warmup_ms?: number | null;
     block_ms: number;
     alpha: number;
@@ -121,6 +123,8 @@ export interface CapacityStepsFile {
     group: string;
     mode: 'rate' | 'concurrency';
     unit: string;
+    /** The untested start of every step (ms); absent in files written before it was recorded. */
+    step_warmup_ms?: number;
     steps: {
       step: number;
       load: number;
@@ -130,7 +134,7 @@ export interface CapacityStepsFile {
       overload: string | null;
       /** The blocks the tests read, ramp-up block first. */
       blocks: StoredBlock[];
-      /** Blocks at the start read by no test (the ramp-up and the scenario's warmup); absent: 1. */
+      /** Blocks at the start read by no test (the ramp-up and the step's warmup); absent: 1. */
       ramp_blocks?: number;
     }[];
   }[];

@@ -1,22 +1,31 @@
-/** The `capacity:` rules one field's schema cannot state: a step's untested start must leave a tested part. */
+/**
+ * The `capacity:` rules one field's schema cannot state: a step's untested start (its first block and
+ * `step_warmup`, in whole blocks) must leave at least one block of the step for the tests to read;
+ * otherwise every step runs its whole `step_duration` and ends INCONCLUSIVE.
+ */
 import { parseDurationMs } from '../util/duration.js';
 import type { ProfileIssue } from './profile-issue.js';
-import { CAPACITY_DEFAULTS } from './resolve-capacity.js';
+import { CAPACITY_DEFAULTS, stepRampBlocks } from './resolve-capacity.js';
 
-function durationOf(value: unknown): number | null {
+function durationOf(value: unknown, fallback: number): number | null {
+  if (value === undefined) return fallback;
   return typeof value === 'number' || typeof value === 'string' ? (parseDurationMs(value) ?? null) : null;
 }
 
 export function checkCapacity(capacity: unknown): ProfileIssue[] {
   if (typeof capacity !== 'object' || capacity === null) return [];
-  const { step_warmup: warmup, step_duration: duration } = capacity as Record<string, unknown>;
-  const warmupMs = durationOf(warmup);
-  const durationMs = duration === undefined ? CAPACITY_DEFAULTS.stepDurationMs : durationOf(duration);
-  if (warmupMs === null || durationMs === null || warmupMs < durationMs) return [];
+  const fields = capacity as Record<string, unknown>;
+  if (fields.step_warmup === undefined) return [];
+  const warmupMs = durationOf(fields.step_warmup, 0);
+  const durationMs = durationOf(fields.step_duration, CAPACITY_DEFAULTS.stepDurationMs);
+  const blockMs = durationOf(fields.block, CAPACITY_DEFAULTS.blockMs);
+  if (warmupMs === null || durationMs === null || blockMs === null || blockMs <= 0) return [];
+  const untested = stepRampBlocks(warmupMs, blockMs);
+  if (untested < Math.floor(durationMs / blockMs)) return [];
   return [
     {
       path: ['capacity', 'step_warmup'],
-      message: `a step's untested start (${warmupMs / 1000} s) must be shorter than the step (step_duration ${durationMs / 1000} s)`,
+      message: `a step's untested start (step_warmup ${warmupMs / 1000} s and the first block: ${untested} blocks of ${blockMs / 1000} s) leaves no block of the step (step_duration ${durationMs / 1000} s) for the tests`,
     },
   ];
 }

@@ -4,6 +4,7 @@
  * sees exactly what a run would do (defaults included) before sending anything.
  */
 import { formatDurationMs } from '../util/duration.js';
+import { formatCapacityPlan } from './format-capacity.js';
 import { formatDataset } from './format-dataset.js';
 import { formatConversation } from './format-conversation.js';
 import { formatDimensions } from './format-dimensions.js';
@@ -158,5 +159,6 @@ export function formatProfilePlan(profile: ResolvedProfile): string {
   out += `slo: ${slo.length === 0 ? 'none (goodput = throughput)' : slo.map(([k, v]) => `${k} <= ${v}`).join(', ')}\n`;
   const tolerances = Object.entries(profile.compare.tolerances);
   out += `compare tolerances: ${tolerances.length === 0 ? 'defaults of compare' : tolerances.map(([k, v]) => `${k} ${v}`).join(', ')}\n`;
+  out += formatCapacityPlan(profile);
   return out;
 }

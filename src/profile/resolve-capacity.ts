@@ -49,16 +49,26 @@ export const CAPACITY_DEFAULTS = {
 } as const;
 
 /**
- * The untested start of a capacity step: `step_warmup`, else the scenario's `warmup`, else 5 s but at most
- * a quarter of the step. A step starts with an empty queue; at a load just over what the server sustains
- * the backlog takes seconds to build, and a step tested from its first second can pass on the transient
- * (measured: 7 and 1 of 10 seeded searches held the truth in their interval without it, 10 of 10 with 5 s;
- * `npm run bench capacity`).
+ * The untested start of a capacity step: `step_warmup`, else the scenario's `warmup`, else 5 s; the default
+ * (either source) at most a quarter of the step, so that a scenario's run warmup (often longer than a
+ * step) never leaves a step with nothing tested. A step starts with an empty queue; at a load just over
+ * what the server sustains the backlog takes seconds to build, and a step tested from its first second
+ * can pass on the transient (measured: 7 and 1 of 10 seeded searches held the truth in their interval
+ * without it, 10 of 10 with 5 s; `npm run bench capacity`).
  */
 export function stepWarmupMs(spec: CapacitySpec, scenarioWarmupMs: number): number {
   if (spec.stepWarmupMs !== null) return spec.stepWarmupMs;
-  if (scenarioWarmupMs > 0) return scenarioWarmupMs;
-  return Math.min(CAPACITY_DEFAULTS.stepWarmupMs, spec.stepDurationMs / 4);
+  const wanted = scenarioWarmupMs > 0 ? scenarioWarmupMs : CAPACITY_DEFAULTS.stepWarmupMs;
+  return Math.min(wanted, spec.stepDurationMs / 4);
+}
+
+/**
+ * Blocks of a step read by no test: the first (connections opening), and those of the step's warmup
+ * (stepWarmupMs), sent at the start of every step and keeping the queue it builds (runner/capacity
+ * step-monitor.ts rampBlocks).
+ */
+export function stepRampBlocks(warmupMs: number, blockMs: number): number {
+  return 1 + Math.ceil(Math.max(0, warmupMs) / blockMs);
 }
 
 function fraction(value: number | string | undefined, fallback: number): number {

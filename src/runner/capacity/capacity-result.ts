@@ -67,6 +67,7 @@ function groupSummary(group: GroupCapacity, spec: CapacitySpec): CapacityGroupSu
     below_min: spec.minCapacity !== null && (capacity === null || capacity < spec.minCapacity),
     calibration:
       group.calibration === null ? null : { e2e_ms: group.calibration.e2eMs, start_load: group.calibration.startLoad },
+    step_warmup_ms: group.stepWarmupMs,
     search_ms: Math.round(group.searchMs),
     steps: group.steps.map((step) => stepSummary(step, group)),
     ...(group.members === undefined

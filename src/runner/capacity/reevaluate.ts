@@ -49,6 +49,7 @@ export function reevaluateCapacity(
       endReason: 're-evaluated from the stored steps',
       goodputPerS: null,
       calibration: null,
+      stepWarmupMs: group.step_warmup_ms ?? null,
       steps,
       searchMs: 0,
     };
@@ -114,6 +115,7 @@ export function capacityStepsFile(
         group: group.group,
         mode: group.mode,
         unit: group.unit,
+        ...(group.stepWarmupMs === null ? {} : { step_warmup_ms: group.stepWarmupMs }),
         steps: group.steps.map((step) => ({
           step: step.step,
           load: step.load,

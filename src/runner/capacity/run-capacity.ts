@@ -11,6 +11,7 @@
  */
 import type { CapacityEstimate } from '../../aggregate/capacity/capacity-fit.js';
 import { CapacitySearch } from '../../aggregate/capacity/capacity-search.js';
+import { stepWarmupMs } from '../../profile/resolve-capacity.js';
 import type { ResolvedGroup, ResolvedProfile } from '../../profile/resolved-profile.js';
 import { runStep, type StepContext, type StepResult } from './run-step.js';
 import {
@@ -37,6 +38,8 @@ export interface GroupCapacity {
   /** Goodput (req/s meeting every SLO) of the highest passing step. */
   readonly goodputPerS: number | null;
   readonly calibration: { readonly e2eMs: number; readonly startLoad: number } | null;
+  /** The untested start of each of its steps (profile/resolve-capacity.ts stepWarmupMs); null: not known. */
+  readonly stepWarmupMs: number | null;
   readonly steps: readonly StepResult[];
   readonly searchMs: number;
   /** `capacity.mix`: each tier's own crossing on the total load, and its part of every step. */
@@ -120,6 +123,7 @@ async function searchUnit(
     endReason: context.interrupt.aborted ? 'interrupted' : (search.planner.endReason ?? 'ended'),
     goodputPerS: best === undefined ? null : sumGoodput(best.parts),
     calibration,
+    stepWarmupMs: stepWarmupMs(context.spec, unit.scenario.warmupMs),
     steps: steps.map((step) => step.combined),
     searchMs: performance.now() - started,
     ...(unit.mixed ? { members: fit.members } : {}),

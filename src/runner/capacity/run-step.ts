@@ -8,7 +8,7 @@
 import type { CapacityObjective } from '../../aggregate/capacity/capacity-slo.js';
 import type { GroupSummary, HarnessHealth } from '../../metrics/run-summary.js';
 import type { CapacitySpec, ResolvedGroup, ResolvedProfile } from '../../profile/resolved-profile.js';
-import { stepWarmupMs } from '../../profile/resolve-capacity.js';
+import { stepRampBlocks, stepWarmupMs } from '../../profile/resolve-capacity.js';
 import { nowUs } from '../../util/clock.js';
 import { runProfile, type RunProfileOptions, type RunResult } from '../run-profile.js';
 import type { StoredBlock } from './step-block.js';
@@ -34,7 +34,7 @@ export interface StepResult {
   readonly harness: HarnessHealth;
   /** The blocks the tests read (block 0, the ramp-up, first), for capacity-steps.json and --reevaluate. */
   readonly blocks: readonly StoredBlock[];
-  /** How many of `blocks` are ramp-up, read by no test (1, plus the scenario's warmup in blocks). */
+  /** How many of `blocks` are ramp-up, read by no test (1, plus the step's warmup in blocks). */
   readonly rampBlocks: number;
   /** The overload sign that decided it (dropped arrivals, falling behind, an error burst); null otherwise. */
   readonly overload: string | null;
@@ -178,14 +178,4 @@ function partResult(
     rampBlocks: monitor.rampBlocks,
     overload: decision?.signal === 'overload' ? decision.reason : null,
   };
-}
-
-/**
- * Blocks of a step read by no test: the first (connections opening), and those of the step's warmup
- * (`capacity.step_warmup`, else the scenario's `warmup`, else 5 s: profile/resolve-capacity.ts
- * stepWarmupMs), sent at the start of every step and keeping the queue it builds (step-monitor.ts
- * rampBlocks).
- */
-export function stepRampBlocks(warmupMs: number, blockMs: number): number {
-  return 1 + Math.ceil(Math.max(0, warmupMs) / blockMs);
 }

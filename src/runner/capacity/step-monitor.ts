@@ -5,7 +5,7 @@
  * saturation signal shows (arrivals dropped, an error burst, or in an open loop the achieved rate falling
  * behind the offered one while requests pile up in flight); it PASSES when every test has passed; it is
  * undecided otherwise, until the step's time is up. The first block is ramp-up (connections opening, the
- * first arrivals) and is read by no test, nor are the blocks of the scenario's `warmup` (rampBlocks).
+ * first arrivals) and is read by no test, nor are the blocks of the step's warmup (rampBlocks).
  */
 import type { CapacityObjective } from '../../aggregate/capacity/capacity-slo.js';
 import { ExceedanceSprt } from '../../aggregate/capacity/exceedance-sprt.js';
@@ -39,10 +39,10 @@ export interface StepMonitorOptions {
    */
   readonly designEffectFloors?: Readonly<Record<string, number>>;
   /**
-   * Blocks at the start of the step read by no test (default 1: the ramp-up). More when the scenario sets
-   * a `warmup` (run-step.ts): a step starts with an empty queue, and at a load just over what the server
-   * sustains the backlog takes seconds to build; tests that read only what ends after it see the load as
-   * it is held, not the transient.
+   * Blocks at the start of the step read by no test (default 1: the ramp-up), plus the step's warmup
+   * (`capacity.step_warmup` or its default, run-step.ts): a step starts with an empty queue, and at a load
+   * just over what the server sustains the backlog takes seconds to build; tests that read only what ends
+   * after it see the load as it is held, not the transient.
    */
   readonly rampBlocks?: number;
 }

@@ -9,7 +9,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CapacitySummary } from '../../../src/metrics/capacity-summary.js';
+import type { CapacityStepsFile, CapacitySummary } from '../../../src/metrics/capacity-summary.js';
 import { runCliInProcess } from '../../helpers/cli.js';
 import { readSummary, useRunFolder } from '../../helpers/run-folder.js';
 import { SLOTS_MODEL, startSlotsServer, type SlotsServer } from '../../helpers/slots-server.js';
@@ -76,6 +76,12 @@ describe('inferbench capacity', () => {
     const csv = readFileSync(join(dir, 'capacity.csv'), 'utf8').trim().split('\n');
     expect(csv).toHaveLength(group.steps.length + 1);
     expect(csv[0]).toContain('ttft_ms.p90_exceeded_pct');
+    // step_warmup 2s: every step leaves its first block and 2 more untested, and says so.
+    expect(capacityOf(dir).settings.step_warmup_ms).toBe(2000);
+    expect(group.step_warmup_ms).toBe(2000);
+    const stored = JSON.parse(readFileSync(join(dir, 'capacity-steps.json'), 'utf8')) as CapacityStepsFile;
+    expect(stored.groups[0]!.step_warmup_ms).toBe(2000);
+    for (const step of stored.groups[0]!.steps) expect(step.ramp_blocks).toBe(3);
 
     // The same SLO from the stored steps: the same decisions, not one request sent.
     const sent = server.requests.length;
@@ -85,6 +91,7 @@ describe('inferbench capacity', () => {
     const replayed = (JSON.parse(again.stdout) as CapacitySummary).groups[0]!;
     expect(replayed.steps.map((step) => step.outcome)).toEqual(group.steps.map((step) => step.outcome));
     expect(replayed.capacity).toBe(group.capacity);
+    expect(replayed.step_warmup_ms).toBe(2000);
 
     // A stricter SLO answered offline: never a higher capacity.
     const strict = await runCliInProcess(
@@ -106,6 +113,7 @@ describe('inferbench capacity', () => {
     expect(confirm.code, confirm.stderr).toBe(0);
     const confirmed = capacityOf(confirmDir).groups[0]!;
     expect(confirmed.calibration).toBeNull();
+    expect(confirmed.step_warmup_ms).toBe(2000);
     expect(confirmed.steps[0]!.load).toBeCloseTo(group.capacity! * 0.95, 1);
     const decided = confirmed.steps.filter((step) => step.outcome !== 'inconclusive');
     expect(decided.length).toBeGreaterThanOrEqual(2);
@@ -135,6 +143,7 @@ describe('inferbench capacity', () => {
     expect(Number.isInteger(group.interval![0]) && Number.isInteger(group.interval![1])).toBe(true);
     expect(group.below_min).toBe(true);
     for (const step of group.steps) expect(Number.isInteger(step.load)).toBe(true);
+    expect(group.step_warmup_ms).toBe(0);
   }, 180_000);
 
   it('searches tiers together: flex, queued behind default, breaks first', async () => {
@@ -165,10 +174,14 @@ describe('inferbench capacity', () => {
     if (standard!.capacity !== null) expect(flex!.capacity!).toBeLessThan(standard!.capacity);
     expect(result.stdout).toContain(`s/${SLOTS_MODEL}/flex (weight 1)`);
     // Every step ran both tiers at half the total each; each tier's share is stored for --reevaluate.
-    const steps = JSON.parse(readFileSync(join(dir, 'capacity-steps.json'), 'utf8')) as {
-      groups: { group: string; steps: { load: number }[] }[];
-    };
+    const steps = JSON.parse(readFileSync(join(dir, 'capacity-steps.json'), 'utf8')) as CapacityStepsFile;
     expect(steps.groups.map((g) => g.group)).toEqual([standard!.group, flex!.group]);
     expect(steps.groups[0]!.steps[0]!.load).toBeCloseTo(10, 6);
+    // Both tiers' parts of every step had the step warmup (2 s: the first block and 2 more untested).
+    expect(group.step_warmup_ms).toBe(2000);
+    for (const tier of steps.groups) {
+      expect(tier.step_warmup_ms).toBe(2000);
+      for (const step of tier.steps) expect(step.ramp_blocks).toBe(3);
+    }
   }, 240_000);
 });

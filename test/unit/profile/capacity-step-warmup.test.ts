@@ -1,11 +1,11 @@
 /**
  * `capacity.step_warmup`: the untested start of every capacity step. Its default (the scenario's warmup,
- * else 5 s, at most a quarter of the step) and the rule that it leaves a tested part of the step.
+ * else 5 s, either at most a quarter of the step) and the rule that it leaves a tested block of the step.
  */
 import { describe, expect, it } from 'vitest';
+import { formatProfilePlan } from '../../../src/profile/format-plan.js';
 import { resolveProfileText } from '../../../src/profile/load-profile.js';
-import { stepWarmupMs } from '../../../src/profile/resolve-capacity.js';
-import { stepRampBlocks } from '../../../src/runner/capacity/run-step.js';
+import { stepRampBlocks, stepWarmupMs } from '../../../src/profile/resolve-capacity.js';
 import { profileProblems } from '../../helpers/profile-problems.js';
 
 const scenario = (extra = ''): string =>
@@ -29,23 +29,61 @@ describe('capacity.step_warmup', () => {
     expect(warmupOf(`${scenario()}capacity: { step_warmup: 0 }\n`)).toBe(0);
   });
 
+  it("caps a scenario's warmup at a quarter of the step, so a run's long warmup leaves steps tested", () => {
+    // A run warmup of a minute with 20 s steps would otherwise leave every step untested (INCONCLUSIVE).
+    expect(warmupOf(`${scenario('    warmup: 60s\n')}capacity: { step_duration: 20s }\n`)).toBe(5000);
+    expect(warmupOf(`${scenario('    warmup: 20s\n')}`)).toBe(15_000);
+    // Set explicitly it is taken as it is (the profile check keeps a block tested).
+    expect(warmupOf(`${scenario('    warmup: 60s\n')}capacity: { step_duration: 20s, step_warmup: 12s }\n`)).toBe(
+      12_000,
+    );
+  });
+
   it('becomes ramp blocks: the first block plus the warmup in blocks', () => {
     expect(stepRampBlocks(5000, 1000)).toBe(6);
     expect(stepRampBlocks(0, 1000)).toBe(1);
     expect(stepRampBlocks(1200, 250)).toBe(6);
   });
 
-  it('must leave part of the step tested, and be a duration', () => {
+  it('must leave a block of the step tested, and be a duration', () => {
     expect(profileProblems(`${scenario()}capacity:\n  step_duration: 10s\n  step_warmup: 10s\n`)).toEqual([
       expect.stringMatching(
-        /p\.yaml:7:\d+: capacity\.step_warmup: a step's untested start \(10 s\) must be shorter than the step \(step_duration 10 s\)/,
+        /p\.yaml:7:\d+: capacity\.step_warmup: a step's untested start \(step_warmup 10 s and the first block: 11 blocks of 1 s\) leaves no block of the step \(step_duration 10 s\) for the tests/,
       ),
     ]);
+    // 9 s of warmup plus the first block is the whole 10 s step: nothing would be tested.
+    expect(profileProblems(`${scenario()}capacity:\n  step_duration: 10s\n  step_warmup: 9s\n`)).toEqual([
+      expect.stringContaining('10 blocks of 1 s'),
+    ]);
+    expect(profileProblems(`${scenario()}capacity:\n  step_duration: 10s\n  step_warmup: 7s\n  block: 2s\n`)).toEqual([
+      expect.stringContaining('5 blocks of 2 s'),
+    ]);
+    expect(() =>
+      resolveProfileText(`${scenario()}capacity:\n  step_duration: 10s\n  step_warmup: 8s\n`, 'p.yaml'),
+    ).not.toThrow();
     expect(profileProblems(`${scenario()}capacity: { step_warmup: 90s }\n`)).toEqual([
       expect.stringContaining('step_duration 60 s'),
     ]);
     expect(profileProblems(`${scenario()}capacity: { step_warmup: soon }\n`)).toEqual([
       expect.stringContaining('capacity.step_warmup: expected a duration like "5s" or "0s"'),
     ]);
+  });
+
+  it('is shown by validate as each scenario gets it', () => {
+    const plan = (text: string): string =>
+      formatProfilePlan(resolveProfileText(text, 'p.yaml'))
+        .split('\n')
+        .find((line) => line.startsWith('capacity (inferbench capacity):')) ?? '';
+    expect(plan(`${scenario()}capacity: { slo: { ttft_ms.p90: 75ms }, step_duration: 12s }\n`)).toBe(
+      'capacity (inferbench capacity): slo ttft_ms.p90 < 75ms; steps of at most 12.0s, each starting with 3.0s (default) untested; blocks of 1.0s; resolution 10%; at most 12 steps',
+    );
+    expect(plan(`${scenario('    warmup: 60s\n')}capacity: { step_duration: 20s }\n`)).toContain(
+      "each starting with 5.0s (the scenario's warmup, capped at a quarter of the step) untested",
+    );
+    expect(plan(`${scenario('    warmup: 60s\n')}capacity: { step_warmup: 0s }\n`)).toContain(
+      'each starting with 0ms (step_warmup) untested',
+    );
+    const two = `${scenario('    warmup: 8s\n')}  - name: t\n    load: { mode: rate, rate: 5 }\n    duration: 5s\n`;
+    expect(plan(two)).toContain("each starting with s 8.0s (the scenario's warmup), t 5.0s (default) untested");
   });
 });

@@ -2,14 +2,16 @@
  * The floor under a capacity step's tests: the design effect pooled over the search's earlier decided
  * steps. Online (search-unit.ts) and in `--reevaluate` (reevaluate.ts) it comes from the same function on
  * the same stored blocks, so a replay decides as the search did; here a clean step after a clustered one
- * needs more blocks to PASS than it would alone. And the ramp-up blocks (the first, and the scenario's
- * warmup) that no test reads.
+ * needs more blocks to PASS than it would alone. And the ramp-up blocks (the first, and the step's
+ * warmup) that no test reads, and the step warmup each group records.
  */
 import { describe, expect, it } from 'vitest';
 import type { CapacityObjective } from '../../../../src/aggregate/capacity/capacity-slo.js';
 import { pooledDesignEffect } from '../../../../src/aggregate/capacity/design-effect.js';
 import type { CapacityStepsFile, StoredBlock } from '../../../../src/metrics/capacity-summary.js';
-import { reevaluateCapacity } from '../../../../src/runner/capacity/reevaluate.js';
+import { resolveCapacity } from '../../../../src/profile/resolve-capacity.js';
+import { capacitySummary } from '../../../../src/runner/capacity/capacity-result.js';
+import { capacityStepsFile, reevaluateCapacity } from '../../../../src/runner/capacity/reevaluate.js';
 import { designEffectFloors } from '../../../../src/runner/capacity/search-unit.js';
 
 const ERRORS: CapacityObjective = { key: 'error_rate', metric: 'error_rate', allowed: 0.1, limit: 0.1 };
@@ -20,7 +22,10 @@ const block = (failed: number, total = 20): StoredBlock => ({ ok: total - failed
 const clustered = [block(0), ...Array.from({ length: 24 }, (_, i) => block(i % 2 === 0 ? 3 : 0))];
 const clean = [block(0), ...Array.from({ length: 6 }, () => block(0))];
 
-function file(steps: { load: number; blocks: StoredBlock[]; ramp_blocks?: number }[]): CapacityStepsFile {
+function file(
+  steps: { load: number; blocks: StoredBlock[]; ramp_blocks?: number }[],
+  stepWarmupMs?: number,
+): CapacityStepsFile {
   return {
     schema_version: 1,
     run_id: 'test',
@@ -31,6 +36,7 @@ function file(steps: { load: number; blocks: StoredBlock[]; ramp_blocks?: number
         group: 'g',
         mode: 'rate',
         unit: 'req/s',
+        ...(stepWarmupMs === undefined ? {} : { step_warmup_ms: stepWarmupMs }),
         steps: steps.map((s, i) => ({ step: i + 1, ...s, outcome: 'pass', reason: '', overload: null })),
       },
     ],
@@ -79,5 +85,21 @@ describe('ramp-up blocks', () => {
     expect(ramped?.steps[0]?.tests[0]?.requests).toBe(40);
     // The fit reads the same blocks as the tests: nothing over, so the capacity is at least the load.
     expect(ramped?.estimate).toMatchObject({ capacity: 10, censored: true });
+  });
+
+  it("keep the group's step warmup from capacity-steps.json through --reevaluate to summary.json", () => {
+    const blocks = [block(0), block(0), block(0), ...Array.from({ length: 4 }, () => block(0))];
+    const [group] = reevaluateCapacity(file([{ load: 10, blocks, ramp_blocks: 3 }], 2000), [ERRORS], SPEC);
+    expect(group?.stepWarmupMs).toBe(2000);
+    const spec = resolveCapacity(undefined, {});
+    const summary = capacitySummary([group!], [ERRORS], spec);
+    expect(summary.groups[0]?.step_warmup_ms).toBe(2000);
+    // The default as set (null), and each group's applied value, stored again for the next --reevaluate.
+    expect(summary.settings.step_warmup_ms).toBeNull();
+    const stored = capacityStepsFile('again', [group!], summary);
+    expect(stored.groups[0]).toMatchObject({ step_warmup_ms: 2000, steps: [{ ramp_blocks: 3 }] });
+    // A file written before the warmup was recorded: not known, and not made up.
+    const [old] = reevaluateCapacity(file([{ load: 10, blocks }]), [ERRORS], SPEC);
+    expect(capacitySummary([old!], [ERRORS], spec).groups[0]?.step_warmup_ms).toBeNull();
   });
 });
