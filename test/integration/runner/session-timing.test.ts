@@ -29,15 +29,16 @@ async function run(yaml: string, clock: Clock) {
   const seen: { record: RequestRecord; lagMs: number }[] = [];
   const result = await runProfile({
     profile,
-    baseUrl: server.url,
-    apiKey: null,
-    clock,
-    interrupt: new AbortController().signal,
-    cpuProbe: null,
-    version: 'test',
-    events: {
-      onRecord: (record: RequestRecord, _group, values: RecordedValues) =>
-        seen.push({ record: { ...record }, lagMs: values.schedule_lag_ms }),
+    target: { baseUrl: server.url, apiKey: null },
+    control: { interrupt: new AbortController().signal },
+    env: {
+      clock,
+      cpuProbe: null,
+      version: 'test',
+      events: {
+        onRecord: (record: RequestRecord, _group, values: RecordedValues) =>
+          seen.push({ record: { ...record }, lagMs: values.schedule_lag_ms }),
+      },
     },
   });
   return { result, seen };
