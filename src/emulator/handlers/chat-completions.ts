@@ -9,7 +9,7 @@
  *
  * time_info runs from the moment the request is read (its headers parsed), stamped before anything
  * else; validation and planning then wait for the request's own turn of the event loop (one request
- * per turn, planning-turns.ts), so that requests arriving meanwhile are read and stamped, and each
+ * per turn, by tier, planning-turns.ts), so that requests arriving meanwhile are read and stamped, and each
  * one's wait behind the others' work is queue time the server reports, not time a client would
  * misread as its own overhead.
  */
@@ -23,6 +23,7 @@ import { planCompletion } from '../generation/plan-completion.js';
 import { invalidAnswer } from '../generation/invalid-answer.js';
 import { isDeprecatedModel, modelNotFound } from '../model-not-found.js';
 import { authenticate } from '../http/auth.js';
+import { planningTier } from '../http/planning-turns.js';
 import { readBody } from '../http/read-body.js';
 import { checkVersion, queueThresholdMs } from '../http/request-headers.js';
 import { sendError } from '../http/send.js';
@@ -53,7 +54,7 @@ export async function chatCompletions(req: IncomingMessage, res: ServerResponse,
     throw headerError ?? error;
   }
   // Everything from here to the engine is synchronous: this request's turn (see the file comment).
-  await ctx.planning.next();
+  await ctx.planning.next(planningTier(body));
   if (typeof body !== 'object' || body === null || Array.isArray(body))
     throw headerError ?? badRequest('The request body must be a JSON object.');
   const modelName = (body as { model?: unknown }).model;

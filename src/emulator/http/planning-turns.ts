@@ -13,24 +13,41 @@
  * connection of a burst waits, unseen in the kernel's accept queue, for 300 turns; a turn that plans a
  * request costs a millisecond where one that only accepts and reads costs a few tens of µs. The engine's
  * timer runs between two turns as well, so a burst delays no token by more than one request's work.
+ *
+ * The turns go by tier (`priority`, then `default`, then `flex`, in read order within a tier), as the
+ * engine's queue does: a request waiting here is already on its queue clock, and when the emulator is
+ * short of CPU this is where a backlog builds. A single FIFO here let lower tiers reach the engine's
+ * queue first and take freed slots while higher-tier requests read before them waited to be planned.
  */
+import type { ServiceTierUsed } from '../../protocol/chat.js';
 
 /** Turns in a row without planning while connections keep being accepted, before one request is planned anyway. */
 export const MAX_DEFERRED_TURNS = 64;
 
+/** The tier a raw request body will be queued in, for the order of planning (`auto` counts as `priority`). */
+export function planningTier(body: unknown): ServiceTierUsed {
+  const asked =
+    typeof body === 'object' && body !== null ? (body as { service_tier?: unknown }).service_tier : undefined;
+  return asked === 'priority' || asked === 'auto' ? 'priority' : asked === 'flex' ? 'flex' : 'default';
+}
+
 export class PlanningTurns {
-  #waiting: (() => void)[] = [];
+  /** Waiters by tier: priority, default, flex; each in the order they asked. */
+  readonly #waiting: [(() => void)[], (() => void)[], (() => void)[]] = [[], [], []];
+  #count = 0;
   #scheduled = false;
   #accepted = false;
   #deferred = 0;
 
   /**
    * Resolves in a later turn of the event loop than now (after the socket reads pending now) and after
-   * every earlier caller's turn; whatever the caller then does synchronously is that turn's work.
+   * every earlier caller's turn of the same or a higher tier; whatever the caller then does
+   * synchronously is that turn's work.
    */
-  next(): Promise<void> {
+  next(tier: ServiceTierUsed = 'default'): Promise<void> {
     return new Promise((resolve) => {
-      this.#waiting.push(resolve);
+      this.#waiting[tier === 'priority' ? 0 : tier === 'flex' ? 2 : 1].push(resolve);
+      this.#count++;
       if (!this.#scheduled) {
         this.#scheduled = true;
         setImmediate(this.#turn);
@@ -53,8 +70,10 @@ export class PlanningTurns {
     }
     this.#accepted = false;
     this.#deferred = 0;
-    const resolve = this.#waiting.shift();
-    if (this.#waiting.length > 0) setImmediate(this.#turn);
+    const lane = this.#waiting.find((waiters) => waiters.length > 0);
+    const resolve = lane?.shift();
+    if (resolve !== undefined) this.#count--;
+    if (this.#count > 0) setImmediate(this.#turn);
     else this.#scheduled = false;
     resolve?.();
   };

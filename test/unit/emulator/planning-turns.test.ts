@@ -1,6 +1,9 @@
-/** Planning turns: one waiter per turn of the event loop, in order, none in a turn that accepted a connection. */
+/**
+ * Planning turns: one waiter per turn of the event loop, by tier and in order within a tier, none in a
+ * turn that accepted a connection.
+ */
 import { describe, expect, it } from 'vitest';
-import { MAX_DEFERRED_TURNS, PlanningTurns } from '../../../src/emulator/http/planning-turns.js';
+import { MAX_DEFERRED_TURNS, PlanningTurns, planningTier } from '../../../src/emulator/http/planning-turns.js';
 
 /** Counts turns of the event loop: one per check phase while it runs. */
 function turnCounter(): { readonly now: () => number; stop(): void } {
@@ -67,5 +70,27 @@ describe('PlanningTurns', () => {
     flood = false;
     expect(accepted).toBeGreaterThan(MAX_DEFERRED_TURNS / 2);
     expect(accepted).toBeLessThan(MAX_DEFERRED_TURNS * 3);
+  });
+
+  it('plans by tier: priority, then default, then flex, in read order within a tier', async () => {
+    const turns = new PlanningTurns();
+    const order: string[] = [];
+    // A backlog read in a mixed order, as requests of three groups arrive interleaved.
+    const asked = ['flex-1', 'default-1', 'flex-2', 'priority-1', 'default-2', 'priority-2'] as const;
+    const plannedInOrder = asked.map((label) => {
+      const tier = label.startsWith('priority') ? 'priority' : label.startsWith('flex') ? 'flex' : 'default';
+      return turns.next(tier).then(() => {
+        order.push(label);
+        // A priority request read while the backlog is being planned goes ahead of the lower tiers left.
+        if (label === 'priority-1') void turns.next('priority').then(() => order.push('priority-3'));
+      });
+    });
+    await Promise.all(plannedInOrder);
+    await turns.next('flex');
+    expect(order).toEqual(['priority-1', 'priority-2', 'priority-3', 'default-1', 'default-2', 'flex-1', 'flex-2']);
+    expect(
+      ['priority', 'auto', 'default', 'flex', undefined, 'bogus'].map((t) => planningTier({ service_tier: t })),
+    ).toEqual(['priority', 'priority', 'default', 'flex', 'default', 'default']);
+    expect(planningTier(null)).toBe('default');
   });
 });
