@@ -1,7 +1,7 @@
 /**
  * `run --junit FILE --markdown FILE` and $GITHUB_STEP_SUMMARY: a threshold failure shows up in CI as a failed
  * testcase of its group, and the markdown carries the verdict, every group and every threshold. One real run
- * against the embedded emulator, with one threshold made to fail.
+ * against an emulator in this process, with one threshold made to fail.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,9 +9,11 @@ import { XMLParser } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
 import type { RunSummary } from '../../src/metrics/run-summary.js';
 import { runCliInProcess } from '../helpers/cli.js';
+import { useInProcessEmulators } from '../helpers/in-process-emulator.js';
 import { readSummary, useRunFolder } from '../helpers/run-folder.js';
 
 const folder = useRunFolder('inferbench-run-ci-');
+const emulators = useInProcessEmulators();
 
 interface JunitCase {
   '@name': string;
@@ -45,7 +47,7 @@ thresholds:
     const dir = join(folder.dir, 'out');
     const result = await runCliInProcess(
       ['run', path, '--out', dir, '--junit', 'ci/junit.xml', '--markdown', 'ci/summary.md', '--quiet'],
-      { cwd: folder.dir, env: { GITHUB_STEP_SUMMARY: stepSummary } },
+      { cwd: folder.dir, env: { GITHUB_STEP_SUMMARY: stepSummary }, target: await emulators.start() },
     );
     expect(result.code, result.stderr).toBe(99);
     const summary = readSummary(dir) as RunSummary;
