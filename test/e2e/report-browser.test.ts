@@ -2,6 +2,7 @@
  * report.html in real headless Chromium via file://: no console errors, no network, every chart drawn,
  * key numbers present, hostile strings from the profile and the server shown as text and never run.
  * Screenshots go to test-artifacts/ (gitignored).
+ * @module-tag browser
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

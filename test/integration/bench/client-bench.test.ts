@@ -4,6 +4,7 @@
  * bench-results/client.json with every target in it. Never a timing: how fast the client is belongs to
  * the benchmark, on a quiet machine, not to a test on a shared one. Runs in a temporary folder, since the
  * benchmark writes bench-results/ under its working directory.
+ * @module-tag tool
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';

@@ -4,6 +4,7 @@
  * run's summary.json: the ok count, the ITL gap count, and a TTFT median in the bucket of the run's p50;
  * and every query of the shipped Grafana dashboard runs and finds data.
  * Skipped on a machine without the binary; in CI (CI=true, .ci/run installs it) a missing one fails.
+ * @module-tag tool
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
