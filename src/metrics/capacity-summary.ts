@@ -59,6 +59,10 @@ export interface CapacityGroupSummary {
   calibration: { e2e_ms: number; start_load: number } | null;
   /** The untested start every step of this group had (`step_warmup` or its default), ms; null: not known. */
   step_warmup_ms?: number | null;
+  /** The longest each of its steps could run undecided (`max_step_duration` or its default for this search), ms. */
+  max_step_duration_ms?: number | null;
+  /** The lowest load the search would run: its SLO's tests can decide there within the cap; null: not known. */
+  lowest_load?: number | null;
   search_ms: number;
   steps: CapacityStepSummary[];
   /**
@@ -92,6 +96,8 @@ export interface CapacitySummary {
     resolution: number;
     max_steps: number;
     step_duration_ms: number;
+    /** `max_step_duration` (or `step_duration`) as set; null: the default (each group's `max_step_duration_ms`). */
+    max_step_duration_ms?: number | null;
     /** `step_warmup` as set; null: the default (each group's `step_warmup_ms` is the one its steps had). */
     step_warmup_ms?: number | null;
     block_ms: number;
@@ -125,6 +131,8 @@ export interface CapacityStepsFile {
     unit: string;
     /** The untested start of every step (ms); absent in files written before it was recorded. */
     step_warmup_ms?: number;
+    /** The cap of its steps (ms); absent in files written before it was recorded. */
+    max_step_duration_ms?: number;
     steps: {
       step: number;
       load: number;

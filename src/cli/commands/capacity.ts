@@ -177,9 +177,9 @@ async function runCapacityCommand(args: CapacityArgs, ctx: CliContext): Promise<
 /** Every step as it is decided, on stderr: the search is long and its decisions are the point. */
 function progressEvents(ctx: CliContext) {
   return {
-    onGroupStart: (unit: string, mode: string, start: number) =>
+    onGroupStart: (unit: string, mode: string, start: number, limits: { capMs: number; raised: string | null }) =>
       ctx.stderr.write(
-        `capacity: ${unit}: searching ${mode === 'rate' ? 'the arrival rate' : 'the streams'} from ${start}\n`,
+        `capacity: ${unit}: searching ${mode === 'rate' ? 'the arrival rate' : 'the streams'} from ${start}, steps of at most ${limits.capMs / 1000} s${limits.raised === null ? '' : ` (start raised: ${limits.raised})`}\n`,
       ),
     onStep: (unit: string, step: { step: number; load: number; outcome: string; reason: string; durationMs: number }) =>
       ctx.stderr.write(
@@ -285,6 +285,7 @@ async function reevaluate(args: CapacityArgs, ctx: CliContext): Promise<number> 
     resolution: settings.resolution,
     maxSteps: settings.max_steps,
     stepDurationMs: settings.step_duration_ms,
+    maxStepDurationMs: settings.max_step_duration_ms ?? null,
     stepWarmupMs: settings.step_warmup_ms ?? null,
     start: null,
     maxLoad: Number.POSITIVE_INFINITY,

@@ -49,6 +49,8 @@ export interface StepContext {
   readonly profile: ResolvedProfile;
   readonly spec: CapacitySpec;
   readonly objectives: readonly CapacityObjective[];
+  /** The longest a step runs undecided (run-capacity.ts: max_step_duration or its default); default spec.stepDurationMs. */
+  readonly stepCapMs?: number;
 }
 
 /** One group of a step and the load it gets (a mixed step runs several at once, sharing the target). */
@@ -120,7 +122,8 @@ function runPart(
   settle: () => void,
   step: number,
 ): Promise<RunResult> {
-  const base = stepProfile(context.profile, part.group, part.load, context.spec, step);
+  const capMs = context.stepCapMs ?? context.spec.stepDurationMs;
+  const base = stepProfile(context.profile, part.group, part.load, capMs, step);
   const scenario = base.scenarios[0];
   const profile: ResolvedProfile =
     scenario === undefined
