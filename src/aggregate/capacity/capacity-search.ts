@@ -13,6 +13,7 @@
  * Rates are rounded to 3 significant digits for readable reports, unless that would leave the bracket.
  */
 import { InferbenchError } from '../../errors.js';
+import { SEARCH_GROWTH } from './step-length.js';
 
 export interface SearchOptions {
   /** First load (from a calibration probe). */
@@ -142,7 +143,7 @@ export class CapacitySearch {
 }
 
 function validate(options: SearchOptions): Required<SearchOptions> {
-  const { growth = 2, minNote = '' } = options;
+  const { growth = SEARCH_GROWTH, minNote = '' } = options;
   const { start, min, max, resolution, maxSteps } = options;
   const problems: string[] = [];
   if (!(min > 0)) problems.push(`min must be > 0, got ${min}`);

@@ -15,6 +15,15 @@
 import type { CapacityObjective } from './capacity-slo.js';
 import { requestsToDecide } from './exceedance-sprt.js';
 
+/** A rate search without `capacity.start` begins with one stream for this long (its e2e gives the start). */
+export const CALIBRATION_MS = 4000;
+/** Times a step the harness spoiled (its own bottleneck) is run again before it ends the search. */
+export const HARNESS_RETRIES = 3;
+/** The longest a decided step waits for its requests in flight before cutting them off. */
+export const STEP_GRACEFUL_STOP_MS = 10_000;
+/** Geometric factor of the planner's probes (aggregate/capacity/capacity-search.ts). */
+export const SEARCH_GROWTH = 2;
+
 /** The sequential tests' settings (capacity.alpha, beta, indifference). */
 export interface TestSettings {
   readonly alpha: number;

@@ -152,7 +152,7 @@ export function capacityRunResult(
     RunResult,
     'workloadHash' | 'startedAtWallMs' | 'endedAtWallMs' | 'complete' | 'interrupted' | 'tokenizer'
   > &
-    Partial<Pick<RunResult, 'stopped'>>,
+    Partial<Pick<RunResult, 'stopped' | 'workers'>>,
 ): RunResult {
   const operatingPoints: GroupSummary[] = [];
   for (const group of groups.flatMap((g) => g.members?.map((m) => ({ steps: m.steps })) ?? [g])) {

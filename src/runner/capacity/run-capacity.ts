@@ -14,7 +14,13 @@
  */
 import type { CapacityEstimate } from '../../aggregate/capacity/capacity-fit.js';
 import { CapacitySearch } from '../../aggregate/capacity/capacity-search.js';
-import { defaultStepCapMs, lowestDecidablePerS, slowestObjective } from '../../aggregate/capacity/step-length.js';
+import {
+  CALIBRATION_MS,
+  defaultStepCapMs,
+  HARNESS_RETRIES,
+  lowestDecidablePerS,
+  slowestObjective,
+} from '../../aggregate/capacity/step-length.js';
 import { stepRampBlocks, stepWarmupMs } from '../../profile/resolve-capacity.js';
 import type { ResolvedGroup, ResolvedProfile } from '../../profile/resolved-profile.js';
 import { runStep, type StepContext, type StepResult } from './run-step.js';
@@ -66,15 +72,10 @@ export interface CapacityEvents {
   ): void;
 }
 
-/** Times a step inconclusive because the harness was its own bottleneck is run again. */
-const HARNESS_RETRIES = 3;
-
 function harnessSpoiled(step: StepResult): boolean {
   return step.outcome === 'inconclusive' && step.harness.client_bottleneck;
 }
 
-/** Calibration: one stream for this long (or this many requests). */
-const CALIBRATION_MS = 4000;
 const MIN_RATE = 0.05;
 
 /**
@@ -104,7 +105,7 @@ async function searchUnit(
   const started = performance.now();
   const mode = unit.scenario.load.mode;
   const first = unit.parts[0] as SearchUnit['parts'][number];
-  // A rate search starts from the probe; any search with the default cap needs its e2e to size it.
+  // A rate search starts from the probe; a stream search with the default cap needs its e2e to size it.
   const probe =
     previous === null && ((mode === 'rate' && context.spec.start === null) || context.spec.maxStepDurationMs === null);
   const calibration = probe ? await calibrate(context, first.group) : null;
@@ -239,8 +240,9 @@ async function calibrate(context: StepContext, group: ResolvedGroup): Promise<{ 
         : scenario,
     ),
   };
+  // One stream: in this thread, whatever --workers says.
   const probe = await runStep(
-    { ...context, profile: closedProfile, spec: { ...context.spec, stepDurationMs: CALIBRATION_MS } },
+    { ...context, profile: closedProfile, stepCapMs: CALIBRATION_MS, workers: null },
     group,
     1,
     0,

@@ -8,9 +8,11 @@
 import type { CapacityObjective } from '../../aggregate/capacity/capacity-slo.js';
 import type { GroupSummary, HarnessHealth } from '../../metrics/run-summary.js';
 import type { CapacitySpec, ResolvedGroup, ResolvedProfile } from '../../profile/resolved-profile.js';
+import { STEP_GRACEFUL_STOP_MS } from '../../aggregate/capacity/step-length.js';
 import { stepRampBlocks, stepWarmupMs } from '../../profile/resolve-capacity.js';
 import { nowUs } from '../../util/clock.js';
 import { runProfile, type RunProfileOptions, type RunResult } from '../run-profile.js';
+import { runProfileInWorkers, type WorkerPoolOptions } from '../run-in-workers.js';
 import type { StoredBlock } from './step-block.js';
 import { StepMonitor } from './step-monitor.js';
 import { stepProfile } from './step-profile.js';
@@ -40,9 +42,6 @@ export interface StepResult {
   readonly overload: string | null;
 }
 
-/** The longest a decided step waits for its requests in flight before cutting them off. */
-const STEP_GRACEFUL_STOP_MS = 10_000;
-
 export interface StepContext {
   readonly run: Omit<RunProfileOptions, 'profile' | 'events' | 'interrupt' | 'tickIntervalMs'>;
   readonly interrupt: AbortSignal;
@@ -51,6 +50,8 @@ export interface StepContext {
   readonly objectives: readonly CapacityObjective[];
   /** The longest a step runs undecided (run-capacity.ts: max_step_duration or its default); default spec.stepDurationMs. */
   readonly stepCapMs?: number;
+  /** `capacity --workers N`: every step's load sent by N worker threads (run-in-workers.ts); null: this thread. */
+  readonly workers?: WorkerPoolOptions | null;
 }
 
 /** One group of a step and the load it gets (a mixed step runs several at once, sharing the target). */
@@ -132,7 +133,7 @@ function runPart(
           ...base,
           scenarios: [{ ...scenario, gracefulStopMs: Math.min(scenario.gracefulStopMs, STEP_GRACEFUL_STOP_MS) }],
         };
-  return runProfile({
+  const options: RunProfileOptions = {
     ...context.run,
     profile,
     interrupt: stop,
@@ -144,7 +145,9 @@ function runPart(
         if (monitor.tick(nowUs(), tick.snapshot) !== null) settle();
       },
     },
-  });
+  };
+  const workers = context.workers ?? null;
+  return workers === null ? runProfile(options) : runProfileInWorkers(options, workers);
 }
 
 function partResult(
