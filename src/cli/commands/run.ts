@@ -164,28 +164,25 @@ async function runRun(args: RunArgs, ctx: CliContext): Promise<number> {
 
     const outcome = await executeRun({
       profile,
-      baseUrl: target,
-      apiKey,
-      clock: systemClock,
-      interrupt: ctx.interrupt,
-      cpuProbe: () => process.cpuUsage(),
-      version: inferbenchVersion(),
+      target: { baseUrl: target, apiKey, proxy },
+      control: { interrupt: ctx.interrupt, budget: cost.budget, shard, startAtWallMs },
+      env: {
+        clock: systemClock,
+        cpuProbe: () => process.cpuUsage(),
+        version: inferbenchVersion(),
+        deps: cost.deps,
+        events: combineRunEvents([
+          ...(progress ? [{ onTick: (tick) => progress.update(tick) } satisfies RunEvents] : []),
+          startEvents(ctx, shard, quiet),
+          ...views.map((view) => view.events),
+        ]),
+      },
       reportsDir: resolve(ctx.cwd, 'reports'),
       outDir: args.out ? resolve(ctx.cwd, args.out) : null,
       embeddedEmulator: emulator !== null,
-      proxy,
-      deps: cost.deps,
-      budget: cost.budget,
       prices: cost.book,
-      shard,
-      startAtWallMs,
       workers:
         workers > 1 ? { count: workers, script: workerThreadScript(), clockAnchorMs: monotonicAnchorMs() } : null,
-      events: combineRunEvents([
-        ...(progress ? [{ onTick: (tick) => progress.update(tick) } satisfies RunEvents] : []),
-        startEvents(ctx, shard, quiet),
-        ...views.map((view) => view.events),
-      ]),
     });
     progress?.finish();
     await writeCiOutputs(

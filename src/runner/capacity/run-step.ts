@@ -11,7 +11,13 @@ import type { CapacitySpec, ResolvedGroup, ResolvedProfile } from '../../profile
 import { STEP_GRACEFUL_STOP_MS } from '../../aggregate/capacity/step-length.js';
 import { stepRampBlocks, stepWarmupMs } from '../../profile/resolve-capacity.js';
 import { nowUs } from '../../util/clock.js';
-import { runProfile, type RunProfileOptions, type RunResult } from '../run-profile.js';
+import {
+  runProfile,
+  type RunEnvironment,
+  type RunProfileOptions,
+  type RunResult,
+  type RunTarget,
+} from '../run-profile.js';
 import { runProfileInWorkers, type WorkerPoolOptions } from '../run-in-workers.js';
 import type { StoredBlock } from './step-block.js';
 import { StepMonitor } from './step-monitor.js';
@@ -43,7 +49,8 @@ export interface StepResult {
 }
 
 export interface StepContext {
-  readonly run: Omit<RunProfileOptions, 'profile' | 'events' | 'interrupt' | 'tickIntervalMs'>;
+  /** The run's target connection and environment (its control and events are each step's). */
+  readonly run: { readonly target: RunTarget; readonly env: Omit<RunEnvironment, 'events'> };
   readonly interrupt: AbortSignal;
   readonly profile: ResolvedProfile;
   readonly spec: CapacitySpec;
@@ -134,15 +141,17 @@ function runPart(
           scenarios: [{ ...scenario, gracefulStopMs: Math.min(scenario.gracefulStopMs, STEP_GRACEFUL_STOP_MS) }],
         };
   const options: RunProfileOptions = {
-    ...context.run,
     profile,
-    interrupt: stop,
-    tickIntervalMs: Math.min(250, context.spec.blockMs),
-    events: {
-      onScenarioStart: () => monitor.start(nowUs()),
-      onRecord: (record, _group, values) => monitor.record(record, values),
-      onTick: (tick) => {
-        if (monitor.tick(nowUs(), tick.snapshot) !== null) settle();
+    target: context.run.target,
+    control: { interrupt: stop, tickIntervalMs: Math.min(250, context.spec.blockMs) },
+    env: {
+      ...context.run.env,
+      events: {
+        onScenarioStart: () => monitor.start(nowUs()),
+        onRecord: (record, _group, values) => monitor.record(record, values),
+        onTick: (tick) => {
+          if (monitor.tick(nowUs(), tick.snapshot) !== null) settle();
+        },
       },
     },
   };
