@@ -21,6 +21,7 @@ import type { LengthDistribution, ResolvedProfile, ResolvedScenario } from '../p
 import { parseCapacitySlo } from './capacity/capacity-slo.js';
 import {
   CALIBRATION_MS,
+  ceilTo3Digits,
   defaultStepCapMs,
   HARNESS_RETRIES,
   lowestDecidablePerS,
@@ -68,13 +69,6 @@ export function estimateCapacitySpend(profile: ResolvedProfile, book: PriceBook)
     notes: [...notes],
     unpriced: [...new Set([...steps.unpriced, ...calibration.unpriced])],
   };
-}
-
-/** Up to 3 significant digits, never below `value` (the runner's lowest load is rounded so). */
-function ceilTo3Digits(value: number): number {
-  if (!(value > 0) || !Number.isFinite(value)) return value;
-  const scale = 10 ** (Math.floor(Math.log10(value)) - 2);
-  return Number((Math.ceil(value / scale - 1e-9) * scale).toPrecision(3));
 }
 
 /**

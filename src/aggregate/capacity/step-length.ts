@@ -24,6 +24,13 @@ export const STEP_GRACEFUL_STOP_MS = 10_000;
 /** Geometric factor of the planner's probes (aggregate/capacity/capacity-search.ts). */
 export const SEARCH_GROWTH = 2;
 
+/** Up to 3 significant digits, never below `value`: a load at least as high as needed, and readable. */
+export function ceilTo3Digits(value: number): number {
+  if (!(value > 0) || !Number.isFinite(value)) return value;
+  const scale = 10 ** (Math.floor(Math.log10(value)) - 2);
+  return Number((Math.ceil(value / scale - 1e-9) * scale).toPrecision(3));
+}
+
 /** The sequential tests' settings (capacity.alpha, beta, indifference). */
 export interface TestSettings {
   readonly alpha: number;

@@ -16,6 +16,7 @@ import type { CapacityEstimate } from '../../aggregate/capacity/capacity-fit.js'
 import { CapacitySearch } from '../../aggregate/capacity/capacity-search.js';
 import {
   CALIBRATION_MS,
+  ceilTo3Digits,
   defaultStepCapMs,
   HARNESS_RETRIES,
   lowestDecidablePerS,
@@ -216,13 +217,6 @@ function plannedSearch(
     ...(previous !== null && mode === 'rate' ? { growth: confirmRatio } : {}),
   });
   return { planner, start, capMs, lowest, raised: start > wanted && raised !== null ? raised : null };
-}
-
-/** Up to 3 significant digits, never below `value` (a load at least as high as needed, and readable). */
-function ceilTo3Digits(value: number): number {
-  if (!(value > 0) || !Number.isFinite(value)) return value;
-  const scale = 10 ** (Math.floor(Math.log10(value)) - 2);
-  return Number((Math.ceil(value / scale - 1e-9) * scale).toPrecision(3));
 }
 
 function sumGoodput(parts: readonly StepResult[]): number | null {

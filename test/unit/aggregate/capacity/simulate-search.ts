@@ -17,6 +17,7 @@ import type { CapacityObjective } from '../../../../src/aggregate/capacity/capac
 import { ExceedanceSprt } from '../../../../src/aggregate/capacity/exceedance-sprt.js';
 import { pooledDesignEffect } from '../../../../src/aggregate/capacity/design-effect.js';
 import {
+  ceilTo3Digits,
   defaultStepCapMs,
   lowestDecidablePerS,
   testedSeconds,
@@ -101,17 +102,11 @@ export interface SearchSettings {
 
 const TESTS = { alpha: 0.05, beta: 0.05, indifference: 0.5 };
 
-/** Up to 3 significant digits, never below `value` (as the runner rounds its lowest load). */
-function ceil3(value: number): number {
-  const scale = 10 ** (Math.floor(Math.log10(value)) - 2);
-  return Number((Math.ceil(value / scale - 1e-9) * scale).toPrecision(3));
-}
-
 /** A search's limits under the step-length rules: tested blocks per step, its lowest load and start. */
 export function stepLimits(curve: Curve, settings: SearchSettings) {
   const untestedMs = (settings.untestedBlocks ?? 0) * 1000;
   const capMs = settings.capMs ?? defaultStepCapMs(TESTS, curve.start, untestedMs, 1000);
-  const lowest = ceil3(lowestDecidablePerS([curve.objective], TESTS, capMs, untestedMs, 1000));
+  const lowest = ceilTo3Digits(lowestDecidablePerS([curve.objective], TESTS, capMs, untestedMs, 1000));
   return {
     capMs,
     testedBlocks: Math.floor(testedSeconds(capMs, untestedMs, 1000)),
