@@ -44,8 +44,12 @@ export const capacitySchema = z
       .optional()
       .meta({ description: 'Stop bisecting when the bracket is this narrow (default 10%).' }),
     max_steps: z.number().int().min(2).max(50).optional().meta({ description: 'Most steps per group (default 12).' }),
+    max_step_duration: duration.optional().meta({
+      description:
+        "Longest a step runs while its tests are undecided (default: long enough that a p99 objective decides at half the search's start load, at least 60s); steps end at their decision, and a search never runs a load too low for its SLO's tests to decide within it.",
+    }),
     step_duration: duration.optional().meta({
-      description: 'Longest a step runs before it is INCONCLUSIVE (default 60s); clear outcomes end sooner.',
+      description: 'The older name of max_step_duration (not both).',
     }),
     step_warmup: z
       .union([
@@ -55,7 +59,7 @@ export const capacitySchema = z
       .optional()
       .meta({
         description:
-          "Start of every step sent and tested by nothing, so a queue the load builds shows before a decision (default: the scenario's warmup, else 5s, at most a quarter of step_duration).",
+          "Start of every step sent and tested by nothing, so a queue the load builds shows before a decision (default: the scenario's warmup, else 5s, at most a quarter of max_step_duration or of 60s).",
       }),
     block: duration.optional().meta({ description: 'Length of the blocks the sequential test reads (default 1s).' }),
     alpha: z

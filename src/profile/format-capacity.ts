@@ -31,7 +31,7 @@ export function formatCapacityPlan(profile: ResolvedProfile): string {
   const slo = Object.entries(c.slo);
   const parts = [
     `slo ${slo.length === 0 ? 'none' : slo.map(([k, v]) => `${k} < ${v}`).join(', ')}`,
-    `steps of at most ${formatDurationMs(c.stepDurationMs)}, each starting with ${formatStepWarmups(profile)} untested`,
+    `steps of at most ${c.maxStepDurationMs === null ? `${formatDurationMs(c.stepDurationMs)} (longer when a p99 needs it at half the start load: max_step_duration not set)` : formatDurationMs(c.maxStepDurationMs)}, each starting with ${formatStepWarmups(profile)} untested`,
     `blocks of ${formatDurationMs(c.blockMs)}`,
     `resolution ${Math.round(c.resolution * 1000) / 10}%`,
     `at most ${c.maxSteps} steps`,

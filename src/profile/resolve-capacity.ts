@@ -12,7 +12,13 @@ export interface CapacitySpec {
   readonly minCapacity: number | null;
   readonly resolution: number;
   readonly maxSteps: number;
+  /**
+   * `max_step_duration` (or its older name `step_duration`), else 60 s: what the default step warmup is
+   * a quarter of at most, and the floor of the default cap.
+   */
   readonly stepDurationMs: number;
+  /** `max_step_duration` as set; null: the default, computed per search (aggregate/capacity/step-length.ts). */
+  readonly maxStepDurationMs: number | null;
   /** `step_warmup`; null: the default (stepWarmupMs). */
   readonly stepWarmupMs: number | null;
   readonly blockMs: number;
@@ -83,12 +89,14 @@ function durationMs(value: number | string | undefined, fallback: number): numbe
 /** `capacity:` with its defaults; `slo` falls back to the profile's top-level slo. */
 export function resolveCapacity(input: CapacityInput | undefined, slo: Readonly<Record<string, number>>): CapacitySpec {
   const spec = input ?? {};
+  const stated = spec.max_step_duration ?? spec.step_duration;
   return {
     slo: { ...(spec.slo ?? slo) },
     minCapacity: spec.min_capacity ?? null,
     resolution: fraction(spec.resolution, CAPACITY_DEFAULTS.resolution),
     maxSteps: spec.max_steps ?? CAPACITY_DEFAULTS.maxSteps,
-    stepDurationMs: durationMs(spec.step_duration, CAPACITY_DEFAULTS.stepDurationMs),
+    stepDurationMs: durationMs(stated, CAPACITY_DEFAULTS.stepDurationMs),
+    maxStepDurationMs: stated === undefined ? null : durationMs(stated, CAPACITY_DEFAULTS.stepDurationMs),
     stepWarmupMs: spec.step_warmup === undefined ? null : durationMs(spec.step_warmup, 0),
     blockMs: durationMs(spec.block, CAPACITY_DEFAULTS.blockMs),
     alpha: spec.alpha ?? CAPACITY_DEFAULTS.alpha,
