@@ -1,8 +1,10 @@
 /**
  * The test tiers (DESIGN.md, test/): four projects by folder, and three tags for what the inner loop leaves
  * out. A whole file is tagged with a `// @module-tag <name>` line at its top (vitest 4.1 test tags), a single
- * test with `{ tags: ['slow'] }`. `npm run test:fast` runs everything but slow, browser and tool;
- * `npm test` runs everything (what CI runs) and writes test-artifacts/timing.json.
+ * test with `{ tags: ['slow'] }`. `npm run test:fast` runs everything but slow, browser, tool and timing;
+ * `npm test` runs everything (what CI runs): the files side by side (most wait on sockets and timers, and
+ * vitest's default is one file at a time on two cores), then the `timing` files one at a time, alone on
+ * the machine, so that no other test's load is what they measure; it writes test-artifacts/timing*.json.
  */
 import { defineConfig } from 'vitest/config';
 
@@ -17,6 +19,11 @@ export default defineConfig({
       {
         name: 'slow',
         description: 'takes seconds of real time on purpose (timing truth, long runs); not in test:fast',
+      },
+      {
+        name: 'timing',
+        description:
+          'its subject is timing truth on real time (capacity decisions, harness health, latency stamps); runs alone after the rest',
       },
       { name: 'browser', description: 'drives chromium (.ci/run installs it); not in test:fast' },
       {

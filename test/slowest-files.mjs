@@ -5,26 +5,42 @@
  * Files run side by side, so their seconds add up to more than the wall time.
  *
  *     npm run test:slowest                # the 15 slowest files
- *     npm run test:slowest -- 30 FILE     # the 30 slowest, from another report
+ *     npm run test:slowest -- 30 FILE...  # the 30 slowest, from other reports (default: both of npm test's)
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 
 const ROOT = resolve(import.meta.dirname, '..');
-const [countArg = '15', reportArg = 'test-artifacts/timing.json'] = process.argv.slice(2);
+const [countArg = '15', ...reportArgs] = process.argv.slice(2);
 const count = Number(countArg);
 if (!Number.isInteger(count) || count < 1) {
   console.error(`the count must be a whole number of files, got ${countArg}`);
   process.exit(2);
 }
 
-let report;
-try {
-  report = JSON.parse(readFileSync(resolve(ROOT, reportArg), 'utf8'));
-} catch (error) {
-  console.error(`cannot read ${reportArg}: ${error.message}\nrun \`npm test\` first: it writes the timing report`);
+// npm test writes two reports: the files run side by side, then the timing files alone.
+const DEFAULT_REPORTS = ['test-artifacts/timing.json', 'test-artifacts/timing-serial.json'];
+const reportPaths =
+  reportArgs.length > 0 ? reportArgs : DEFAULT_REPORTS.filter((path) => existsSync(resolve(ROOT, path)));
+if (reportPaths.length === 0) {
+  console.error('no timing report: run `npm test` first (it writes test-artifacts/timing.json)');
   process.exit(2);
 }
+function readReport(path) {
+  try {
+    return JSON.parse(readFileSync(resolve(ROOT, path), 'utf8'));
+  } catch (error) {
+    console.error(`cannot read ${path}: ${error.message}\nrun \`npm test\` first: it writes the timing report`);
+    process.exit(2);
+  }
+}
+const reports = reportPaths.map(readReport);
+const report = {
+  started_at: reports[0].started_at,
+  wall_ms: reports.reduce((sum, one) => sum + one.wall_ms, 0),
+  files: reports.flatMap((one) => one.files),
+};
+const reportArg = reportPaths.join(' + ');
 
 const seconds = (ms) => (ms / 1000).toFixed(1).padStart(7);
 const files = [...report.files].sort((a, b) => b.total_ms - a.total_ms);

@@ -63,9 +63,18 @@ describe('the test tiers', () => {
     expect(untagged).toEqual([]);
   });
 
+  it('run the timing files alone, after the rest: npm test is the side-by-side run, then the timing run on one worker', () => {
+    const scripts = JSON.parse(source('package.json')).scripts as Record<string, string>;
+    expect(scripts['test']).toMatch(/npm run test:parallel && npm run test:timing$/);
+    expect(scripts['test:parallel']).toContain("--tags-filter='!timing'");
+    expect(scripts['test:timing']).toContain('--tags-filter=timing');
+    expect(scripts['test:timing']).toContain('--maxWorkers=1');
+    expect(scripts['test:fast']).toContain('!timing');
+  });
+
   it('use only the tags the config defines', () => {
     const defined = (config.test?.tags ?? []).map((tag) => tag.name);
-    expect(defined.sort()).toEqual(['browser', 'slow', 'tool']);
+    expect(defined.sort()).toEqual(['browser', 'slow', 'timing', 'tool']);
     const unknown = testFiles.flatMap((file) => {
       const text = source(file);
       return [...moduleTags(text), ...testTags(text)]

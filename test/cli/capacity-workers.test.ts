@@ -4,6 +4,7 @@
  * steps are decided as in one thread; summary.json says how many threads sent it. And the remedy the
  * harness names when its client was the bottleneck: more workers with this machine's core count, or
  * shards once the workers are as many as the cores.
+ * @module-tag timing
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

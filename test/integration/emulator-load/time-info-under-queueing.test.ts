@@ -6,6 +6,7 @@
  * entered the engine, after it had waited behind the parsing, validation and planning of every request
  * read before it; under a burst of 300 that left hundreds of ms out of total_time, which a run reports
  * as client overhead (e2e - total_time) that does not exist.
+ * @module-tag timing
  */
 import { readFileSync } from 'node:fs';
 import { PerformanceObserver } from 'node:perf_hooks';

@@ -16,6 +16,7 @@
  * A step in which the harness was its own bottleneck (a loaded machine) is INCONCLUSIVE and is neither
  * right nor wrong; a search it ended is not counted (another seed is searched while time allows), and a
  * failure says how many were spoiled. 79 s on a quiet 2-core machine (104 s under load, with 5% brackets).
+ * @module-tag timing
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -5,6 +5,7 @@
  * (test/helpers/slots-server.ts: 8 slots x 400 ms, 20 req/s; TTFT 200 ms while nothing waits), with steps
  * capped at 40 s and a calibrated start of about 2.5 req/s (under 100 requests tested in a step), the
  * search now raises its start to the lowest load a p99 can decide at within the cap and finds the truth.
+ * @module-tag timing
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -5,6 +5,7 @@
  * stored steps re-evaluated under the same SLO give the same decisions (a stricter SLO a lower capacity),
  * --confirm checks a previous capacity from one step below it, a capacity under min_capacity exits 99, and
  * with capacity.mix the tiers searched together find flex (queued behind default) binding near 40 req/s.
+ * @module-tag timing
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

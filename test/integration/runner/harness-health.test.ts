@@ -6,6 +6,7 @@
  * blocking must not be. The busy and idle runs share one process with the server, as a user's
  * in-process test would; the idle run is kept light (2 in flight against a server that takes ~30 ms per
  * answer) so it stays far below the limits on a loaded machine.
+ * @module-tag timing
  */
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';

@@ -3,6 +3,7 @@
  * loop at the socket write (the client's path to the socket is schedule lag, not the server's latency).
  * The real runner and client against the known-timing server on 127.0.0.1; records as the runner hands
  * them to its sinks.
+ * @module-tag timing
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startKnownTimingServer, type KnownTimingServer } from '../../../src/bench/known-timing-server.js';

@@ -4,6 +4,7 @@
  * clock, a manual one here, that the runner hands to the client), and, having no schedule to be late
  * against, is left out of the group's schedule_lag_ms and the harness's; with stages shorter than the
  * duration, turns stop when the stages end, as the closed loop does.
+ * @module-tag timing
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RequestRecord } from '../../../src/client/request-record.js';

@@ -4,6 +4,7 @@
  * on timers, several wake-ups share the one wake thread, waiting costs no CPU, and the thread never keeps
  * a process from exiting. How close to the target it wakes is measured by the accuracy benchmark, not
  * here (shared, loaded machines).
+ * @module-tag timing
  */
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';

@@ -1,3 +1,7 @@
+/**
+ * The capacity engine on the real clock: tier order, decode rate in wall-clock time, time_info parts.
+ * @module-tag timing
+ */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TimeInfo } from '../../../../src/protocol/chat.js';
 import type { ServiceTierUsed } from '../../../../src/protocol/chat.js';
