@@ -1,5 +1,5 @@
 /**
- * `npm run bench client --quick` (the built dist/bench/main.js, as `npm test`'s pretest builds it) runs to
+ * `npm run bench client --quick` (the built dist-bench/bench/main.js, as `npm test`'s pretest builds it) runs to
  * the end, prints its table with a row for every target of the client benchmark and writes
  * bench-results/client.json with every target in it. Never a timing: how fast the client is belongs to
  * the benchmark, on a quiet machine, not to a test on a shared one. Runs in a temporary folder, since the
@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-const MAIN = resolve(import.meta.dirname, '..', '..', '..', 'dist', 'bench', 'main.js');
+const MAIN = resolve(import.meta.dirname, '..', '..', '..', 'dist-bench', 'bench', 'main.js');
 
 /** Every target line of the pinned sections, by section (a part of each target's text). */
 const TARGETS: Readonly<Record<string, readonly string[]>> = {

@@ -4,7 +4,7 @@
  * with the client under test but the machine. Talks over the IPC channel: it sends `{ url }` once
  * listening, answers 'stats' with its KnownTimingStats, 'reset' with 'ok', and exits on 'close'.
  */
-import { startKnownTimingServer, type KnownTimingOptions } from './known-timing-server.js';
+import { startKnownTimingServer, type KnownTimingOptions } from '../test/helpers/known-timing/known-timing-server.js';
 
 const options = JSON.parse(process.argv[2] ?? '{}') as KnownTimingOptions;
 const server = await startKnownTimingServer(options);

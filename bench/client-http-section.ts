@@ -5,7 +5,7 @@
  * and wrk (pinned to the same core), alternating in every round. The target is >= 90% of autocannon;
  * wrk is shown for reference (a C client: what the core allows).
  */
-import type { HarnessHealth } from '../metrics/run-summary.js';
+import type { HarnessHealth } from '../src/metrics/run-summary.js';
 import type { SectionContext } from './client-hold-session.js';
 import { comparatorBody, plainHttpProfile } from './client-profiles.js';
 import { alternate, keptRounds, round3, roundCount, targetResult, unmeasured } from './client-rounds.js';

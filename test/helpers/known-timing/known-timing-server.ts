@@ -19,7 +19,7 @@
  * with content-length, `connection: close`. Anything else gets a 400 and the connection is closed.
  */
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
-import type { TimeInfo, Usage } from '../protocol/chat.js';
+import type { TimeInfo, Usage } from '../../../src/protocol/chat.js';
 import { type RequestHandler, sendWhole, serveConnection } from './http1-framing.js';
 import { type AnswerPlan, answerChat } from './known-timing-answer.js';
 import { buildResponses, type KnownTimingResponses } from './known-timing-responses.js';

@@ -21,7 +21,7 @@ import { median } from './accuracy-quantiles.js';
 import { ServerProcess } from './accuracy-server.js';
 import { inferbenchTtftError, type TtftErrorSummary, vllmTtftError } from './accuracy-ttft-error.js';
 import { runVllmRound, vllmComparatorMissing } from './accuracy-vllm-job.js';
-import type { HarnessHealth } from '../metrics/run-summary.js';
+import type { HarnessHealth } from '../src/metrics/run-summary.js';
 
 const SECTION = 'accuracy';
 const COMPARATOR = 'vllm request fn';

@@ -1,6 +1,7 @@
 /**
- * `npm run bench` (node dist/bench/main.js [name...] [--quick] [--skip part,...] [--duration 10m]): runs every registered
- * benchmark, or the named ones, prints each one's table and writes its JSON to bench-results/<name>.json.
+ * `npm run bench` (node dist-bench/bench/main.js [name...] [--quick] [--skip part,...] [--duration 10m], built
+ * by bench/tsconfig.json): runs every registered benchmark, or the named ones, prints each one's table and
+ * writes its JSON to bench-results/<name>.json.
  * Flags are not names: they go to the benchmarks in their BenchContext. `npm run bench client --quick`
  * works too: npm keeps `--quick` for itself and hands it on as npm_config_quick (likewise `--skip=a,b`
  * and `--duration 1h`, see takeNpmDuration).
@@ -16,7 +17,7 @@ import { httpBenchmark } from './http-bench.js';
 import { clientBenchmark } from './client-bench.js';
 import { capacityBenchmark } from './capacity-bench.js';
 import { soakBenchmark } from './soak-bench.js';
-import { parseDurationMs } from '../util/duration.js';
+import { parseDurationMs } from '../src/util/duration.js';
 
 export const BENCHMARKS = {
   emulator: emulatorBenchmark,

@@ -9,7 +9,7 @@
  * gets a 400 and the connection is closed.
  */
 import type { Socket } from 'node:net';
-import { arrivalUs } from '../util/arrival-clock.js';
+import { arrivalUs } from '../../../src/util/arrival-clock.js';
 
 /** A request head larger than this is refused (the client under test sends a few hundred bytes). */
 const MAX_HEAD_BYTES = 64 * 1024;

@@ -14,12 +14,13 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Pool } from 'undici';
-import { CapacityEngine } from '../emulator/capacity/capacity-engine.js';
-import { LatenessStats, type LatenessSummary } from '../emulator/capacity/lateness-stats.js';
-import type { CapacitySpec } from '../emulator/model-spec.js';
+import { packageRoot } from '../src/cli/package-root.js';
+import { CapacityEngine } from '../src/emulator/capacity/capacity-engine.js';
+import { LatenessStats, type LatenessSummary } from '../src/emulator/capacity/lateness-stats.js';
+import type { CapacitySpec } from '../src/emulator/model-spec.js';
 import type { BenchContext, BenchOutcome, BenchRow, Benchmark } from './benchmark.js';
 
 const STREAMS = 2000;
@@ -127,7 +128,7 @@ interface ServeProcess {
 }
 
 async function startServe(configPath: string, workers: number): Promise<ServeProcess> {
-  const main = resolve(import.meta.dirname, '..', 'cli', 'main.js');
+  const main = join(packageRoot(), 'dist', 'cli', 'main.js');
   const args = [main, 'serve', '--port', '0', '--config', configPath, '--workers', String(workers)];
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';

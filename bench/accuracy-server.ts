@@ -7,7 +7,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { pinProcess } from './cpu-pin.js';
-import type { KnownTimingOptions, RequestTrace } from './known-timing-server.js';
+import type { KnownTimingOptions, RequestTrace } from '../test/helpers/known-timing/known-timing-server.js';
 
 /** What the server child reports on 'stats' (KnownTimingStats without its methods). */
 export interface ServerStats {

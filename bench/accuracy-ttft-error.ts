@@ -13,7 +13,7 @@
 import { median, quantile } from './accuracy-quantiles.js';
 import type { ClientRoundResult } from './accuracy-client-job.js';
 import type { VllmRequest } from './accuracy-vllm-job.js';
-import type { RequestTrace } from './known-timing-stats.js';
+import type { RequestTrace } from '../test/helpers/known-timing/known-timing-stats.js';
 
 /** One matched request, ms. */
 interface TtftSample {

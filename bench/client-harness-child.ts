@@ -11,11 +11,11 @@
  * - costPerEvent { requests, eventsPerRequest } / bigEvent { bytes, pieceBytes }: client-micro.ts
  */
 import autocannon from 'autocannon';
-import { inferbenchVersion } from '../cli/version.js';
-import { resolveProfileText } from '../profile/load-profile.js';
-import { runProfile } from '../runner/run-profile.js';
-import { systemClock } from '../util/clock.js';
-import { o200kTokenizer } from '../util/tokenizer.js';
+import { inferbenchVersion } from '../src/cli/version.js';
+import { resolveProfileText } from '../src/profile/load-profile.js';
+import { runProfile } from '../src/runner/run-profile.js';
+import { systemClock } from '../src/util/clock.js';
+import { o200kTokenizer } from '../src/util/tokenizer.js';
 import { HoldWindowMeter, holdInferbench, holdSink, type Holder, memoryNow, settledMemory } from './client-hold.js';
 import { measureBigEvent, measureCostPerEvent } from './client-micro.js';
 import { serveRpc } from './client-rpc.js';

@@ -5,7 +5,7 @@
  * dropped are the run's `dropped` count, with max_concurrency 1000 far above what these rates keep in
  * flight (so nothing may be dropped).
  */
-import type { HarnessHealth } from '../metrics/run-summary.js';
+import type { HarnessHealth } from '../src/metrics/run-summary.js';
 import type { SectionContext } from './client-hold-session.js';
 import { openLoopProfile } from './client-profiles.js';
 import { keptRounds, round3, roundCount, targetResult } from './client-rounds.js';

@@ -6,12 +6,13 @@
  * comparator is reported missing, never a failure.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { packageRoot } from '../src/cli/package-root.js';
 import { onCore } from './cpu-pin.js';
 
 const PYTHON = '/usr/bin/python3';
-/** Not compiled by tsc: from dist/bench/ (or src/bench/) back to the source file. */
-const SCRIPT = fileURLToPath(new URL('../../src/bench/vllm-request-fn.py', import.meta.url));
+/** Not compiled by tsc: the source file in bench/, also when this runs from dist-bench/bench/. */
+const SCRIPT = join(packageRoot(), 'bench', 'vllm-request-fn.py');
 
 /** One measured request of the comparator; times in CLOCK_MONOTONIC ms. */
 export interface VllmRequest {

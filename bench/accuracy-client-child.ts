@@ -6,14 +6,14 @@
  * it saw (node:perf_hooks 'gc' entries: start and duration on the same clock as the records). Then exits.
  */
 import { type PerformanceEntry, PerformanceObserver } from 'node:perf_hooks';
-import { resolveProfileText } from '../profile/load-profile.js';
-import { runProfile } from '../runner/run-profile.js';
-import { systemClock } from '../util/clock.js';
-import { inferbenchVersion } from '../cli/version.js';
-import type { RequestRecord } from '../client/request-record.js';
-import { ttftUs } from '../measure/request-timings.js';
+import { resolveProfileText } from '../src/profile/load-profile.js';
+import { runProfile } from '../src/runner/run-profile.js';
+import { systemClock } from '../src/util/clock.js';
+import { inferbenchVersion } from '../src/cli/version.js';
+import type { RequestRecord } from '../src/client/request-record.js';
+import { ttftUs } from '../src/measure/request-timings.js';
 import { bodyNotingDeps } from './accuracy-body-noting.js';
-import { monotonicOffsetMs } from './known-timing-stats.js';
+import { monotonicOffsetMs } from '../test/helpers/known-timing/known-timing-stats.js';
 import type { ClientJob, ClientRoundResult, GcPause, MeasuredRequest } from './accuracy-client-job.js';
 
 function gcPause(entry: PerformanceEntry): GcPause {

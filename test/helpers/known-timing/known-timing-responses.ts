@@ -3,7 +3,7 @@
  * (HTTP chunked framing included, so a write costs no JSON work), the body of a non-streamed answer, the
  * models list and the 404, with the usage and time_info they report.
  */
-import type { TimeInfo, Usage } from '../protocol/chat.js';
+import type { TimeInfo, Usage } from '../../../src/protocol/chat.js';
 import { httpChunk, responseHead } from './http1-framing.js';
 import type { KnownTimingOptions } from './known-timing-server.js';
 

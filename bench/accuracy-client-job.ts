@@ -6,7 +6,7 @@
  */
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { HarnessHealth } from '../metrics/run-summary.js';
+import type { HarnessHealth } from '../src/metrics/run-summary.js';
 import { pinProcess } from './cpu-pin.js';
 
 export interface ClientJob {

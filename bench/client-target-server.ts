@@ -25,7 +25,7 @@ import {
   tokenBatch,
   WHOLE_ANSWER,
 } from './client-target-bytes.js';
-import { type RequestHandler, sendWhole, serveConnection } from './http1-framing.js';
+import { type RequestHandler, sendWhole, serveConnection } from '../test/helpers/known-timing/http1-framing.js';
 
 export type TargetMode =
   | { readonly kind: 'fixed' }

@@ -16,16 +16,16 @@
  * server's writes and the server's timers do not delay the client's reads; they share only the machine.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { resolveProfileText } from '../profile/load-profile.js';
-import { runProfile } from '../runner/run-profile.js';
-import { systemClock } from '../util/clock.js';
-import { inferbenchVersion } from '../cli/version.js';
-import type { TimeInfo } from '../protocol/chat.js';
-import type { RequestRecord } from '../client/request-record.js';
+import { resolveProfileText } from '../src/profile/load-profile.js';
+import { runProfile } from '../src/runner/run-profile.js';
+import { systemClock } from '../src/util/clock.js';
+import { inferbenchVersion } from '../src/cli/version.js';
+import type { TimeInfo } from '../src/protocol/chat.js';
+import type { RequestRecord } from '../src/client/request-record.js';
 import { bodyNotingDeps } from './accuracy-body-noting.js';
 import { median, quantile } from './accuracy-quantiles.js';
 import { ServerProcess } from './accuracy-server.js';
-import { monotonicOffsetMs, type RequestTrace } from './known-timing-stats.js';
+import { monotonicOffsetMs, type RequestTrace } from '../test/helpers/known-timing/known-timing-stats.js';
 import type { BenchContext, BenchOutcome, BenchRow, Benchmark } from './benchmark.js';
 
 const TTFT_MS = 50;

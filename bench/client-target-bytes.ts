@@ -4,7 +4,7 @@
  * short whole stream (role, 4 tokens, final) in one buffer, the non-streamed answer and the models list.
  * Prebuilt so that a write costs the server no JSON work: the server must never be what is measured.
  */
-import { httpChunk, LAST_CHUNK, responseHead } from './http1-framing.js';
+import { httpChunk, LAST_CHUNK, responseHead } from '../test/helpers/known-timing/http1-framing.js';
 
 const MODEL = 'bench';
 const BASE = `"id":"chatcmpl-bench","object":"chat.completion.chunk","created":1767225600,"model":"${MODEL}"`;

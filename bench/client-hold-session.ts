@@ -6,7 +6,7 @@
  * memory) with the server's own counts around it, then has the server end every stream and waits for
  * the client's run to finish.
  */
-import type { HarnessHealth } from '../metrics/run-summary.js';
+import type { HarnessHealth } from '../src/metrics/run-summary.js';
 import type { HoldWindow } from './client-hold.js';
 import type { PinnedProcess, PinningPlan } from './client-pinned-process.js';
 import { sleep } from './client-rounds.js';

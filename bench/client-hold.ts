@@ -11,13 +11,13 @@
  */
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { getHeapSpaceStatistics } from 'node:v8';
-import { AttemptHandler } from '../client/attempt-handler.js';
-import type { RequestRecord } from '../client/request-record.js';
-import { inferbenchVersion } from '../cli/version.js';
-import { resolveProfileText } from '../profile/load-profile.js';
-import { defaultRunnerDeps, type RunnerDeps } from '../runner/runner-deps.js';
-import { runProfile, type RunResult } from '../runner/run-profile.js';
-import { systemClock } from '../util/clock.js';
+import { AttemptHandler } from '../src/client/attempt-handler.js';
+import type { RequestRecord } from '../src/client/request-record.js';
+import { inferbenchVersion } from '../src/cli/version.js';
+import { resolveProfileText } from '../src/profile/load-profile.js';
+import { defaultRunnerDeps, type RunnerDeps } from '../src/runner/runner-deps.js';
+import { runProfile, type RunResult } from '../src/runner/run-profile.js';
+import { systemClock } from '../src/util/clock.js';
 import { comparatorBody, holdStreamsProfile } from './client-profiles.js';
 import { SinkClient } from './client-sink.js';
 

@@ -1,5 +1,6 @@
 /**
- * `npm run bench capacity`: the capacity search against servers of known truth (capacity-servers.ts),
+ * `npm run bench capacity`: the capacity search against servers of known truth (test/helpers/slots-server.ts,
+ * known-latency-server.ts, shared with the capacity tests),
  * what the issue asks and a test can only sample:
  *
  * - `searches`: 10 seeded searches (3 with --quick) per slots configuration, through the real CLI
@@ -16,11 +17,12 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import type { CliContext } from '../cli/context.js';
-import { runCli } from '../cli/run-cli.js';
-import type { CapacityGroupSummary, CapacitySummary } from '../metrics/capacity-summary.js';
+import type { CliContext } from '../src/cli/context.js';
+import { runCli } from '../src/cli/run-cli.js';
+import type { CapacityGroupSummary, CapacitySummary } from '../src/metrics/capacity-summary.js';
 import type { BenchContext, BenchOutcome, BenchRow, Benchmark } from './benchmark.js';
-import { BENCH_MODEL, startKnownLatencyServer, startSlotsServer } from './capacity-servers.js';
+import { oneStepProfile, startKnownLatencyServer } from '../test/helpers/known-latency-server.js';
+import { SLOTS_MODEL, startSlotsServer } from '../test/helpers/slots-server.js';
 
 interface SlotsConfig {
   readonly name: string;
@@ -67,7 +69,7 @@ function searchProfile(config: SlotsConfig, seed: number): string {
   return `name: slots-${seed}
 scenarios:
   - name: s
-    models: [${BENCH_MODEL}]
+    models: [${SLOTS_MODEL}]
     load: { mode: rate, rate: 10, arrival: constant }
     duration: 10s
     seed: ${seed}
@@ -96,7 +98,8 @@ interface SearchRow {
 }
 
 async function searchConfig(ctx: BenchContext, dir: string, config: SlotsConfig, wanted: number): Promise<SearchRow[]> {
-  const server = await startSlotsServer(config.slots, config.serviceMs);
+  // One token at half the service time, the answer at its end.
+  const server = await startSlotsServer({ slots: config.slots, serviceMs: config.serviceMs, tokens: 1 });
   const truth = (config.slots * 1000) / config.serviceMs;
   const rows: SearchRow[] = [];
   try {
@@ -129,38 +132,9 @@ async function searchConfig(ctx: BenchContext, dir: string, config: SlotsConfig,
   return rows;
 }
 
-/**
- * `groups` one-step searches at one stream (both the start and the most allowed) against `model`, a p90 SLO
- * of 40 ms: each group's last step is one decision. Also the profile of the decision test
- * (test/integration/runner/capacity-coverage.test.ts).
- */
-export function oneStepProfile(name: string, groups: number, offset: number, model = BENCH_MODEL): string {
-  const scenarios = Array.from(
-    { length: groups },
-    (_, i) => `  - name: s${offset + i}
-    models: [${model}]
-    load: { mode: concurrency, concurrency: 1 }
-    duration: 10s
-    seed: ${offset + i + 1}
-    prompt: { input_tokens: 16, output_tokens: 1 }
-`,
-  ).join('');
-  return `name: ${name}
-scenarios:
-${scenarios}capacity:
-  slo: { ttft_ms.p90: 40ms }
-  start: 1
-  max_load: 1
-  max_steps: 2
-  block: 250ms
-  step_duration: 20s
-  step_warmup: 0s
-`;
-}
-
 /** Decisions of `runs` one-step searches at each share: the last step of each (a spoiled one is retried). */
 async function decisions(ctx: BenchContext, dir: string, runs: number): Promise<Record<string, string[]>> {
-  const server = await startKnownLatencyServer(10, 80, 12);
+  const server = await startKnownLatencyServer({ fastMs: 10, slowMs: 80, slowShare: 0, seed: 12 });
   const outcomes: Record<string, string[]> = {};
   try {
     for (const share of [0.05, 0.15]) {

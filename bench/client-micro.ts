@@ -11,14 +11,14 @@
  *   the first piece to the event parsed and applied.
  */
 import type { Dispatcher } from 'undici';
-import { AttemptHandler, type AttemptContext } from '../client/attempt-handler.js';
-import { createRequestRecord } from '../client/request-record.js';
-import { SseDecoder } from '../client/sse-decoder.js';
-import { createRunCollector } from '../aggregate/run-collector.js';
-import { resolveProfileText } from '../profile/load-profile.js';
-import { RecordFinisher } from '../runner/record-finisher.js';
-import { nowUs } from '../util/clock.js';
-import { o200kTokenizer } from '../util/tokenizer.js';
+import { AttemptHandler, type AttemptContext } from '../src/client/attempt-handler.js';
+import { createRequestRecord } from '../src/client/request-record.js';
+import { SseDecoder } from '../src/client/sse-decoder.js';
+import { createRunCollector } from '../src/aggregate/run-collector.js';
+import { resolveProfileText } from '../src/profile/load-profile.js';
+import { RecordFinisher } from '../src/runner/record-finisher.js';
+import { nowUs } from '../src/util/clock.js';
+import { o200kTokenizer } from '../src/util/tokenizer.js';
 import { finalEvent, TOKEN_EVENT } from './client-target-bytes.js';
 import { holdStreamsProfile } from './client-profiles.js';
 

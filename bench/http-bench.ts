@@ -10,8 +10,9 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { join } from 'node:path';
 import autocannon from 'autocannon';
+import { packageRoot } from '../src/cli/package-root.js';
 import type { BenchContext, BenchOutcome, BenchRow, Benchmark } from './benchmark.js';
 
 const DURATION_S = 5;
@@ -69,7 +70,7 @@ interface ServeProcess {
 
 /** `node dist/cli/main.js serve --port 0` as a child; its base URL is the first line of its stdout. */
 async function startServe(): Promise<ServeProcess> {
-  const main = resolve(import.meta.dirname, '..', 'cli', 'main.js');
+  const main = join(packageRoot(), 'dist', 'cli', 'main.js');
   const args = [main, 'serve', '--host', '127.0.0.1', '--port', '0', '--api-key', BENCH_KEY];
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
