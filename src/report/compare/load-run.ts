@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { InferbenchError } from '../../errors.js';
 import type { RunSummary, TimeSeriesPoint } from '../../metrics/run-summary.js';
-import { parseCsvRecords } from './parse-csv.js';
+import { parseCsvRecords } from '../../util/csv-records.js';
 import { TIMESERIES_COUNT_COLUMNS, TIMESERIES_NULLABLE_COLUMNS } from '../timeseries-csv.js';
 
 export interface LoadedRun {
