@@ -22,6 +22,7 @@ import { GroupTimeSeries } from './time-series.js';
 import { groupDimensions } from './group-dimensions.js';
 import { BreakdownAccumulator } from './breakdown-accumulator.js';
 import { CheckAccumulator } from './check-accumulator.js';
+import { GROUP_WINDOWS, ProgressWindow } from './progress-window.js';
 
 /** Recorded for every request that was sent, ok or not (by the collector), or per gap (itl_ms). */
 export const EVERY_REQUEST_METRICS: ReadonlySet<string> = new Set([
@@ -46,6 +47,8 @@ export class GroupAccumulator {
   readonly breakdowns = new BreakdownAccumulator();
   /** Answer checks per check name (check-accumulator.ts); fed by the collector. */
   readonly checks = new CheckAccumulator();
+  /** The group's last seconds, for the first GROUP_WINDOWS groups (the dashboard's charts); fed by the collector. */
+  readonly window: ProgressWindow | null;
   readonly #histograms = new Map<MetricName, Histogram>();
   started = 0;
   inFlight = 0;
@@ -71,6 +74,7 @@ export class GroupAccumulator {
   constructor(group: ResolvedGroup) {
     this.group = group;
     this.series = new GroupTimeSeries(group.key);
+    this.window = group.index < GROUP_WINDOWS ? new ProgressWindow() : null;
   }
 
   /** Records `value` (already in the histogram's integer unit) unless NaN; negatives clamp to 0. */

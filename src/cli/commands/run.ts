@@ -29,7 +29,7 @@ import { inferbenchVersion } from '../version.js';
 import { monotonicAnchorMs } from '../thread-clock.js';
 import { parseWorkers, workerThreadScript } from '../worker-count.js';
 import { checkLiveViewFlags, DEFAULT_DASHBOARD_PORT, refuseAnyPortWithRepeat, startLiveViews } from '../live-views.js';
-import { combineRunEvents, type LiveView } from '../live-view.js';
+import { attachLiveViews, combineRunEvents, type LiveView } from '../live-view.js';
 import type { CommandRegistration } from './command.js';
 
 interface RunArgs {
@@ -174,7 +174,7 @@ async function runRun(args: RunArgs, ctx: CliContext): Promise<number> {
       outDir: args.out ? resolve(ctx.cwd, args.out) : null,
       embeddedEmulator: emulator !== null,
       proxy,
-      deps: cost.deps,
+      deps: attachLiveViews(cost.deps, views),
       budget: cost.budget,
       prices: cost.book,
       shard,
