@@ -86,10 +86,10 @@ class GroupedRunCollector implements RunCollector {
     const groupSlot = groupWindow === null ? -1 : groupWindow.slot(second);
     if (groupWindow !== null) groupWindow.countEnded(groupSlot);
     // Every request that was sent (NaN, never sent, is skipped).
-    group.record('schedule_lag_ms', values.schedule_lag_ms);
+    group.record('schedule_lag_ms', values.schedule_lag_us);
     // Only requests that opened a connection have these (NaN is skipped); failed ones too: a slow or failed handshake is the point.
-    group.record('connect_ms', values.connect_ms);
-    group.record('tls_handshake_ms', values.tls_handshake_ms);
+    group.record('connect_ms', values.connect_us);
+    group.record('tls_handshake_ms', values.tls_handshake_us);
     if (record.errorClass === null) this.#countOk(group, row, record, values, second, slot, groupSlot);
     else this.#countFailure(group, row, record);
     group.breakdowns.add(record, values);
@@ -153,8 +153,8 @@ class GroupedRunCollector implements RunCollector {
       this.#window.addOutputTokens(slot, outputTokens);
       groupWindow?.addOutputTokens(groupSlot, outputTokens);
     }
-    const ttftUs = values.ttft_ms;
-    group.series.recordLatencies(second, ttftUs, values.e2e_ms);
+    const ttftUs = values.ttft_us;
+    group.series.recordLatencies(second, ttftUs, values.e2e_us);
     if (ttftUs >= 0) {
       this.#window.recordTtftUs(slot, ttftUs);
       groupWindow?.recordTtftUs(groupSlot, ttftUs);

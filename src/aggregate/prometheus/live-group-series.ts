@@ -67,13 +67,13 @@ export class LiveGroupSeries {
    * it brought. Counting it is the collector's.
    */
   observe(record: RequestRecord, values: RecordedValues): void {
-    this.scheduleLag.histogram.observeUs(values.schedule_lag_ms);
+    this.scheduleLag.histogram.observeUs(values.schedule_lag_us);
     if (!Number.isNaN(record.rateLimitRemainingRequests))
       this.rateLimitRemainingRequests = record.rateLimitRemainingRequests;
     if (!Number.isNaN(record.rateLimitRemainingTokens)) this.rateLimitRemainingTokens = record.rateLimitRemainingTokens;
     if (record.errorClass !== null) return;
-    this.ttft.histogram.observeUs(values.ttft_ms);
-    this.e2e.histogram.observeUs(values.e2e_ms);
+    this.ttft.histogram.observeUs(values.ttft_us);
+    this.e2e.histogram.observeUs(values.e2e_us);
     const gaps = itlGapCount(record);
     for (let i = 0; i < gaps; i++) this.itl.histogram.observeUs(itlGapUs(record, i));
   }

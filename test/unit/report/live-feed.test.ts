@@ -61,7 +61,7 @@ function finish(
   record.errorClass = options.errorClass ?? null;
   const values = createRecordedValues();
   if (!options.errorClass) {
-    values.ttft_ms = (options.ttftMs ?? 20) * 1000;
+    values.ttft_us = (options.ttftMs ?? 20) * 1000;
     values.output_tokens = options.tokens ?? 10;
   }
   collector.completed(record, values);

@@ -54,9 +54,9 @@ function okRecord(group: ResolvedGroup, ttftUs: number, e2eUs: number, chunkTime
   record.tokenChunkTimesUs = chunkTimesUs;
   record.rateLimitRemainingRequests = 41;
   const values = createRecordedValues();
-  values.ttft_ms = ttftUs;
-  values.e2e_ms = e2eUs;
-  values.schedule_lag_ms = 300;
+  values.ttft_us = ttftUs;
+  values.e2e_us = e2eUs;
+  values.schedule_lag_us = 300;
   values.input_tokens = 100;
   values.output_tokens = chunkTimesUs.length;
   return { record, values };
@@ -66,7 +66,7 @@ function failedRecord(group: ResolvedGroup, errorClass: ErrorClass) {
   const record = createRequestRecord(2, group.index, 0);
   record.errorClass = errorClass;
   const values = createRecordedValues();
-  values.schedule_lag_ms = 2_000;
+  values.schedule_lag_us = 2_000;
   return { record, values };
 }
 
