@@ -22,7 +22,7 @@ describe('/metrics, the dashboard and summary.json', () => {
       'emulator',
       `models:
   - id: small-fast-8b
-    faults: { http500: 0.2, stream_error: 0.05 }
+    faults: { http500: 0.3, stream_error: 0.1 }
   - id: tight-8b
     based_on: small-fast-8b
     limits: { requests_per_minute: 30 }
@@ -101,10 +101,11 @@ live: { metrics_linger: 20s }
       );
     }
     // Everything the comparison is about did happen: failures, final 429s, 429s a retry recovered, drops.
-    expect(failed).toBeGreaterThan(0);
-    expect(throttled).toBeGreaterThan(0);
-    expect(retriedThrottled).toBeGreaterThan(0);
-    expect(dropped).toBeGreaterThan(0);
+    const happened = JSON.stringify({ failed, throttled, retriedThrottled, dropped });
+    expect(failed, happened).toBeGreaterThan(0);
+    expect(throttled, happened).toBeGreaterThan(0);
+    expect(retriedThrottled, happened).toBeGreaterThan(0);
+    expect(dropped, happened).toBeGreaterThan(0);
     expect(promSum(metrics, 'inferbench_dropped_requests_total')).toBe(dropped);
   }, 60_000);
 });

@@ -22,7 +22,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CapacityGroupSummary, CapacitySummary } from '../../../src/metrics/capacity-summary.js';
 import { runCliInProcess } from '../../helpers/cli.js';
 import {
-  KNOWN_LATENCY_MODEL,
   type KnownLatencyServer,
   oneStepProfile,
   startKnownLatencyServer,

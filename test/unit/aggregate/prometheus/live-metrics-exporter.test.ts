@@ -111,7 +111,7 @@ describe('FixedBucketHistogram', () => {
 
 describe('LiveMetricsExporter', () => {
   it('labels every group series with its dimensions and the shard, the same names everywhere', async () => {
-    const { live, end } = exporter('2/4');
+    const { live } = exporter('2/4');
     live.groupsStarting([CHAT, FLEX]);
     const samples = parsePromText(await live.metrics());
     const ok = promSamples(samples, 'inferbench_requests_total', { outcome: 'ok' });
@@ -210,7 +210,7 @@ describe('LiveMetricsExporter', () => {
   });
 
   it('reports in flight, dropped and event-loop delay from ticks, and the end', async () => {
-    const { live, end } = exporter();
+    const { live } = exporter();
     let samples = parsePromText(await live.metrics());
     expect(promSamples(samples, 'inferbench_event_loop_delay_p99_seconds')).toEqual([]);
     expect(promSum(samples, 'inferbench_run_ended')).toBe(0);
