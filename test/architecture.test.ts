@@ -1,7 +1,8 @@
 /**
  * DESIGN.md's layering, checked on src/ with a real parser (test/helpers/architecture-rules.ts): layer
  * edges for value imports, type imports that never point up or across, no import cycle between files,
- * packages in the layers they belong to, and `process` only in cli/ (and bench/, the other entry point).
+ * packages in the layers they belong to, and `process` only in cli/ (and bench/, the other entry point);
+ * bench/ (top level, outside src/) imported by nothing in src/ or the test helpers.
  * The rules are tested on a fixture tree with one violation of each kind, so a rule that stopped
  * working would show here, not by letting src/ pass.
  */
@@ -9,20 +10,29 @@ import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkArchitecture } from './helpers/architecture-rules.js';
 
-const SRC = resolve(import.meta.dirname, '..', 'src');
-const FIXTURE = resolve(import.meta.dirname, 'fixtures', 'architecture', 'src');
+const TOP = resolve(import.meta.dirname, '..');
+const FIXTURE = resolve(import.meta.dirname, 'fixtures', 'architecture');
 
 describe('architecture', () => {
-  it('src/ keeps every rule of DESIGN.md', () => {
-    expect(checkArchitecture(SRC)).toEqual([]);
+  it('src/ and bench/ keep every rule of DESIGN.md, and no test helper imports bench/', () => {
+    const tree = { src: resolve(TOP, 'src'), bench: resolve(TOP, 'bench'), others: [resolve(TOP, 'test', 'helpers')] };
+    expect(checkArchitecture(tree)).toEqual([]);
   });
 
   it('finds one violation of each kind in the fixture tree, and nothing in what only looks alike', () => {
-    const found = checkArchitecture(FIXTURE).map((violation) => `${violation.kind}: ${violation.message}`);
+    const tree = {
+      src: resolve(FIXTURE, 'src'),
+      bench: resolve(FIXTURE, 'bench'),
+      others: [resolve(FIXTURE, 'helpers')],
+    };
+    const found = checkArchitecture(tree).map((violation) => `${violation.kind}: ${violation.message}`);
     expect(found.sort()).toEqual(
       [
         'cycle: import cycle: util/first.ts -> util/second.ts -> util/first.ts',
         'layer: aggregate/imports-report.ts:2 imports report/summary.ts (aggregate -> report)',
+        'layer: cli/imports-bench.ts:2 imports bench/main.ts (bench/ is imported by none)',
+        'layer: helpers/imports-bench.ts:2 imports bench/main.ts (bench/ is imported by none)',
+        'unknown-layer: util/imports-helper.ts:2 imports helpers/server.ts: outside src/ is no layer',
         'layer: report/value-from-profile.ts:2 imports profile/group-key.ts (report -> profile)',
         'package: runner/uses-undici.ts:2 imports undici, which belongs to client, bench',
         'process: workload/reads-env.ts:2 uses process (only cli and bench may)',

@@ -43,8 +43,8 @@ export class BreakdownCell {
       return;
     }
     this.ok++;
-    recordUs(this.ttft, values.ttft_ms);
-    recordUs(this.e2e, values.e2e_ms);
+    recordUs(this.ttft, values.ttft_us);
+    recordUs(this.e2e, values.e2e_us);
     if (!Number.isNaN(values.input_tokens)) this.inputTokens += values.input_tokens;
     if (!Number.isNaN(values.cached_tokens)) this.cachedTokens += values.cached_tokens;
     if (!Number.isNaN(values.output_tokens)) this.outputTokens += values.output_tokens;

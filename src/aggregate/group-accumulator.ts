@@ -7,7 +7,12 @@
 import type { RequestRecord } from '../client/request-record.js';
 import { itlGapCount, itlGapUs } from '../measure/request-timings.js';
 import { isTokenMismatch } from '../measure/token-counts.js';
-import type { RecordedValues, RequestMetricName } from '../metrics/request-values.js';
+import {
+  RECORDED_KEY,
+  type RecordedKey,
+  type RecordedValues,
+  type RequestMetricName,
+} from '../metrics/request-values.js';
 import type { ResolvedGroup } from '../profile/resolved-profile.js';
 import { METRIC_NAMES, type MetricName } from '../metrics/metric-registry.js';
 import type { GroupSummary, MetricStats } from '../metrics/run-summary.js';
@@ -22,6 +27,7 @@ import { GroupTimeSeries } from './time-series.js';
 import { groupDimensions } from './group-dimensions.js';
 import { BreakdownAccumulator } from './breakdown-accumulator.js';
 import { CheckAccumulator } from './check-accumulator.js';
+import { GROUP_WINDOWS, ProgressWindow } from './progress-window.js';
 
 /** Recorded for every request that was sent, ok or not (by the collector), or per gap (itl_ms). */
 export const EVERY_REQUEST_METRICS: ReadonlySet<string> = new Set([
@@ -31,10 +37,10 @@ export const EVERY_REQUEST_METRICS: ReadonlySet<string> = new Set([
   'tls_handshake_ms',
 ]);
 
-/** The metrics an ok request records from its values. */
-const OK_REQUEST_METRICS: readonly RequestMetricName[] = METRIC_NAMES.filter(
+/** The metrics an ok request records from its values, each with the field of RecordedValues that holds it. */
+const OK_REQUEST_METRICS: readonly (readonly [RequestMetricName, RecordedKey])[] = METRIC_NAMES.filter(
   (metric): metric is RequestMetricName => !EVERY_REQUEST_METRICS.has(metric),
-);
+).map((metric) => [metric, RECORDED_KEY[metric]] as const);
 
 /** Sample messages kept per error class. */
 export const ERROR_SAMPLES_PER_CLASS = 3;
@@ -46,6 +52,8 @@ export class GroupAccumulator {
   readonly breakdowns = new BreakdownAccumulator();
   /** Answer checks per check name (check-accumulator.ts); fed by the collector. */
   readonly checks = new CheckAccumulator();
+  /** The group's last seconds, for the first GROUP_WINDOWS groups (the dashboard's charts); fed by the collector. */
+  readonly window: ProgressWindow | null;
   readonly #histograms = new Map<MetricName, Histogram>();
   started = 0;
   inFlight = 0;
@@ -71,6 +79,7 @@ export class GroupAccumulator {
   constructor(group: ResolvedGroup) {
     this.group = group;
     this.series = new GroupTimeSeries(group.key);
+    this.window = group.index < GROUP_WINDOWS ? new ProgressWindow() : null;
   }
 
   /** Records `value` (already in the histogram's integer unit) unless NaN; negatives clamp to 0. */
@@ -125,7 +134,7 @@ export class GroupAccumulator {
   addOk(record: RequestRecord, values: RecordedValues, good: boolean): void {
     this.ok++;
     if (good) this.good++;
-    for (const metric of OK_REQUEST_METRICS) this.record(metric, values[metric]);
+    for (const [metric, key] of OK_REQUEST_METRICS) this.record(metric, values[key]);
     const gaps = itlGapCount(record);
     for (let i = 0; i < gaps; i++) this.record('itl_ms', itlGapUs(record, i));
     const outputTokens = values.output_tokens;

@@ -8,14 +8,25 @@ import type { MetricName } from '../metrics/metric-registry.js';
 import type { GroupSummary } from '../metrics/run-summary.js';
 import type { ResolvedGroup, ThresholdSpec } from '../profile/resolved-profile.js';
 import { type Histogram, metricScale } from './histogram.js';
+import type { ProgressWindow } from './progress-window.js';
 import { GROUP_VALUES, type GroupRates } from './thresholds.js';
 
-/** What live evaluation reads of one group during a run (group-accumulator.ts's GroupAccumulator is one). */
+/**
+ * What the run's live readers (thresholds and early stops, the cost meter, /metrics, the dashboard) read of
+ * one group during a run, in place: the collector's own numbers (group-accumulator.ts's GroupAccumulator is
+ * one), so every reader shows the same counts as the summary.
+ */
 export interface LiveGroup {
   readonly group: ResolvedGroup;
   readonly ok: number;
+  /** Failed requests, 429s aside (the collector classifies each request once). */
   readonly failed: number;
+  /** Requests answered 429 in the end (throttled, not failed). */
+  readonly throttled: number;
+  /** Failed and throttled requests by error class. */
   readonly errors: Readonly<Record<string, number>>;
+  /** Its last seconds (progress-window.ts) for the first GROUP_WINDOWS groups; null for the others. */
+  readonly window: Pick<ProgressWindow, 'read'> | null;
   /** Exact token totals of its ok requests (what cost is priced on). */
   readonly inputTokens: number;
   readonly outputTokens: number;

@@ -7,6 +7,12 @@
 import { build } from 'hdr-histogram-js';
 import type { Histogram } from './histogram.js';
 
+/**
+ * Groups (the first ones, by index) whose collector keeps a window of their own besides the run's: the
+ * live dashboard charts these; more would be lines nobody can tell apart.
+ */
+export const GROUP_WINDOWS = 8;
+
 /** Seconds the progress rates and TTFT p50 are taken over. */
 export const PROGRESS_WINDOW_S = 5;
 /** Buckets in the ring; more than the window's seconds. */

@@ -2,7 +2,9 @@
  * The run collector: the one owner of a run's numbers (STYLE 2). The runner reports starts, drops and
  * finished records with their values; each is recorded into its group's histograms, counters and time
  * series, and dropped. Warmup records count in nothing. `completed` allocates nothing beyond what the
- * histograms record. The last seconds the progress line reads are progress-window.ts.
+ * histograms record. The last seconds the progress line reads are progress-window.ts (the run's, and the
+ * first groups' for the dashboard). The live views (/metrics, the dashboard) count nothing themselves: they
+ * read these numbers in place through live().
  *
  * Values arrive with the record (`completed(record, values)`), derived once per request before it gets
  * here (measure/request-values.ts, from token counts made in slices between I/O by
@@ -80,12 +82,15 @@ class GroupedRunCollector implements RunCollector {
     }
     const slot = this.#window.slot(second);
     this.#window.countEnded(slot);
+    const groupWindow = group.window;
+    const groupSlot = groupWindow === null ? -1 : groupWindow.slot(second);
+    if (groupWindow !== null) groupWindow.countEnded(groupSlot);
     // Every request that was sent (NaN, never sent, is skipped).
-    group.record('schedule_lag_ms', values.schedule_lag_ms);
+    group.record('schedule_lag_ms', values.schedule_lag_us);
     // Only requests that opened a connection have these (NaN is skipped); failed ones too: a slow or failed handshake is the point.
-    group.record('connect_ms', values.connect_ms);
-    group.record('tls_handshake_ms', values.tls_handshake_ms);
-    if (record.errorClass === null) this.#countOk(group, row, record, values, second, slot);
+    group.record('connect_ms', values.connect_us);
+    group.record('tls_handshake_ms', values.tls_handshake_us);
+    if (record.errorClass === null) this.#countOk(group, row, record, values, second, slot, groupSlot);
     else this.#countFailure(group, row, record);
     group.breakdowns.add(record, values);
     group.checks.add(record);
@@ -138,19 +143,28 @@ class GroupedRunCollector implements RunCollector {
     values: RecordedValues,
     second: number,
     slot: number,
+    groupSlot: number,
   ): void {
     group.addOk(record, values, this.#slo.isGood(record, values));
+    const groupWindow = group.window;
     const outputTokens = values.output_tokens;
     if (!Number.isNaN(outputTokens)) {
       row.output_tokens += outputTokens;
       this.#window.addOutputTokens(slot, outputTokens);
+      groupWindow?.addOutputTokens(groupSlot, outputTokens);
     }
-    const ttftUs = values.ttft_ms;
-    group.series.recordLatencies(second, ttftUs, values.e2e_ms);
-    if (ttftUs >= 0) this.#window.recordTtftUs(slot, ttftUs);
+    const ttftUs = values.ttft_us;
+    group.series.recordLatencies(second, ttftUs, values.e2e_us);
+    if (ttftUs >= 0) {
+      this.#window.recordTtftUs(slot, ttftUs);
+      groupWindow?.recordTtftUs(groupSlot, ttftUs);
+    }
   }
 
-  /** A failed request: by class, with 429s counted as throttling rather than failure. */
+  /**
+   * A failed request: by class, with 429s counted as throttling rather than failure. The one place a
+   * request's outcome is decided: /metrics and the dashboard read these counts (live()).
+   */
   #countFailure(group: GroupAccumulator, row: TimeSeriesPoint, record: RequestRecord): void {
     group.countError(record);
     if (record.errorClass === 'http_429') {

@@ -6,9 +6,10 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { InferbenchError } from '../errors.js';
+import { packageRoot } from './package-root.js';
 
 export interface EmbeddedEmulator {
   /** Base URL without `/v1`, e.g. http://127.0.0.1:40123. */
@@ -34,7 +35,7 @@ export function cliEntryPath(): string {
   const here = dirname(fileURLToPath(import.meta.url));
   const sibling = join(here, 'main.js');
   if (existsSync(sibling)) return sibling;
-  return resolve(here, '..', '..', 'dist', 'cli', 'main.js');
+  return join(packageRoot(), 'dist', 'cli', 'main.js');
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
  * `inferbench run --dashboard [PORT]`: a live page of the run on http://127.0.0.1:PORT/. Composes the
- * feed (report/live/live-feed.ts: run events -> counts, windows, history, messages), the page
+ * feed (report/live/live-feed.ts: the collector's counts and windows, the ticks' history, messages), the page
  * (report/live/live-page.ts) and the local server (emulator/http/live-page-server.ts): GET / is the page,
  * /events streams a `state` event (the run so far) then a `tick` a second and an `end` with the final
  * summary, /state is the state as JSON. Loopback only: the page shows a run's target and numbers.
@@ -72,7 +72,6 @@ export async function startLiveDashboard(options: LiveDashboardOptions): Promise
   ]);
   const events: RunEvents = {
     onScenarioStart: (_scenario, groups) => feed.scenarioStarted(groups),
-    onRecord: (record, group, values) => feed.record(record, group, values),
     onTick: (tick) => {
       if (feed.ended) return;
       const message = feed.tick(tick);
@@ -89,6 +88,7 @@ export async function startLiveDashboard(options: LiveDashboardOptions): Promise
   return {
     description: `dashboard: ${server.url}/`,
     events,
+    attach: (numbers) => feed.attach(numbers),
     finish: async (summary) => {
       if (!feed.ended) end(summary);
     },

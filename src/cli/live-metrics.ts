@@ -74,6 +74,7 @@ export async function startLiveMetrics(options: LiveMetricsOptions): Promise<Liv
   let closed = false;
   return {
     description: `metrics: ${url} (Prometheus)`,
+    attach: (numbers) => exporter.attach(numbers),
     events: {
       onScenarioStart: (_scenario, groups) => exporter.groupsStarting(groups),
       onRecord: (record, group, values) => exporter.record(record, group, values),

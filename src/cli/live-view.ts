@@ -3,13 +3,20 @@
  * on, what it does when the run has ended, and how it stops. `inferbench run` starts the views its flags
  * and profile ask for, hands their events to the runner, and closes them after the results are written.
  */
+import type { LiveGroups } from '../aggregate/early-stop.js';
 import type { RunSummary } from '../metrics/run-summary.js';
 import type { RunEvents } from '../runner/run-events.js';
+import type { RunnerDeps } from '../runner/runner-deps.js';
 
 export interface LiveView {
   /** Where it can be seen (printed once at the start): e.g. `metrics: http://127.0.0.1:9464/metrics`. */
   readonly description: string;
   readonly events: RunEvents;
+  /**
+   * The run's collector is made: the view reads its groups' numbers (counts, windows) in place from now on
+   * rather than counting finished requests itself (the collector is the one owner of the numbers).
+   */
+  attach(numbers: LiveGroups): void;
   /** The run ended with this summary (results already on disk); null when it ended without one. */
   finish(summary: RunSummary | null): Promise<void>;
   /** Stops serving (idempotent). */
@@ -32,4 +39,18 @@ export function combineRunEvents(all: readonly RunEvents[]): RunEvents {
           };
   }
   return combined as RunEvents;
+}
+
+/** The runner's deps with every view attached to the collector the run makes (the coordinator's with --workers). */
+export function attachLiveViews(deps: RunnerDeps, views: readonly LiveView[]): RunnerDeps {
+  if (views.length === 0) return deps;
+  return {
+    ...deps,
+    createCollector: (options) => {
+      const collector = deps.createCollector(options);
+      const numbers: LiveGroups = (index) => collector.live?.(index);
+      for (const view of views) view.attach(numbers);
+      return collector;
+    },
+  };
 }

@@ -6,8 +6,9 @@
 import { availableParallelism } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { InferbenchError } from '../errors.js';
+import { packageRoot } from './package-root.js';
 
 /** More threads than this only add contention on any machine this runs on. */
 const MAX_WORKERS = 256;
@@ -50,7 +51,5 @@ export function bottleneckRemedy(workers: number, cores = availableParallelism()
 export function workerThreadScript(): URL {
   const here = dirname(fileURLToPath(import.meta.url));
   const sibling = join(here, 'run-worker-thread.js');
-  return pathToFileURL(
-    existsSync(sibling) ? sibling : resolve(here, '..', '..', 'dist', 'cli', 'run-worker-thread.js'),
-  );
+  return pathToFileURL(existsSync(sibling) ? sibling : join(packageRoot(), 'dist', 'cli', 'run-worker-thread.js'));
 }

@@ -31,21 +31,21 @@ export function fillRecordedValues(
   out: RecordedValues,
   deadlines: FluidityDeadlines | null = null,
 ): RecordedValues {
-  out.schedule_lag_ms = scheduleLagUs(record);
-  out.connect_ms = connectUs(record);
-  out.tls_handshake_ms = tlsHandshakeUs(record);
-  out.ttfb_ms = ttfbUs(record);
-  out.ttft_ms = ttftUs(record);
-  out.ttfo_ms = ttfoUs(record);
-  out.e2e_ms = e2eUs(record);
-  out.tpot_ms = tpotUs(record, tokens.output);
-  out.decode_tps = decodeTps(record, tokens.output) * 1000;
-  out.fluidity_index = fluidityIndexRecorded(record, deadlines);
-  out.queue_time_ms = queueTimeUs(record);
-  out.prompt_time_ms = promptTimeUs(record);
-  out.completion_time_ms = completionTimeUs(record);
-  out.total_time_ms = totalTimeUs(record);
-  out.client_overhead_ms = clientOverheadUs(record);
+  out.schedule_lag_us = scheduleLagUs(record);
+  out.connect_us = connectUs(record);
+  out.tls_handshake_us = tlsHandshakeUs(record);
+  out.ttfb_us = ttfbUs(record);
+  out.ttft_us = ttftUs(record);
+  out.ttfo_us = ttfoUs(record);
+  out.e2e_us = e2eUs(record);
+  out.tpot_us = tpotUs(record, tokens.output);
+  out.decode_tps_x1000 = decodeTps(record, tokens.output) * 1000;
+  out.fluidity_index_x1000 = fluidityIndexRecorded(record, deadlines);
+  out.queue_time_us = queueTimeUs(record);
+  out.prompt_time_us = promptTimeUs(record);
+  out.completion_time_us = completionTimeUs(record);
+  out.total_time_us = totalTimeUs(record);
+  out.client_overhead_us = clientOverheadUs(record);
   out.input_tokens = tokens.input;
   out.output_tokens = tokens.output;
   out.reasoning_tokens = tokens.reasoning;

@@ -11,7 +11,7 @@
  */
 import type { RequestRecord } from '../client/request-record.js';
 import { LATENCY_METRICS, metricDefinition, type LatencyMetric } from '../metrics/metric-registry.js';
-import type { RecordedValues } from '../metrics/request-values.js';
+import { RECORDED_KEY, type RecordedValues } from '../metrics/request-values.js';
 import { isOk } from './request-status.js';
 import { itlGapCount, itlGapUs } from './request-timings.js';
 
@@ -91,13 +91,13 @@ export function createSloEvaluator(slo: Readonly<Record<string, number>>): SloEv
       for (const check of checks) {
         if (isFloorMetric(check.metric)) {
           // NaN compares false: a request without a decode phase or deadlines does not fail it.
-          if (values[check.metric] / FLOOR_SCALE[check.metric] < check.limit) return false;
+          if (values[RECORDED_KEY[check.metric]] / FLOOR_SCALE[check.metric] < check.limit) return false;
           continue;
         }
         const value =
           check.metric === 'itl_ms'
             ? itlStatMs(record, check.stat)
-            : values[check.metric as Exclude<LatencyMetric, 'itl_ms'>] / 1000;
+            : values[RECORDED_KEY[check.metric as Exclude<LatencyMetric, 'itl_ms'>]] / 1000;
         // NaN compares false: a metric the request does not have does not fail it.
         if (value > check.limit) return false;
       }

@@ -10,7 +10,7 @@ import { stringify } from 'csv-stringify';
 import type { Stringifier } from 'csv-stringify';
 import type { RequestRecord } from '../client/request-record.js';
 import { metricDefinition } from '../metrics/metric-registry.js';
-import type { RecordedValues, RequestMetricName } from '../metrics/request-values.js';
+import { RECORDED_KEY, type RecordedValues, type RequestMetricName } from '../metrics/request-values.js';
 import type { ResolvedGroup } from '../profile/resolved-profile.js';
 import { LABELS_COLUMN, labelsCell } from './request-labels-cell.js';
 import { CHECKS_COLUMN, checksCell } from './request-checks-cell.js';
@@ -35,7 +35,8 @@ function metricColumn(metric: RequestMetricName): Column {
   const definition = metricDefinition(metric);
   const name = definition?.csvColumn ?? metric;
   const scale = definition?.scale ?? 1;
-  return { name, cell: ({ values }) => reported(values[metric], scale) };
+  const key = RECORDED_KEY[metric];
+  return { name, cell: ({ values }) => reported(values[key], scale) };
 }
 
 const column = (name: string, cell: Column['cell']): Column => ({ name, cell });

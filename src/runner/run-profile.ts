@@ -405,10 +405,10 @@ function finishRecord(state: RunState, record: RequestRecord, values: RecordedVa
   if (group === undefined) return;
   state.answers.check(record);
   // A later turn or tool round starts at its send: its near-zero lag would dilute the arrivals' lateness.
-  if (state.unscheduled.delete(record)) values.schedule_lag_ms = Number.NaN;
+  if (state.unscheduled.delete(record)) values.schedule_lag_us = Number.NaN;
   if (!record.warmup) {
     state.collector.completed(record, values);
-    const lagUs = values.schedule_lag_ms;
+    const lagUs = values.schedule_lag_us;
     if (!Number.isNaN(lagUs)) state.monitor.recordScheduleLagUs(lagUs);
   }
   const sink = state.options.env.events?.onRecord;

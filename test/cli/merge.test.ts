@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeHistogram } from '../../src/aggregate/histogram.js';
 import type { GroupSummary, MetricName, RunSummary } from '../../src/metrics/run-summary.js';
-import { parseCsvRecords } from '../../src/report/compare/parse-csv.js';
+import { parseCsvRecords } from '../../src/util/csv-records.js';
 import { REQUEST_COLUMNS } from '../../src/report/requests-csv.js';
 import { runCliInProcess } from '../helpers/cli.js';
 import { useInProcessEmulators } from '../helpers/in-process-emulator.js';

@@ -6,7 +6,7 @@
  * @module-tag tool
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -15,6 +15,29 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const run = promisify(execFile);
 const REPO = resolve(import.meta.dirname, '../..');
 const VERSION = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string }).version;
+
+describe('npm pack --dry-run', () => {
+  it('lists the built CLI and no bench code, not even a dist/bench/ left by a build from before bench/ moved out', async () => {
+    const stale = join(REPO, 'dist', 'bench');
+    const planted = !existsSync(stale);
+    if (planted) {
+      mkdirSync(stale, { recursive: true });
+      writeFileSync(join(stale, 'main.js'), '');
+    }
+    try {
+      const { stdout } = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+        cwd: REPO,
+        timeout: 120_000,
+      });
+      const [pack] = JSON.parse(stdout) as { files: { path: string }[] }[];
+      const paths = (pack?.files ?? []).map((file) => file.path);
+      expect(paths).toContain('dist/cli/main.js');
+      expect(paths.filter((path) => /(^|\/)bench(\/|$)|^dist-bench\/|known-timing/.test(path))).toEqual([]);
+    } finally {
+      if (planted) rmSync(stale, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
 
 describe('npm pack, installed into an empty folder', () => {
   let dir: string;

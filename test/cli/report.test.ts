@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCliInProcess } from '../helpers/cli.js';
 import { makeRunDir } from '../fixtures/make-run.js';
 import type { FixtureRun } from '../fixtures/make-run.js';
-import { parseCsvRecords } from '../../src/report/compare/parse-csv.js';
+import { parseCsvRecords } from '../../src/util/csv-records.js';
 
 let root: string;
 let run: FixtureRun;

@@ -8,7 +8,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseCsvRecords } from '../../src/report/compare/parse-csv.js';
+import { parseCsvRecords } from '../../src/util/csv-records.js';
 import { runCliInProcess } from '../helpers/cli.js';
 import { useInProcessEmulators } from '../helpers/in-process-emulator.js';
 import { chunk, playScript, sendJson, sseData, startTestServer, type TestServer } from '../helpers/fault-servers.js';

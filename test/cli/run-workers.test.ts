@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeHistogram } from '../../src/aggregate/histogram.js';
 import type { MetricName, RunSummary } from '../../src/metrics/run-summary.js';
-import { parseCsvRecords } from '../../src/report/compare/parse-csv.js';
+import { parseCsvRecords } from '../../src/util/csv-records.js';
 import { parseWorkers } from '../../src/cli/worker-count.js';
 import { runCliInProcess } from '../helpers/cli.js';
 import { readSummary, useRunFolder } from '../helpers/run-folder.js';

@@ -2,10 +2,11 @@
  * DESIGN.md's layering as data, and a checker that reads a source tree's imports with a real parser
  * (@babel/parser, TypeScript syntax: `import type` and `type` specifiers are told from value imports, a
  * module path inside a string or a comment is not an import, `process` inside a string is not a use).
- * test/architecture.test.ts runs it on src/ and on a fixture tree with one violation of each kind.
+ * test/architecture.test.ts runs it on src/ with the top-level bench/ and on a fixture tree with one
+ * violation of each kind.
  */
 import { readFileSync, readdirSync, statSync } from 'node:fs';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { parse } from '@babel/parser';
 
 /** Layers in DESIGN.md's order; errors.ts is the layer "errors". */
@@ -231,8 +232,24 @@ function walk(dir: string): string[] {
   });
 }
 
-export function layerOf(root: string, file: string): string {
-  const parts = relative(root, file).split(sep);
+/** A tree to check: its src/ folder, the top-level bench/ beside it, and folders that must not import bench/. */
+export interface ArchitectureTree {
+  readonly src: string;
+  /** bench/: the self-benchmarks, outside src/; may import any layer and the test servers. */
+  readonly bench: string;
+  /** Folders outside the layering (the test helpers) checked only for importing bench/. */
+  readonly others?: readonly string[];
+}
+
+function inside(dir: string, file: string): boolean {
+  const rel = relative(dir, file);
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
+}
+
+/** The layer of a file of `tree` ('bench' for bench/), or the first folder of its path from src/ when it is no layer. */
+export function layerOf(tree: ArchitectureTree, file: string): string {
+  if (inside(tree.bench, file)) return 'bench';
+  const parts = relative(tree.src, file).split(sep);
   return parts.length === 1 ? (parts[0] as string).replace(/\.ts$/, '') : (parts[0] as string);
 }
 
@@ -240,14 +257,19 @@ function isLayer(name: string): name is Layer {
   return (LAYERS as readonly string[]).includes(name);
 }
 
-/** Every violation of DESIGN's rules in the tree under `root` (a src/ folder). */
-export function checkArchitecture(root: string): Violation[] {
-  const files = walk(root);
+/** Every violation of DESIGN's rules in `tree`: src/'s layers, bench/ (imported by none) and the others' imports of it. */
+export function checkArchitecture(tree: ArchitectureTree): Violation[] {
+  const files = [...walk(tree.src), ...walk(tree.bench)];
   const facts = new Map(files.map((file) => [file, readFileFacts(file)]));
   const violations: Violation[] = [];
-  const rel = (file: string): string => relative(root, file).split(sep).join('/');
+  const top = dirname(tree.src);
+  // src/ files by their path in src/ (as DESIGN names layers), others by their path from the top.
+  const rel = (file: string): string =>
+    relative(inside(tree.src, file) ? tree.src : top, file)
+      .split(sep)
+      .join('/');
   for (const [file, { imports, processLines }] of facts) {
-    const from = layerOf(root, file);
+    const from = layerOf(tree, file);
     if (!isLayer(from)) {
       violations.push({ kind: 'unknown-layer', message: `${rel(file)}: "${from}" is no layer of DESIGN.md` });
       continue;
@@ -255,26 +277,8 @@ export function checkArchitecture(root: string): Violation[] {
     for (const entry of imports) {
       const where = `${rel(file)}:${entry.line}`;
       if (entry.relative) {
-        const to = layerOf(root, entry.target);
-        if (to === from) continue;
-        if (!isLayer(to))
-          violations.push({
-            kind: 'unknown-layer',
-            message: `${where} imports ${rel(entry.target)}: "${to}" is no layer`,
-          });
-        else if (to === 'bench')
-          violations.push({
-            kind: 'layer',
-            message: `${where} imports ${rel(entry.target)} (bench/ is imported by none)`,
-          });
-        else if (!entry.typeOnly && !VALUE_EDGES[from].includes(to)) {
-          violations.push({ kind: 'layer', message: `${where} imports ${rel(entry.target)} (${from} -> ${to})` });
-        } else if (entry.typeOnly && !typeImportAllowed(from, to)) {
-          violations.push({
-            kind: 'type-layer',
-            message: `${where} imports types from ${rel(entry.target)} (${from} -> ${to}, upward or across)`,
-          });
-        }
+        const violation = relativeImportViolation(tree, from, entry, where, rel);
+        if (violation) violations.push(violation);
         continue;
       }
       const owners = PACKAGE_LAYERS[entry.target];
@@ -292,9 +296,53 @@ export function checkArchitecture(root: string): Violation[] {
       });
     }
   }
+  for (const dir of tree.others ?? []) {
+    for (const file of walk(dir)) {
+      for (const entry of readFileFacts(file).imports) {
+        if (entry.relative && inside(tree.bench, entry.target))
+          violations.push({
+            kind: 'layer',
+            message: `${rel(file)}:${entry.line} imports ${rel(entry.target)} (bench/ is imported by none)`,
+          });
+      }
+    }
+  }
   for (const cycle of valueCycles(facts))
     violations.push({ kind: 'cycle', message: `import cycle: ${cycle.map(rel).join(' -> ')}` });
   return violations;
+}
+
+/** The violation of one relative import of a file in layer `from`, if any. */
+function relativeImportViolation(
+  tree: ArchitectureTree,
+  from: Layer,
+  entry: ImportRecord,
+  where: string,
+  rel: (file: string) => string,
+): Violation | null {
+  const to = inside(tree.bench, entry.target)
+    ? 'bench'
+    : inside(tree.src, entry.target)
+      ? layerOf(tree, entry.target)
+      : null;
+  // bench/ may import the test servers (outside src/); nothing in src/ may import outside src/.
+  if (to === null)
+    return from === 'bench'
+      ? null
+      : { kind: 'unknown-layer', message: `${where} imports ${rel(entry.target)}: outside src/ is no layer` };
+  if (to === from) return null;
+  if (!isLayer(to))
+    return { kind: 'unknown-layer', message: `${where} imports ${rel(entry.target)}: "${to}" is no layer` };
+  if (to === 'bench')
+    return { kind: 'layer', message: `${where} imports ${rel(entry.target)} (bench/ is imported by none)` };
+  if (!entry.typeOnly && !VALUE_EDGES[from].includes(to))
+    return { kind: 'layer', message: `${where} imports ${rel(entry.target)} (${from} -> ${to})` };
+  if (entry.typeOnly && !typeImportAllowed(from, to))
+    return {
+      kind: 'type-layer',
+      message: `${where} imports types from ${rel(entry.target)} (${from} -> ${to}, upward or across)`,
+    };
+  return null;
 }
 
 /** Cycles among value imports between files (Tarjan's strongly connected components); type-only imports vanish at run time. */

@@ -66,3 +66,32 @@ export async function startKnownLatencyServer(options: KnownLatencyOptions): Pro
     counts: () => ({ slow, total }),
   };
 }
+
+/**
+ * `groups` one-step searches at one stream (both the start and the most allowed) against the known-latency
+ * model, a p90 SLO of 40 ms: each group's last step is one decision. The profile of the decision test
+ * (test/integration/runner/capacity-coverage.test.ts) and of `npm run bench capacity`'s decisions.
+ */
+export function oneStepProfile(name: string, groups: number, offset: number): string {
+  const scenarios = Array.from(
+    { length: groups },
+    (_, i) => `  - name: s${offset + i}
+    models: [${KNOWN_LATENCY_MODEL}]
+    load: { mode: concurrency, concurrency: 1 }
+    duration: 10s
+    seed: ${offset + i + 1}
+    prompt: { input_tokens: 16, output_tokens: 1 }
+`,
+  ).join('');
+  return `name: ${name}
+scenarios:
+${scenarios}capacity:
+  slo: { ttft_ms.p90: 40ms }
+  start: 1
+  max_load: 1
+  max_steps: 2
+  block: 250ms
+  step_duration: 20s
+  step_warmup: 0s
+`;
+}

@@ -1,8 +1,9 @@
 /**
- * The live Prometheus numbers of one group (scenario x model x tier ...): its histograms, counters and
- * rate-limit gauges, with every label set made once when the group is first seen, so adding a finished
- * request touches numbers only (no label strings, no hashing: prom-client's own metrics hash their labels
- * on every observation).
+ * The live Prometheus series of one group (scenario x model x tier ...): its own fixed-bucket histograms
+ * and rate-limit gauges, and the label sets of its counters, every label set made once when the group is
+ * first seen, so observing a finished request touches numbers only (no label strings, no hashing:
+ * prom-client's own metrics hash their labels on every observation). Requests by outcome, errors by class
+ * and tokens are not counted here: they are the run collector's, read at scrape time (LiveGroup).
  */
 import type { RequestRecord } from '../../client/request-record.js';
 import { itlGapCount, itlGapUs } from '../../measure/request-timings.js';
@@ -34,24 +35,23 @@ export function groupLabels(group: ResolvedGroup, shard: string): LiveLabels {
 }
 
 export class LiveGroupSeries {
+  /** The group's index in the profile: its numbers in the collector. */
+  readonly index: number;
   readonly labels: LiveLabels;
   readonly ttft: LabelledHistogram;
   readonly itl: LabelledHistogram;
   readonly e2e: LabelledHistogram;
   readonly scheduleLag: LabelledHistogram;
-  /** Requests by outcome, in OUTCOMES order, and their label sets. */
-  readonly outcomes = new Float64Array(OUTCOMES.length);
+  /** Label sets of requests by outcome, in OUTCOMES order. */
   readonly outcomeLabels: readonly LiveLabels[];
-  /** Failed and throttled requests by error class, in ERROR_CLASSES order, and their label sets. */
-  readonly errors = new Float64Array(ERROR_CLASSES.length);
+  /** Label sets of failed and throttled requests by error class, in ERROR_CLASSES order. */
   readonly errorLabels: readonly LiveLabels[];
-  inputTokens = 0;
-  outputTokens = 0;
   /** The last `x-ratelimit-remaining-*-minute` the target sent; NaN until one came. */
   rateLimitRemainingRequests = Number.NaN;
   rateLimitRemainingTokens = Number.NaN;
 
-  constructor(labels: LiveLabels) {
+  constructor(index: number, labels: LiveLabels) {
+    this.index = index;
     this.labels = labels;
     this.ttft = labelledHistogram(labels, LATENCY_BUCKETS_S);
     this.itl = labelledHistogram(labels, ITL_BUCKETS_S);
@@ -62,28 +62,19 @@ export class LiveGroupSeries {
   }
 
   /**
-   * A measured request ended: counted as the collector counts it (latencies, every ITL gap and tokens of
-   * ok requests; schedule lag of every request that was sent; errors by class, 429s as throttled).
+   * A measured request ended: observed into the histograms as the collector records it (latencies and
+   * every ITL gap of ok requests, schedule lag of every request that was sent), and the rate-limit headroom
+   * it brought. Counting it is the collector's.
    */
-  add(record: RequestRecord, values: RecordedValues): void {
-    this.scheduleLag.histogram.observeUs(values.schedule_lag_ms);
+  observe(record: RequestRecord, values: RecordedValues): void {
+    this.scheduleLag.histogram.observeUs(values.schedule_lag_us);
     if (!Number.isNaN(record.rateLimitRemainingRequests))
       this.rateLimitRemainingRequests = record.rateLimitRemainingRequests;
     if (!Number.isNaN(record.rateLimitRemainingTokens)) this.rateLimitRemainingTokens = record.rateLimitRemainingTokens;
-    const errorClass = record.errorClass;
-    if (errorClass !== null) {
-      const outcome = errorClass === 'http_429' ? 2 : 1;
-      this.outcomes[outcome] = (this.outcomes[outcome] as number) + 1;
-      const index = ERROR_CLASSES.indexOf(errorClass);
-      this.errors[index] = (this.errors[index] as number) + 1;
-      return;
-    }
-    this.outcomes[0] = (this.outcomes[0] as number) + 1;
-    this.ttft.histogram.observeUs(values.ttft_ms);
-    this.e2e.histogram.observeUs(values.e2e_ms);
+    if (record.errorClass !== null) return;
+    this.ttft.histogram.observeUs(values.ttft_us);
+    this.e2e.histogram.observeUs(values.e2e_us);
     const gaps = itlGapCount(record);
     for (let i = 0; i < gaps; i++) this.itl.histogram.observeUs(itlGapUs(record, i));
-    if (!Number.isNaN(values.input_tokens)) this.inputTokens += values.input_tokens;
-    if (!Number.isNaN(values.output_tokens)) this.outputTokens += values.output_tokens;
   }
 }

@@ -3,6 +3,9 @@
  * read from the numbers), in Prometheus' conventions: `inferbench_` prefix, base units (`_seconds`),
  * counters ending in `_total`. The exporter registers them; the Grafana dashboard's test reads the names.
  */
+import type { LiveGroups } from '../early-stop.js';
+import type { LiveGroup } from '../live-thresholds.js';
+import { ERROR_CLASSES } from '../../protocol/error-classes.js';
 import type { LabelledHistogram, LiveGroupSeries, LiveLabels } from './live-group-series.js';
 
 /**
@@ -34,6 +37,8 @@ export interface LiveState {
   /** The groups seen so far, in the order they were first seen. */
   readonly groups: readonly LiveGroupSeries[];
   readonly run: LiveRunFigures;
+  /** The run collector's numbers of a group (its counts, read in place); undefined before the run has one. */
+  readonly numbers: LiveGroups;
 }
 
 export type LiveMetricType = 'counter' | 'gauge' | 'histogram';
@@ -76,6 +81,17 @@ function perGroup(groups: readonly LiveGroupSeries[], read: (g: LiveGroupSeries)
   return values;
 }
 
+/** The collector's count `read` of each group seen (0 before the collector has the group). */
+function perGroupCount(state: LiveState, read: (numbers: LiveGroup) => number): LiveValue[] {
+  return state.groups.map((g) => {
+    const numbers = state.numbers(g.index);
+    return { sharedLabels: g.labels, value: numbers === undefined ? 0 : read(numbers) };
+  });
+}
+
+/** Requests by outcome (OUTCOMES order), as the collector classified them. */
+const OUTCOME_COUNTS: readonly ((numbers: LiveGroup) => number)[] = [(n) => n.ok, (n) => n.failed, (n) => n.throttled];
+
 function runValue(read: (run: LiveRunFigures) => number): (state: LiveState) => LiveValue[] {
   return ({ run }) => {
     const value = read(run);
@@ -106,29 +122,39 @@ export const LIVE_FAMILIES: readonly LiveFamilySpec[] = [
     name: 'inferbench_requests_total',
     type: 'counter',
     help: `Measured requests that ended, by outcome (ok, failed, throttled = HTTP 429); warmup excluded; ${GROUP_LABELS_HELP}.`,
-    values: ({ groups }) =>
-      groups.flatMap((g) =>
-        g.outcomeLabels.map((sharedLabels, i) => ({ sharedLabels, value: g.outcomes[i] as number })),
-      ),
+    values: ({ groups, numbers }) =>
+      groups.flatMap((g) => {
+        const counts = numbers(g.index);
+        return g.outcomeLabels.map((sharedLabels, i) => ({
+          sharedLabels,
+          value: counts === undefined ? 0 : (OUTCOME_COUNTS[i] as (n: LiveGroup) => number)(counts),
+        }));
+      }),
   },
   {
     name: 'inferbench_request_errors_total',
     type: 'counter',
     help: 'Failed and throttled requests by error class (http_429, http_4xx, http_5xx, timeout, connect, reset, ...).',
-    values: ({ groups }) =>
-      groups.flatMap((g) => g.errorLabels.map((sharedLabels, i) => ({ sharedLabels, value: g.errors[i] as number }))),
+    values: ({ groups, numbers }) =>
+      groups.flatMap((g) => {
+        const errors = numbers(g.index)?.errors;
+        return g.errorLabels.map((sharedLabels, i) => ({
+          sharedLabels,
+          value: errors?.[ERROR_CLASSES[i] as string] ?? 0,
+        }));
+      }),
   },
   {
     name: 'inferbench_input_tokens_total',
     type: 'counter',
     help: 'Prompt tokens of ok requests (usage, or the client tokenizer when the server sends none).',
-    values: ({ groups }) => perGroup(groups, (g) => g.inputTokens),
+    values: (state) => perGroupCount(state, (n) => n.inputTokens),
   },
   {
     name: 'inferbench_output_tokens_total',
     type: 'counter',
     help: 'Generated tokens of ok requests (usage, or the client tokenizer when the server sends none).',
-    values: ({ groups }) => perGroup(groups, (g) => g.outputTokens),
+    values: (state) => perGroupCount(state, (n) => n.outputTokens),
   },
   histogram('inferbench_ttft_seconds', 'Time to first token of ok requests, from the intended start.', (g) => g.ttft),
   histogram(

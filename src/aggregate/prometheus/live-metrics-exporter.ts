@@ -1,13 +1,17 @@
 /**
- * The numbers of `inferbench run --metrics-port`, as a prom-client registry: fed by the run's finished
- * records and its one-second ticks, read by Prometheus at /metrics. Created only when /metrics is on,
- * so a run without it pays nothing. The hot path (one call per finished request) only adds to
- * preallocated numbers (live-group-series.ts); labels and text are made at scrape time.
+ * The numbers of `inferbench run --metrics-port`, as a prom-client registry read by Prometheus at /metrics.
+ * Requests by outcome, errors by class and tokens are the run collector's own counts, read in place at
+ * scrape time (attach()): the collector counts each finished request once, so /metrics can never disagree
+ * with summary.json. The exporter keeps only what Prometheus wants and the collector has not: fixed-bucket
+ * latency histograms and the rate-limit gauges, observed from the finished records, and the run's ticks.
+ * Created only when /metrics is on, so a run without it pays nothing. The hot path (one call per finished
+ * request) only adds to preallocated numbers (live-group-series.ts); labels and text are made at scrape time.
  */
 import { type Metric, Registry } from 'prom-client';
 import type { RequestRecord } from '../../client/request-record.js';
 import type { RecordedValues } from '../../metrics/request-values.js';
 import type { ResolvedGroup } from '../../profile/resolved-profile.js';
+import type { LiveGroups } from '../early-stop.js';
 import type { ProgressSnapshot } from '../types.js';
 import { groupLabels, LiveGroupSeries } from './live-group-series.js';
 import { LIVE_FAMILIES, type LiveFamilySpec, type LiveRunFigures, type LiveState } from './live-metric-families.js';
@@ -32,6 +36,7 @@ export class LiveMetricsExporter {
   readonly #byIndex: (LiveGroupSeries | undefined)[] = [];
   readonly #groups: LiveGroupSeries[] = [];
   readonly #run: LiveRunFigures;
+  #numbers: LiveGroups = () => undefined;
 
   constructor(options: LiveMetricsExporterOptions) {
     this.#shard = options.shard;
@@ -45,7 +50,7 @@ export class LiveMetricsExporter {
       eventLoopDelayMaxS: Number.NaN,
       ended: 0,
     };
-    const state: LiveState = { groups: this.#groups, run: this.#run };
+    const state: LiveState = { groups: this.#groups, run: this.#run, numbers: (index) => this.#numbers(index) };
     for (const family of LIVE_FAMILIES) this.#registry.registerMetric(registeredFamily(family, state));
   }
 
@@ -54,10 +59,15 @@ export class LiveMetricsExporter {
     for (const group of groups) this.#series(group);
   }
 
-  /** A request ended (warmup ones are counted nowhere, as in summary.json). */
+  /** The run's collector is made: its groups' counts are what /metrics serves from now on. */
+  attach(numbers: LiveGroups): void {
+    this.#numbers = numbers;
+  }
+
+  /** A request ended: observed into the histograms (warmup ones nowhere, as in summary.json). */
   record(record: RequestRecord, group: ResolvedGroup, values: RecordedValues): void {
     if (record.warmup) return;
-    this.#series(group).add(record, values);
+    this.#series(group).observe(record, values);
   }
 
   /** The run's one-second tick: in flight, dropped, and the event-loop delay of the second that passed. */
@@ -85,7 +95,7 @@ export class LiveMetricsExporter {
   #series(group: ResolvedGroup): LiveGroupSeries {
     let series = this.#byIndex[group.index];
     if (series === undefined) {
-      series = new LiveGroupSeries(groupLabels(group, this.#shard));
+      series = new LiveGroupSeries(group.index, groupLabels(group, this.#shard));
       this.#byIndex[group.index] = series;
       this.#groups.push(series);
     }

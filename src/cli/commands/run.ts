@@ -29,7 +29,7 @@ import { inferbenchVersion } from '../version.js';
 import { monotonicAnchorMs } from '../thread-clock.js';
 import { bottleneckRemedy, parseWorkers, workerThreadScript } from '../worker-count.js';
 import { checkLiveViewFlags, DEFAULT_DASHBOARD_PORT, refuseAnyPortWithRepeat, startLiveViews } from '../live-views.js';
-import { combineRunEvents, type LiveView } from '../live-view.js';
+import { attachLiveViews, combineRunEvents, type LiveView } from '../live-view.js';
 import type { CommandRegistration } from './command.js';
 
 interface RunArgs {
@@ -174,7 +174,7 @@ async function runRun(args: RunArgs, ctx: CliContext, ciOutputs = true): Promise
         clock: systemClock,
         cpuProbe: () => process.cpuUsage(),
         version: inferbenchVersion(),
-        deps: cost.deps,
+        deps: attachLiveViews(cost.deps, views),
         events: combineRunEvents([
           ...(progress ? [{ onTick: (tick) => progress.update(tick) } satisfies RunEvents] : []),
           startEvents(ctx, shard, quiet),

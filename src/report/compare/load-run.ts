@@ -10,7 +10,7 @@ import { InferbenchError } from '../../errors.js';
 import type { z } from 'zod';
 import { runSummarySchema, SUMMARY_SCHEMA_VERSION } from '../../metrics/run-summary.js';
 import type { RunSummary, TimeSeriesPoint } from '../../metrics/run-summary.js';
-import { parseCsvRecords } from './parse-csv.js';
+import { parseCsvRecords } from '../../util/csv-records.js';
 import { TIMESERIES_COUNT_COLUMNS, TIMESERIES_NULLABLE_COLUMNS } from '../timeseries-csv.js';
 
 export interface LoadedRun {

@@ -1,22 +1,21 @@
 /**
- * What the live dashboard knows of a run as it goes: the run's events in (finished requests, progress
- * ticks, scenario starts), JSON-ready messages out (the whole state for a page that opens, one point
- * per tick, the end). It keeps per group the counts so far and, for the first groups (the ones a chart
- * can tell apart), a window of the last seconds (requests/s, output tokens/s, TTFT p50 and p99); and
- * the history of every tick, bounded (live-series.ts). Per finished request it only counts and records
- * into preallocated windows: nothing is allocated per request.
+ * What the live dashboard knows of a run as it goes: the run's progress ticks and scenario starts in,
+ * JSON-ready messages out (the whole state for a page that opens, one point per tick, the end). It counts
+ * nothing itself: each group's counts so far and, for the first groups (the ones a chart can tell apart),
+ * its last seconds (requests/s, output tokens/s, TTFT p50 and p99) are the run collector's, read in place
+ * when a message is made (attach()), so the page shows what summary.json will. It keeps the history of
+ * every tick, bounded (live-series.ts).
  */
-import type { RequestRecord } from '../../client/request-record.js';
+import type { LiveGroups } from '../../aggregate/early-stop.js';
 import type { ProgressSnapshot } from '../../aggregate/types.js';
-import { ProgressWindow } from '../../aggregate/progress-window.js';
-import type { RecordedValues } from '../../metrics/request-values.js';
+import { GROUP_WINDOWS } from '../../aggregate/progress-window.js';
 import type { RunSummary } from '../../metrics/run-summary.js';
 import type { ResolvedGroup } from '../../profile/resolved-profile.js';
 import { type LiveEndMessage, liveEndMessage } from './live-end.js';
 import { LiveSeries, type LiveSeriesData, type LiveValue } from './live-series.js';
 
-/** Groups with a window and lines of their own; more would be lines nobody can tell apart. */
-export const MAX_CHARTED_GROUPS = 8;
+/** Groups with a window and lines of their own: those the collector keeps a window of. */
+export const MAX_CHARTED_GROUPS = GROUP_WINDOWS;
 /** One point a second for an hour before the history starts to thin. */
 export const DEFAULT_MAX_POINTS = 3600;
 
@@ -96,15 +95,11 @@ export interface LiveFeedOptions {
   readonly maxPoints?: number;
 }
 
-/** One group's counts so far, and its window when it is charted. */
+/** One group as the feed knows it before the collector does: its key (updated when its model is resolved). */
 interface GroupState {
   readonly index: number;
   key: string;
-  ok: number;
-  failed: number;
-  throttled: number;
-  readonly errors: Record<string, number>;
-  readonly window: ProgressWindow | null;
+  readonly charted: boolean;
 }
 
 /** The dashboard's model of a run (see the file's comment). */
@@ -119,22 +114,15 @@ export class LiveFeed {
   #state: LiveRunState = 'starting';
   #lastTick: LiveTick | null = null;
   #end: LiveFeedEnd | null = null;
+  #numbers: LiveGroups = () => undefined;
 
   constructor(options: LiveFeedOptions) {
     this.#options = options;
     this.#originUs = options.nowUs();
     for (const group of options.groups) {
-      this.#groups[group.index] = {
-        index: group.index,
-        key: group.key,
-        ok: 0,
-        failed: 0,
-        throttled: 0,
-        errors: {},
-        window: group.index < MAX_CHARTED_GROUPS ? new ProgressWindow() : null,
-      };
+      this.#groups[group.index] = { index: group.index, key: group.key, charted: group.index < MAX_CHARTED_GROUPS };
     }
-    this.#charted = this.#groups.filter((group) => group.window !== null);
+    this.#charted = this.#groups.filter((group) => group.charted);
     const columns = [
       ...RUN_COLUMNS,
       ...this.#charted.flatMap((group) => GROUP_COLUMNS.map((column) => `g${group.index}.${column}`)),
@@ -150,27 +138,9 @@ export class LiveFeed {
     }
   }
 
-  /** A request ended (warmup ones are counted nowhere, as in the results). Per request: no allocation. */
-  record(record: RequestRecord, group: ResolvedGroup, values: RecordedValues): void {
-    if (record.warmup) return;
-    const state = this.#groups[record.groupIndex];
-    if (state === undefined) return;
-    // With --workers no scenario start is told: the first record of a group names its model.
-    if (state.key !== group.key) state.key = group.key;
-    const errorClass = record.errorClass;
-    if (errorClass === null) state.ok++;
-    else {
-      if (errorClass === 'http_429') state.throttled++;
-      else state.failed++;
-      state.errors[errorClass] = (state.errors[errorClass] ?? 0) + 1;
-    }
-    const window = state.window;
-    if (window === null) return;
-    const slot = window.slot(this.#secondOf(Number.isNaN(record.endUs) ? record.launchUs : record.endUs));
-    window.countEnded(slot);
-    if (errorClass !== null) return;
-    if (!Number.isNaN(values.output_tokens)) window.addOutputTokens(slot, values.output_tokens);
-    if (values.ttft_ms >= 0) window.recordTtftUs(slot, values.ttft_ms);
+  /** The run's collector is made: its groups' numbers are what the page shows from now on. */
+  attach(numbers: LiveGroups): void {
+    this.#numbers = numbers;
   }
 
   /** A progress tick: one point of history and the message that carries it to open pages. */
@@ -245,17 +215,20 @@ export class LiveFeed {
     const rows: LiveGroupRow[] = [];
     for (const group of this.#groups) {
       if (group === undefined) continue;
-      const totals = group.window?.read(second) ?? null;
+      const numbers = this.#numbers(group.index);
+      // The collector's groups have their models resolved (with --workers no scenario start is told).
+      if (numbers !== undefined) group.key = numbers.group.key;
+      const totals = group.charted ? (numbers?.window?.read(second) ?? EMPTY_WINDOW) : null;
       // The rates divide by the time since the window's first second began, as the progress line's do.
       const windowS = totals === null ? 0 : (nowUs - this.#originUs) / 1_000_000 - totals.fromSecond;
       rows[group.index] = {
         index: group.index,
         key: group.key,
-        charted: group.window !== null,
-        ok: group.ok,
-        failed: group.failed,
-        throttled: group.throttled,
-        errors: { ...group.errors },
+        charted: group.charted,
+        ok: numbers?.ok ?? 0,
+        failed: numbers?.failed ?? 0,
+        throttled: numbers?.throttled ?? 0,
+        errors: { ...numbers?.errors },
         requestsPerS: totals === null ? null : windowS > 0 ? round(totals.ended / windowS, 3) : 0,
         outputTokensPerS: totals === null ? null : windowS > 0 ? round(totals.outputTokens / windowS, 1) : 0,
         ttftP50Ms: totals?.ttftP50Ms ?? null,
@@ -270,6 +243,9 @@ export class LiveFeed {
     return Math.max(0, Math.floor((atUs - this.#originUs) / 1_000_000));
   }
 }
+
+/** A charted group's window before the collector has it: nothing ended yet. */
+const EMPTY_WINDOW = { fromSecond: 0, ended: 0, outputTokens: 0, ttftP50Ms: null, ttftP99Ms: null } as const;
 
 /** Fewer digits in the JSON the page is sent every second. */
 function round(value: number, digits: number): number {

@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
-import { parseCsvRecords } from '../compare/parse-csv.js';
+import { parseCsvRecords } from '../../util/csv-records.js';
 import { REQUEST_COLUMNS } from '../requests-csv.js';
 import { LABELS_COLUMN } from '../request-labels-cell.js';
 import { CHECKS_COLUMN } from '../request-checks-cell.js';

@@ -15,7 +15,7 @@ import { isOk } from '../../measure/request-status.js';
 import { itlGapCount, itlGapUs } from '../../measure/request-timings.js';
 import type { StoredBlock } from '../../metrics/capacity-summary.js';
 import { lowerIsBetter, metricDefinition } from '../../metrics/metric-registry.js';
-import type { RecordedValues, RequestMetricName } from '../../metrics/request-values.js';
+import { RECORDED_KEY, type RecordedValues, type RequestMetricName } from '../../metrics/request-values.js';
 
 /** The metrics every block keeps, so that a new SLO on any of them can be answered offline. */
 export const BLOCK_METRICS = [
@@ -53,7 +53,7 @@ export class StepBlock {
         const gaps = itlGapCount(record);
         for (let i = 0; i < gaps; i++) this.#record(metric, itlGapUs(record, i));
       } else {
-        const value = values[metric as RequestMetricName];
+        const value = values[RECORDED_KEY[metric as RequestMetricName]];
         if (!Number.isNaN(value)) this.#record(metric, value);
       }
     }

@@ -1,5 +1,5 @@
 /**
- * `npm run bench client --quick` (the built dist/bench/main.js, as `npm test`'s pretest builds it) runs to
+ * `npm run bench client --quick` (the built dist-bench/bench/main.js, as `npm test`'s pretest builds it) runs to
  * the end, prints its table with a row for every target of the client benchmark and writes
  * bench-results/client.json with every target in it. Every section must have run: a section that failed
  * (its one "section failed" row), the accuracy section included, fails this test, and so does a target
@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-const MAIN = resolve(import.meta.dirname, '..', '..', '..', 'dist', 'bench', 'main.js');
+const MAIN = resolve(import.meta.dirname, '..', '..', '..', 'dist-bench', 'bench', 'main.js');
 
 /** Every section of the benchmark, in its order. */
 const SECTIONS = ['events', 'in-process', 'plain-http', 'open-loop', 'streams', 'accuracy'];

@@ -1,5 +1,5 @@
 /**
- * `npm run bench soak --duration 12s --quick` (the built dist/bench/main.js, as `npm test`'s pretest builds
+ * `npm run bench soak --duration 12s --quick` (the built dist-bench/bench/main.js, as `npm test`'s pretest builds
  * it) runs the real `inferbench run` against the embedded emulator, prints the verdict table (one row per
  * series) and the curve, and writes bench-results/soak.json with every sample. Never a timing nor the
  * verdict itself: whether memory stays flat over minutes belongs to the 10-minute benchmark, not to a
@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-const MAIN = resolve(import.meta.dirname, '..', '..', '..', 'dist', 'bench', 'main.js');
+const MAIN = resolve(import.meta.dirname, '..', '..', '..', 'dist-bench', 'bench', 'main.js');
 const SERIES = ['rss_mb', 'heap_used_mb', 'fds', 'eld_p99_ms'];
 const DURATION_S = 12;
 

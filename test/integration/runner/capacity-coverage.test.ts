@@ -21,11 +21,10 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CapacityGroupSummary, CapacitySummary } from '../../../src/metrics/capacity-summary.js';
-import { oneStepProfile } from '../../../src/bench/capacity-bench.js';
 import { runCliInProcess } from '../../helpers/cli.js';
 import {
-  KNOWN_LATENCY_MODEL,
   type KnownLatencyServer,
+  oneStepProfile,
   startKnownLatencyServer,
 } from '../../helpers/known-latency-server.js';
 import { readSummary, useRunFolder } from '../../helpers/run-folder.js';
@@ -114,7 +113,7 @@ describe('capacity step decisions against a server with a known TTFT distributio
   /** Ten one-step searches (one stream, which is both the start and the most allowed): each group's decision. */
   async function decisions(name: string, slowShare: number): Promise<string[]> {
     server.setSlowShare(slowShare);
-    const groups = await capacityGroups(name, oneStepProfile(name, 10, 0, KNOWN_LATENCY_MODEL), server.url);
+    const groups = await capacityGroups(name, oneStepProfile(name, 10, 0), server.url);
     // The last step of each: a spoiled step is run again (up to 3 times) before it ends the search.
     return groups.map((group) => group.steps.at(-1)?.outcome ?? 'inconclusive');
   }

@@ -11,7 +11,7 @@
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startKnownTimingServer, type KnownTimingServer } from '../../../src/bench/known-timing-server.js';
+import { startKnownTimingServer, type KnownTimingServer } from '../../helpers/known-timing/known-timing-server.js';
 import { HARNESS_LIMITS } from '../../../src/runner/harness-monitor.js';
 import { busyWaitMs } from '../../helpers/busy-wait.js';
 import { runCliInProcess } from '../../helpers/cli.js';

@@ -6,7 +6,7 @@
  * @module-tag timing
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startKnownTimingServer, type KnownTimingServer } from '../../../src/bench/known-timing-server.js';
+import { startKnownTimingServer, type KnownTimingServer } from '../../helpers/known-timing/known-timing-server.js';
 import type { RequestRecord } from '../../../src/client/request-record.js';
 import { resolveProfileText } from '../../../src/profile/load-profile.js';
 import { runProfile } from '../../../src/runner/run-profile.js';

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseCsvRecords } from '../../../src/report/compare/parse-csv.js';
+import { parseCsvRecords } from '../../../src/util/csv-records.js';
 import { runCliInProcess } from '../../helpers/cli.js';
 import { useInProcessEmulators } from '../../helpers/in-process-emulator.js';
 import { useRunFolder } from '../../helpers/run-folder.js';

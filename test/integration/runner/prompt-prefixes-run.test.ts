@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../../src/protocol/chat.js';
 import { encodeTokens } from '../../../src/util/tokenizer.js';
-import { parseCsvRecords } from '../../../src/report/compare/parse-csv.js';
+import { parseCsvRecords } from '../../../src/util/csv-records.js';
 import { runCliInProcess } from '../../helpers/cli.js';
 import { useInProcessEmulators } from '../../helpers/in-process-emulator.js';
 import {

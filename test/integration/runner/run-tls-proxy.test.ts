@@ -9,8 +9,8 @@
 import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startKnownTimingServer } from '../../../src/bench/known-timing-server.js';
-import type { KnownTimingServer } from '../../../src/bench/known-timing-server.js';
+import { startKnownTimingServer } from '../../helpers/known-timing/known-timing-server.js';
+import type { KnownTimingServer } from '../../helpers/known-timing/known-timing-server.js';
 import { createInferenceClient } from '../../../src/client/inference-client.js';
 import { createRequestRecord } from '../../../src/client/request-record.js';
 import type { RequestRecord } from '../../../src/client/request-record.js';

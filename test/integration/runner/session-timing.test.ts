@@ -38,7 +38,7 @@ async function run(yaml: string, clock: Clock) {
       version: 'test',
       events: {
         onRecord: (record: RequestRecord, _group, values: RecordedValues) =>
-          seen.push({ record: { ...record }, lagMs: values.schedule_lag_ms }),
+          seen.push({ record: { ...record }, lagMs: values.schedule_lag_us }),
       },
     },
   });

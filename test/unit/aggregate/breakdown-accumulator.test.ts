@@ -20,8 +20,8 @@ function request(i: number): [RequestRecord, RecordedValues] {
     record.errorClass = 'http_5xx';
     return [record, values];
   }
-  values.ttft_ms = (10 + i) * 1000;
-  values.e2e_ms = (100 + 2 * i) * 1000;
+  values.ttft_us = (10 + i) * 1000;
+  values.e2e_us = (100 + 2 * i) * 1000;
   values.input_tokens = 1000;
   values.cached_tokens = i % 3 === 0 ? 512 : 0;
   values.output_tokens = 10;
@@ -101,8 +101,8 @@ describe('BreakdownCell histograms (packed)', () => {
     values.forEach((us, i) => {
       const record = createRequestRecord(i, 0, 0);
       const recorded = createRecordedValues();
-      recorded.ttft_ms = us;
-      recorded.e2e_ms = us * 3 + 17;
+      recorded.ttft_us = us;
+      recorded.e2e_us = us * 3 + 17;
       cell.add(record, recorded);
       plainTtft.recordValue(us);
       plainE2e.recordValue(us * 3 + 17);
@@ -118,8 +118,8 @@ describe('BreakdownCell histograms (packed)', () => {
     const small = new BreakdownCell();
     for (const us of [12_000, 15_000, 230_000]) {
       const recorded = createRecordedValues();
-      recorded.ttft_ms = us;
-      recorded.e2e_ms = us * 10;
+      recorded.ttft_us = us;
+      recorded.e2e_us = us * 10;
       small.add(createRequestRecord(0, 0, 0), recorded);
     }
     expect(small.ttft.estimatedFootprintInBytes + small.e2e.estimatedFootprintInBytes).toBeLessThan(8_000);

@@ -4,8 +4,8 @@
  * and the per-bucket curve.
  */
 import { describe, expect, it } from 'vitest';
-import type { SoakSample } from '../../../src/bench/soak-sampler.js';
-import { curveRows, soakVerdict } from '../../../src/bench/soak-verdict.js';
+import type { SoakSample } from '../../../bench/soak-sampler.js';
+import { curveRows, soakVerdict } from '../../../bench/soak-verdict.js';
 
 /** 30 samples a second apart from t = 0, with `at(i)` overriding fields. */
 function samples(at: (i: number) => Partial<SoakSample> = () => ({})): SoakSample[] {

@@ -1,11 +1,11 @@
 /**
- * The known-timing server (src/bench) against the client: the client's TTFT/ITL/E2E agree with what the
+ * The known-timing server (test/helpers/known-timing) against the client: the client's TTFT/ITL/E2E agree with what the
  * server really did (generous tolerance here; the precise figures are the accuracy benchmark's job),
  * token counts are exact and time_info passes through exactly.
  */
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startKnownTimingServer, type KnownTimingServer } from '../../../src/bench/known-timing-server.js';
+import { startKnownTimingServer, type KnownTimingServer } from '../../helpers/known-timing/known-timing-server.js';
 import { createInferenceClient } from '../../../src/client/inference-client.js';
 import { createRequestRecord, type RequestRecord } from '../../../src/client/request-record.js';
 import type { InferenceClient } from '../../../src/client/types.js';

@@ -26,7 +26,7 @@ function failedRecord() {
 /** Values with a fluidity index (a fraction; NaN: none). */
 function withFluidity(fraction: number) {
   const values = createRecordedValues();
-  values.fluidity_index = fraction * 1000;
+  values.fluidity_index_x1000 = fraction * 1000;
   return values;
 }
 

@@ -88,7 +88,7 @@ describe('fluidity_index of a request (recorded x 1000)', () => {
   it('is one of the values derived once per request, only with deadlines', () => {
     const record = streamed(5, [160, ...Array(8).fill(20)]);
     const tokens = tokenCounts(record, null);
-    expect(fillRecordedValues(record, tokens, createRecordedValues()).fluidity_index).toBeNaN();
-    expect(fillRecordedValues(record, tokens, createRecordedValues(), deadlines50).fluidity_index).toBe(818);
+    expect(fillRecordedValues(record, tokens, createRecordedValues()).fluidity_index_x1000).toBeNaN();
+    expect(fillRecordedValues(record, tokens, createRecordedValues(), deadlines50).fluidity_index_x1000).toBe(818);
   });
 });

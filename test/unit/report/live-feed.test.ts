@@ -1,14 +1,15 @@
 /**
- * The live dashboard's feed on hand-built records and ticks under a hand-moved clock: counts per group
- * (warmup ignored, 429 apart from failures), per-group windows (requests/s, tokens/s, TTFT p50/p99), one
- * point per tick in the announced columns, the history bounded by thinning, and the end message taken
- * from a RunSummary.
+ * The live dashboard's feed reading a real run collector fed hand-built records, and ticks under a
+ * hand-moved clock: counts per group as the collector made them (warmup ignored, 429 apart from failures),
+ * per-group windows (requests/s, tokens/s, TTFT p50/p99), one point per tick in the announced columns, the
+ * history bounded by thinning, and the end message taken from a RunSummary.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { ProgressSnapshot } from '../../../src/aggregate/types.js';
+import { createRunCollector } from '../../../src/aggregate/run-collector.js';
+import type { ProgressSnapshot, RunCollector } from '../../../src/aggregate/types.js';
 import { createRequestRecord, type ErrorClass } from '../../../src/client/request-record.js';
 import { createRecordedValues } from '../../../src/metrics/request-values.js';
 import type { ResolvedGroup } from '../../../src/profile/resolved-profile.js';
@@ -23,8 +24,11 @@ const GROUPS: ResolvedGroup[] = [
   { index: 1, scenario: 'chat', model: null, tier: 'flex', key: 'chat/*/flex' },
 ];
 
-/** A feed on a clock the test moves: `at(ms)` sets the time since the run's start. */
-function feedAt(groups = GROUPS, maxPoints?: number) {
+/**
+ * A feed on a clock the test moves (`at(ms)` sets the time since the feed's start), attached to a run
+ * collector of `collectorGroups` whose run started `runStartMs` after the feed.
+ */
+function feedAt(groups = GROUPS, maxPoints?: number, collectorGroups = groups, runStartMs = 0) {
   let now = ORIGIN_US;
   const feed = new LiveFeed({
     profile: 'p',
@@ -33,8 +37,11 @@ function feedAt(groups = GROUPS, maxPoints?: number) {
     nowUs: () => now,
     ...(maxPoints ? { maxPoints } : {}),
   });
+  const collector = createRunCollector({ groups: collectorGroups, slo: {}, runStartUs: ORIGIN_US + runStartMs * 1000 });
+  feed.attach((index) => collector.live?.(index));
   return {
     feed,
+    collector,
     at: (ms: number) => {
       now = ORIGIN_US + ms * 1000;
     },
@@ -42,9 +49,9 @@ function feedAt(groups = GROUPS, maxPoints?: number) {
 }
 
 let nextId = 0;
-/** A finished request of `group` that ended `endMs` after the start; ok unless `errorClass`. */
+/** A finished request of `group` that ended `endMs` after the feed's start, to the collector; ok unless `errorClass`. */
 function finish(
-  feed: LiveFeed,
+  collector: RunCollector,
   group: ResolvedGroup,
   endMs: number,
   options: { ttftMs?: number; tokens?: number; errorClass?: ErrorClass; warmup?: boolean } = {},
@@ -54,10 +61,10 @@ function finish(
   record.errorClass = options.errorClass ?? null;
   const values = createRecordedValues();
   if (!options.errorClass) {
-    values.ttft_ms = (options.ttftMs ?? 20) * 1000;
+    values.ttft_us = (options.ttftMs ?? 20) * 1000;
     values.output_tokens = options.tokens ?? 10;
   }
-  feed.record(record, group, values);
+  collector.completed(record, values);
 }
 
 function expectNear(actual: number | null | undefined, expected: number): void {
@@ -89,15 +96,15 @@ function tick(elapsedMs: number, overrides: Partial<ProgressSnapshot> = {}, warm
 
 describe('live feed', () => {
   it('counts per group, warmup ignored and 429 apart from failures', () => {
-    const { feed, at } = feedAt();
+    const { feed, at, collector } = feedAt();
     const [a, b] = GROUPS as [ResolvedGroup, ResolvedGroup];
-    finish(feed, a, 100, { warmup: true });
-    finish(feed, a, 200);
-    finish(feed, a, 300);
-    finish(feed, a, 400, { errorClass: 'http_5xx' });
-    finish(feed, b, 500, { errorClass: 'http_429' });
-    finish(feed, b, 600, { errorClass: 'http_429' });
-    finish(feed, b, 700, { errorClass: 'timeout' });
+    finish(collector, a, 100, { warmup: true });
+    finish(collector, a, 200);
+    finish(collector, a, 300);
+    finish(collector, a, 400, { errorClass: 'http_5xx' });
+    finish(collector, b, 500, { errorClass: 'http_429' });
+    finish(collector, b, 600, { errorClass: 'http_429' });
+    finish(collector, b, 700, { errorClass: 'timeout' });
     at(1000);
     const { status } = feed.tick(tick(1000));
     expect(
@@ -108,19 +115,24 @@ describe('live feed', () => {
     ]);
   });
 
-  it('takes the model a run resolved from the scenario start and from the records', () => {
-    const { feed } = feedAt();
+  it("takes the model a run resolved from the scenario start, then from the collector's groups", () => {
+    const resolved = [GROUPS[0] as ResolvedGroup, { ...(GROUPS[1] as ResolvedGroup), model: 'n', key: 'chat/n/flex' }];
+    let now = ORIGIN_US;
+    const feed = new LiveFeed({ profile: 'p', target: 'http://x', groups: GROUPS, nowUs: () => now });
     feed.scenarioStarted([{ ...(GROUPS[1] as ResolvedGroup), model: 'm', key: 'chat/m/flex' }]);
     expect(feed.state().status.groups[1]?.key).toBe('chat/m/flex');
-    finish(feed, { ...(GROUPS[1] as ResolvedGroup), model: 'n', key: 'chat/n/flex' }, 100);
+    // With --workers no scenario start is told: the collector's groups have their models resolved.
+    const collector = createRunCollector({ groups: resolved, slo: {}, runStartUs: ORIGIN_US });
+    feed.attach((index) => collector.live?.(index));
+    now += 1000;
     expect(feed.state().status.groups[1]?.key).toBe('chat/n/flex');
   });
 
   it('gives per-group requests/s, tokens/s and TTFT p50/p99 over the last 5 seconds', () => {
-    const { feed, at } = feedAt();
+    const { feed, at, collector } = feedAt();
     const a = GROUPS[0] as ResolvedGroup;
     // Second 0: 10 requests with TTFT 10..100 ms and 5 tokens each; then from second 6: 4 requests of 200 ms.
-    for (let i = 1; i <= 10; i++) finish(feed, a, 100 * i - 50, { ttftMs: 10 * i, tokens: 5 });
+    for (let i = 1; i <= 10; i++) finish(collector, a, 100 * i - 50, { ttftMs: 10 * i, tokens: 5 });
     at(2000);
     let row = feed.tick(tick(2000)).status.groups[0];
     // 10 requests over the 2 s since second 0 began.
@@ -129,7 +141,7 @@ describe('live feed', () => {
     // Window histograms keep 2 significant digits: within 1%.
     expectNear(row?.ttftP50Ms, 50);
     expectNear(row?.ttftP99Ms, 100);
-    for (let i = 0; i < 4; i++) finish(feed, a, 6100 + i * 100, { ttftMs: 200, tokens: 1 });
+    for (let i = 0; i < 4; i++) finish(collector, a, 6100 + i * 100, { ttftMs: 200, tokens: 1 });
     at(7000);
     row = feed.tick(tick(7000)).status.groups[0];
     // Window: seconds 3..7 (the first 10 are out of it): 4 requests over 4 s.
@@ -139,21 +151,21 @@ describe('live feed', () => {
   });
 
   it('aligns its windows on the run clock at the first tick', () => {
-    const { feed, at } = feedAt();
+    const { feed, at, collector } = feedAt(GROUPS, undefined, GROUPS, 500);
     const a = GROUPS[0] as ResolvedGroup;
     // The run started 0.5 s after the feed: its elapsed time is the feed's minus 0.5 s.
     at(3500);
     feed.tick(tick(3000));
-    finish(feed, a, 3600);
-    finish(feed, a, 3700);
+    finish(collector, a, 3600);
+    finish(collector, a, 3700);
     at(4500);
     // Run time 4.0 s: the window is the run's seconds 0..4, 4 s long.
     expect(feed.tick(tick(4000)).status.groups[0]?.requestsPerS).toBe(0.5);
   });
 
   it('adds one point per tick in the announced columns, and the state carries the history', () => {
-    const { feed, at } = feedAt();
-    finish(feed, GROUPS[0] as ResolvedGroup, 200, { ttftMs: 30 });
+    const { feed, at, collector } = feedAt();
+    finish(collector, GROUPS[0] as ResolvedGroup, 200, { ttftMs: 30 });
     at(1000);
     const first = feed.tick(tick(1000, { failed: 1, throttled: 2, dropped: 4 }, true));
     at(2000);
@@ -196,8 +208,8 @@ describe('live feed', () => {
       tier: null,
       key: `s/m${index}/-`,
     }));
-    const { feed } = feedAt(many);
-    finish(feed, many[MAX_CHARTED_GROUPS + 1] as ResolvedGroup, 100);
+    const { feed, collector } = feedAt(many);
+    finish(collector, many[MAX_CHARTED_GROUPS + 1] as ResolvedGroup, 100);
     const state = feed.state();
     expect(state.series.columns).toHaveLength(8 + 4 * MAX_CHARTED_GROUPS);
     const last = state.status.groups[MAX_CHARTED_GROUPS + 1];
@@ -218,10 +230,10 @@ describe('live feed', () => {
   });
 
   it('ends: state "ended", the end message in the state, ticks after it change nothing', () => {
-    const { feed } = feedAt();
+    const { feed, collector } = feedAt();
     feed.tick(tick(1000));
     // A request that ends after the last tick is in the end's counts.
-    finish(feed, GROUPS[0] as ResolvedGroup, 1500);
+    finish(collector, GROUPS[0] as ResolvedGroup, 1500);
     const end = feed.end(null);
     expect(end.summary).toBeNull();
     expect(end.status).toMatchObject({ state: 'ended', groups: [{ ok: 1 }, { ok: 0 }] });

@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createRequestRecord } from '../../../src/client/request-record.js';
 import { createRecordedValues } from '../../../src/metrics/request-values.js';
 import type { ResolvedGroup } from '../../../src/profile/resolved-profile.js';
-import { parseCsvRecords } from '../../../src/report/compare/parse-csv.js';
+import { parseCsvRecords } from '../../../src/util/csv-records.js';
 import { mergeRequestsCsv } from '../../../src/report/merge/merge-requests-csv.js';
 import { REQUEST_COLUMNS, openRequestsCsv } from '../../../src/report/requests-csv.js';
 

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { GROUP_VALUES } from '../../../src/metrics/metric-registry.js';
 import type { GroupSummary } from '../../../src/metrics/run-summary.js';
-import { parseCsvRecords } from '../../../src/report/compare/parse-csv.js';
+import { parseCsvRecords } from '../../../src/util/csv-records.js';
 import { formatSummaryCsv } from '../../../src/report/summary-csv.js';
 
 function group(key: string, checks?: GroupSummary['checks']): GroupSummary {

@@ -66,7 +66,7 @@ async function run(scenarios: string, options: RunOptions = {}): Promise<Virtual
           const after = options.interruptAfterMs;
           if (after !== undefined) clock.setTimer(() => interrupt.abort(), after);
         },
-        onRecord: (record, _group, values) => records.push({ record: { ...record }, lagMs: values.schedule_lag_ms }),
+        onRecord: (record, _group, values) => records.push({ record: { ...record }, lagMs: values.schedule_lag_us }),
       },
     },
   });

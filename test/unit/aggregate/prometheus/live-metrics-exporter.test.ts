@@ -1,15 +1,18 @@
 /**
  * The live Prometheus exporter (aggregate/prometheus/): bucket boundaries (inclusive `le`, +Inf, NaN and
- * negatives), the labels of every series (shard included, "" for no tier), counters and histograms from
- * finished records counted as summary.json counts them (warmup nowhere, 429 as throttled, every ITL gap),
- * and the run-level gauges from ticks and the end.
+ * negatives), the labels of every series (shard included, "" for no tier), counters read from the run
+ * collector it is attached to (warmup nowhere, 429 as throttled: the collector's counts, never its own),
+ * histograms observed from finished records (every ITL gap), and the run-level gauges from ticks and the end.
  */
 import { describe, expect, it } from 'vitest';
 import { FixedBucketHistogram } from '../../../../src/aggregate/prometheus/fixed-bucket-histogram.js';
 import { LATENCY_BUCKETS_S } from '../../../../src/aggregate/prometheus/live-buckets.js';
 import { LIVE_SERIES_NAMES } from '../../../../src/aggregate/prometheus/live-metric-families.js';
 import { LiveMetricsExporter } from '../../../../src/aggregate/prometheus/live-metrics-exporter.js';
+import { createRunCollector } from '../../../../src/aggregate/run-collector.js';
 import type { ProgressSnapshot } from '../../../../src/aggregate/types.js';
+import type { RequestRecord } from '../../../../src/client/request-record.js';
+import type { RecordedValues } from '../../../../src/metrics/request-values.js';
 import { createRequestRecord, type ErrorClass } from '../../../../src/client/request-record.js';
 import { createRecordedValues } from '../../../../src/metrics/request-values.js';
 import type { ResolvedGroup } from '../../../../src/profile/resolved-profile.js';
@@ -30,8 +33,19 @@ const FLEX: ResolvedGroup = {
   key: 'chat/large-70b/flex',
 };
 
-function exporter(shard = ''): LiveMetricsExporter {
-  return new LiveMetricsExporter({ shard, profile: 'p', version: '9.9.9' });
+/**
+ * An exporter attached to a run collector of CHAT and FLEX; `end` hands a finished request to both as a run
+ * does (the collector counts it, then the exporter observes it).
+ */
+function exporter(shard = '') {
+  const live = new LiveMetricsExporter({ shard, profile: 'p', version: '9.9.9' });
+  const collector = createRunCollector({ groups: [CHAT, FLEX], slo: {}, runStartUs: 0 });
+  live.attach((index) => collector.live?.(index));
+  const end = (group: ResolvedGroup, finished: { record: RequestRecord; values: RecordedValues }): void => {
+    if (!finished.record.warmup) collector.completed(finished.record, finished.values);
+    live.record(finished.record, group, finished.values);
+  };
+  return { live, collector, end };
 }
 
 /** An ok request: TTFT and E2E in µs, text chunks at these times (µs), tokens. */
@@ -40,9 +54,9 @@ function okRecord(group: ResolvedGroup, ttftUs: number, e2eUs: number, chunkTime
   record.tokenChunkTimesUs = chunkTimesUs;
   record.rateLimitRemainingRequests = 41;
   const values = createRecordedValues();
-  values.ttft_ms = ttftUs;
-  values.e2e_ms = e2eUs;
-  values.schedule_lag_ms = 300;
+  values.ttft_us = ttftUs;
+  values.e2e_us = e2eUs;
+  values.schedule_lag_us = 300;
   values.input_tokens = 100;
   values.output_tokens = chunkTimesUs.length;
   return { record, values };
@@ -52,7 +66,7 @@ function failedRecord(group: ResolvedGroup, errorClass: ErrorClass) {
   const record = createRequestRecord(2, group.index, 0);
   record.errorClass = errorClass;
   const values = createRecordedValues();
-  values.schedule_lag_ms = 2_000;
+  values.schedule_lag_us = 2_000;
   return { record, values };
 }
 
@@ -97,7 +111,7 @@ describe('FixedBucketHistogram', () => {
 
 describe('LiveMetricsExporter', () => {
   it('labels every group series with its dimensions and the shard, the same names everywhere', async () => {
-    const live = exporter('2/4');
+    const { live } = exporter('2/4');
     live.groupsStarting([CHAT, FLEX]);
     const samples = parsePromText(await live.metrics());
     const ok = promSamples(samples, 'inferbench_requests_total', { outcome: 'ok' });
@@ -121,15 +135,15 @@ describe('LiveMetricsExporter', () => {
     });
   });
 
-  it('counts records as summary.json does: warmup nowhere, 429 throttled, errors by class, tokens of ok requests', async () => {
-    const live = exporter();
+  it("serves the collector's counts: warmup nowhere, 429 throttled, errors by class, tokens of ok requests", async () => {
+    const { live, end } = exporter();
     const ok = okRecord(CHAT, 40_000, 500_000, [40_000, 50_000, 70_000, 120_000]);
-    live.record(ok.record, CHAT, ok.values);
+    end(CHAT, ok);
     const warm = okRecord(CHAT, 40_000, 500_000, [40_000, 50_000], true);
-    live.record(warm.record, CHAT, warm.values);
+    end(CHAT, warm);
     for (const errorClass of ['http_429', 'http_429', 'http_5xx', 'timeout'] as const) {
       const failed = failedRecord(FLEX, errorClass);
-      live.record(failed.record, FLEX, failed.values);
+      end(FLEX, failed);
     }
     const samples = parsePromText(await live.metrics());
     const chat = { group: CHAT.key };
@@ -153,12 +167,29 @@ describe('LiveMetricsExporter', () => {
     expect(promSamples(samples, 'inferbench_ratelimit_remaining_tokens')).toEqual([]);
   });
 
-  it('observes TTFT, E2E and every ITL gap of ok requests into cumulative buckets in seconds', async () => {
-    const live = exporter();
-    const ok = okRecord(CHAT, 40_000, 500_000, [40_000, 50_000, 70_000, 120_000]);
+  it('counts nothing itself: a record it observes but the collector never counted is in no counter', async () => {
+    const { live, collector } = exporter();
+    const ok = okRecord(CHAT, 40_000, 500_000, [40_000, 50_000]);
     live.record(ok.record, CHAT, ok.values);
+    const failed = failedRecord(FLEX, 'http_429');
+    live.record(failed.record, FLEX, failed.values);
+    let samples = parsePromText(await live.metrics());
+    expect(promSum(samples, 'inferbench_requests_total')).toBe(0);
+    expect(promSum(samples, 'inferbench_request_errors_total')).toBe(0);
+    expect(promSum(samples, 'inferbench_output_tokens_total')).toBe(0);
+    // Its own histogram did observe it.
+    expect(promSum(samples, 'inferbench_ttft_seconds_count')).toBe(1);
+    collector.completed(failed.record, failed.values);
+    samples = parsePromText(await live.metrics());
+    expect(promSum(samples, 'inferbench_requests_total', { group: FLEX.key, outcome: 'throttled' })).toBe(1);
+  });
+
+  it('observes TTFT, E2E and every ITL gap of ok requests into cumulative buckets in seconds', async () => {
+    const { live, end } = exporter();
+    const ok = okRecord(CHAT, 40_000, 500_000, [40_000, 50_000, 70_000, 120_000]);
+    end(CHAT, ok);
     const failed = failedRecord(CHAT, 'http_5xx');
-    live.record(failed.record, CHAT, failed.values);
+    end(CHAT, failed);
     const samples = parsePromText(await live.metrics());
     const bucket = (name: string, le: string) => promSum(samples, `inferbench_${name}_bucket`, { le });
     expect(bucket('ttft_seconds', '0.025')).toBe(0);
@@ -179,7 +210,7 @@ describe('LiveMetricsExporter', () => {
   });
 
   it('reports in flight, dropped and event-loop delay from ticks, and the end', async () => {
-    const live = exporter();
+    const { live } = exporter();
     let samples = parsePromText(await live.metrics());
     expect(promSamples(samples, 'inferbench_event_loop_delay_p99_seconds')).toEqual([]);
     expect(promSum(samples, 'inferbench_run_ended')).toBe(0);
@@ -197,10 +228,10 @@ describe('LiveMetricsExporter', () => {
   });
 
   it('serves only declared names, each with HELP and TYPE, counters ending in _total', async () => {
-    const live = exporter();
+    const { live, end } = exporter();
     const ok = okRecord(CHAT, 40_000, 500_000, [40_000, 50_000]);
     ok.record.rateLimitRemainingTokens = 5;
-    live.record(ok.record, CHAT, ok.values);
+    end(CHAT, ok);
     live.tick(snapshot(1, 0), { p99Ms: 1, maxMs: 1 });
     const text = await live.metrics();
     const names = new Set(parsePromText(text).map((s) => s.name));
