@@ -5,14 +5,14 @@
  */
 import { accessSync, constants, existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { checkAnswerSchemas } from './answer-schema-checks.js';
+import { checkAnswerSchemas } from './sections/answer-schemas.js';
 import { checkCapacity } from './capacity-checks.js';
 import { checkFluidityNeedsDeadlines } from './deadline-checks.js';
-import { checkGroupDimensions, groupKeyHeads, headHint } from './dimension-checks.js';
+import { checkGroupDimensions, groupKeyHeads, headHint } from './sections/dimensions.js';
 import { parseThreshold } from './parse-threshold.js';
 import { mergeScenario } from './merge-scenario.js';
-import { checkTraceScenario } from './trace-checks.js';
-import { checkScenarioWorkload } from './workload-checks.js';
+import { checkTraceScenario } from './sections/trace/trace.js';
+import { checkScenarioWorkload } from './sections/workload.js';
 import type { ProfileIssue } from './profile-issue.js';
 
 /** Headers that carry credentials: keys come from the environment only, never from a profile. */

@@ -1,7 +1,7 @@
 /** How `validate` and the run header describe a trace replay's load (format-plan.ts). */
 import { formatDurationMs } from '../util/duration.js';
-import type { TraceSpec } from './trace-file.js';
-import { loadTrace, traceSpanMs } from './trace-file.js';
+import type { TraceSpec } from './sections/trace/trace-file.js';
+import { loadTrace, traceSpanMs } from './sections/trace/trace-file.js';
 
 /** e.g. "trace replay of traces/x.jsonl (mooncake, ms): 300 records over 15s, x1.5 -> 10s (30.0 requests/s), ...". */
 export function formatTraceLoad(trace: TraceSpec, maxConcurrency: number): string {

@@ -5,7 +5,7 @@
  * model "*"; after, each selected model is its group exactly as a listed id would be.
  */
 import type { PublicModelCapability } from '../protocol/models.js';
-import type { ModelsInput } from './models-schema.js';
+import type { ModelsInput } from './sections/models.js';
 import { deepFreeze } from './deep-freeze.js';
 import { expandGroups } from './groups.js';
 import type { ModelSelector, ResolvedProfile } from './resolved-profile.js';

@@ -4,7 +4,7 @@
  * own), it sets prompt_cache_key itself unless cache_key is false, and groups x tokens is bounded (every
  * prefix text is built and held when the workload is built).
  */
-import { MAX_PREFIX_TOTAL_TOKENS } from './prefixes-schema.js';
+import { MAX_PREFIX_TOTAL_TOKENS } from './sections/prefixes.js';
 import type { IssuePath, ProfileIssue } from './profile-issue.js';
 
 function isRecord(value: unknown): value is Record<string, unknown> {

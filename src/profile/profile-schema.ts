@@ -8,18 +8,18 @@ import { z } from 'zod';
 import { CHAT_REQUEST_PARAMETERS, SERVICE_TIERS } from '../protocol/chat.js';
 import type { ServiceTier } from '../protocol/chat.js';
 import { ERROR_CLASSES } from '../protocol/error-classes.js';
-import { capacitySchema } from './capacity-schema.js';
-import { datasetSchema } from './dataset-schema.js';
-import { deadlinesSchema } from './deadlines-schema.js';
+import { capacitySchema } from './sections/capacity.js';
+import { datasetSchema } from './sections/dataset.js';
+import { deadlinesSchema } from './sections/deadlines.js';
 import { reasoningEffortsSchema } from './effort-schema.js';
-import { imagesSchema } from './images-schema.js';
-import { liveSchema } from './live-schema.js';
+import { imagesSchema } from './sections/images.js';
+import { liveSchema } from './sections/live.js';
 import { METRIC_OR_GROUP_VALUE_PATTERN, METRIC_STAT_PATTERN } from './metric-names.js';
-import { modelsSchema } from './models-schema.js';
-import { pricingSchema } from './pricing-schema.js';
+import { modelsSchema } from './sections/models.js';
+import { pricingSchema } from './sections/pricing.js';
 import { traceLoadFields } from './trace-schema.js';
-import { prefixesSchema } from './prefixes-schema.js';
-import { sessionSchema, toolLoopSchema } from './session-schema.js';
+import { prefixesSchema } from './sections/prefixes.js';
+import { sessionSchema, toolLoopSchema } from './sections/conversation.js';
 
 /** Mirrors util/duration.ts: "250ms", "30s", "2m", "1m30s", "1.5h", or a bare number of seconds. */
 const DURATION_PATTERN = '^\\s*(?:\\d+(?:\\.\\d+)?|(?:\\d+(?:\\.\\d+)?(?:us|ms|s|m|h))+)\\s*$';

@@ -4,7 +4,7 @@
  */
 import { parseDurationMs } from '../util/duration.js';
 import type { ServiceTier } from '../protocol/chat.js';
-import type { CapacityInput } from './capacity-schema.js';
+import type { CapacityInput } from './sections/capacity.js';
 
 export interface CapacitySpec {
   /** The SLO of the search, as written (e.g. { "ttft_ms.p99": "500ms", error_rate: "1%" }). */

@@ -4,7 +4,7 @@
  */
 import { resolve } from 'node:path';
 import type { z } from 'zod';
-import type { datasetSchema } from './dataset-schema.js';
+import type { datasetSchema } from './sections/dataset.js';
 import type { DatasetSpec } from './resolved-profile.js';
 
 /** The default `field` of an openai-format object line. */

@@ -3,7 +3,7 @@
  * request, four variants.
  */
 import type { ImageDetail } from '../protocol/image-tokens.js';
-import type { ImagesInput } from './images-schema.js';
+import type { ImagesInput } from './sections/images.js';
 
 export type ImageFormat = 'png' | 'jpeg';
 

@@ -1,5 +1,5 @@
 /** Resolves `prompt.prefixes` as written into a PrefixesSpec: the share as a fraction, every default applied. */
-import type { PrefixesInput } from './prefixes-schema.js';
+import type { PrefixesInput } from './sections/prefixes.js';
 import type { PrefixesSpec } from './resolved-profile.js';
 
 /** `{ prefixes }`, or `{}` when the prompt has none (so the resolved prompt has no key for it). */

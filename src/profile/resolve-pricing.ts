@@ -3,7 +3,7 @@
  * so that "2e-7", 0.0000002 and "0.0000002" are one price and summary.json records it as the catalog would.
  */
 import { canonicalUsd } from '../util/usd.js';
-import type { PricingInput } from './pricing-schema.js';
+import type { PricingInput } from './sections/pricing.js';
 import type { ModelPrice } from './resolved-profile.js';
 
 /** `{ pricing }` when the profile sets it, else nothing (profiles without it resolve as before). */

@@ -13,7 +13,7 @@ import { resolvePricing } from './resolve-pricing.js';
 import { resolveLive } from './resolve-live.js';
 import { withGroupDimensions } from './resolve-dimensions.js';
 import { resolveConversation } from './resolve-session.js';
-import { sweepPhases, THROUGHPUT_CONCURRENCY } from './sweep-phases.js';
+import { sweepPhases, THROUGHPUT_CONCURRENCY } from './sections/sweep.js';
 import type {
   DurationInput,
   LengthInput,

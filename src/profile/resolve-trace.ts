@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import { parseDurationMs } from '../util/duration.js';
 import type { ScenarioFieldsInput } from './profile-schema.js';
 import type { LoadSpec, TraceSpec } from './resolved-profile.js';
-import { loadTrace, traceSpanMs } from './trace-file.js';
+import { loadTrace, traceSpanMs } from './sections/trace/trace-file.js';
 
 /** max_concurrency of a trace replay when the profile sets none (as for mode: rate). */
 const TRACE_MAX_CONCURRENCY = 1000;

@@ -9,9 +9,9 @@ import type { CapacitySpec } from './resolve-capacity.js';
 export type { CapacitySpec } from './resolve-capacity.js';
 export type { ImageFormat, ImageSpec } from './resolve-images.js';
 import type { ImageSpec } from './resolve-images.js';
-import type { TraceSpec } from './trace-file.js';
+import type { TraceSpec } from './sections/trace/trace-file.js';
 
-export type { TraceSpec } from './trace-file.js';
+export type { TraceSpec } from './sections/trace/trace-file.js';
 
 /** A length in tokens: fixed, or drawn per request from a seeded distribution (clamped to [min, max]). */
 export type LengthDistribution =
@@ -155,7 +155,7 @@ export interface ResolvedScenario {
   /** `max_error_rate`: stop the run when a group of this scenario only produces errors; absent: never. */
   readonly maxErrorRate?: MaxErrorRateSpec;
   /**
-   * A rate phase of a sweep (profile/sweep-phases.ts): its rate is set when it starts, at `index` of
+   * A rate phase of a sweep (profile/sections/sweep.ts): its rate is set when it starts, at `index` of
    * `steps + 1` between the measured rates of `<source>.sync` and `<source>.throughput`. Absent otherwise.
    */
   readonly sweep?: { readonly source: string; readonly index: number; readonly steps: number };

@@ -3,7 +3,7 @@
  * Which keys fit which mode is checked in trace-checks.ts.
  */
 import { z } from 'zod';
-import { TRACE_FORMATS } from './trace-file.js';
+import { TRACE_FORMATS } from './sections/trace/trace-file.js';
 
 /** Mirrors util/duration.ts (as profile-schema.ts's duration does). */
 const DURATION_PATTERN = /^\s*(?:\d+(?:\.\d+)?|(?:\d+(?:\.\d+)?(?:us|ms|s|m|h))+)\s*$/;

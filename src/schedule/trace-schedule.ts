@@ -1,6 +1,6 @@
 /**
  * Trace replay (`load: { mode: trace }`): request n starts at start + offset(n) / time_scale, offset(n)
- * being record n's timestamp from the replay's start (profile/trace-file.ts). It is an open loop whose
+ * being record n's timestamp from the replay's start (profile/sections/trace/trace-file.ts). It is an open loop whose
  * arrivals come from a file: same single re-armed PreciseWake, due arrivals started at once with their
  * original intended time, and an arrival that finds max_concurrency requests in flight dropped and
  * counted. A dropped record still takes its number (the runner moves its workload index on), so record n
@@ -11,7 +11,7 @@
  * the first N records (of this share), dropped ones included.
  */
 import type { LoadSpec, TraceSpec } from '../profile/resolved-profile.js';
-import { loadTrace } from '../profile/trace-file.js';
+import { loadTrace } from '../profile/sections/trace/trace-file.js';
 import { LaunchTracker } from './launch-tracker.js';
 import { PreciseWake } from './precise-wake.js';
 import type { ScheduleCallbacks, ScheduleDeps, ScheduleLimits, ScheduleRun } from './types.js';

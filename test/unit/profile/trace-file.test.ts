@@ -1,5 +1,5 @@
 /**
- * Trace replay's file (profile/trace-file.ts) and its profile keys: each public format with its unit,
+ * Trace replay's file (profile/sections/trace/trace-file.ts) and its profile keys: each public format with its unit,
  * unit overrides, start, CSV, and a bad record reported as file:line: field at profile load (validate).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { resolveProfileText } from '../../../src/profile/load-profile.js';
 import { fileText } from '../../../src/profile/file-text.js';
-import { loadTrace, parseTrace } from '../../../src/profile/trace-file.js';
-import type { ParsedTrace } from '../../../src/profile/trace-file.js';
+import { loadTrace, parseTrace } from '../../../src/profile/sections/trace/trace-file.js';
+import type { ParsedTrace } from '../../../src/profile/sections/trace/trace-file.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'inferbench-trace-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -4,7 +4,7 @@
  * prompt cache is exercised per prefix group. Defaults are applied in resolve-prefixes.ts, never here.
  */
 import { z } from 'zod';
-import { MAX_VALUES_PER_LABEL } from '../metrics/breakdown-summary.js';
+import { MAX_VALUES_PER_LABEL } from '../../metrics/breakdown-summary.js';
 
 /**
  * At most 999 groups: with `none` (requests without a prefix) they are the 1,000 values a label's breakdown

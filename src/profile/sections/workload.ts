@@ -7,14 +7,14 @@
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { CHAT_REQUEST_PARAMETERS } from '../protocol/chat.js';
-import { checkAnswerSchemas } from './answer-schema-checks.js';
-import { checkDataset } from './dataset-checks.js';
-import { checkImages } from './images-checks.js';
-import type { MergedScenario } from './merge-scenario.js';
-import { checkPrefixes } from './prefixes-checks.js';
-import type { IssuePath, ProfileIssue } from './profile-issue.js';
-import { checkConversation } from './session-checks.js';
+import { CHAT_REQUEST_PARAMETERS } from '../../protocol/chat.js';
+import { checkAnswerSchemas } from './answer-schemas.js';
+import { checkDataset } from '../dataset-checks.js';
+import { checkImages } from '../images-checks.js';
+import type { MergedScenario } from '../merge-scenario.js';
+import { checkPrefixes } from '../prefixes-checks.js';
+import type { IssuePath, ProfileIssue } from '../profile-issue.js';
+import { checkConversation } from '../session-checks.js';
 
 /** request_extra carries only what the spec does not list: a spec field there would skip its checks. */
 const SPEC_REQUEST_FIELDS = new Set<string>([...CHAT_REQUEST_PARAMETERS, 'stream_options']);

@@ -15,9 +15,9 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
-import { fileText } from './file-text.js';
+import { fileText } from '../../file-text.js';
 import { extname } from 'node:path';
-import { InferbenchError } from '../errors.js';
+import { InferbenchError } from '../../../errors.js';
 import { parse } from 'csv-parse/sync';
 
 export const TRACE_FORMATS = ['inferbench', 'mooncake', 'burstgpt'] as const;

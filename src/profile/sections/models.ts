@@ -5,8 +5,8 @@
  * capability names the closest one.
  */
 import { z } from 'zod';
-import { PUBLIC_MODEL_CAPABILITIES } from '../protocol/models.js';
-import { editDistance } from './key-suggestions.js';
+import { PUBLIC_MODEL_CAPABILITIES } from '../../protocol/models.js';
+import { editDistance } from '../key-suggestions.js';
 
 export const MODELS_MESSAGE =
   'expected a list of model ids, "all", { capability: NAME | [NAMES] } or { endpoints_of: ORG }';

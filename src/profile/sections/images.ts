@@ -4,8 +4,8 @@
  * capped where an encoded image stays within what servers take in one request body.
  */
 import { z } from 'zod';
-import { IMAGE_DETAILS } from '../protocol/image-tokens.js';
-import type { ImageDetail } from '../protocol/image-tokens.js';
+import { IMAGE_DETAILS } from '../../protocol/image-tokens.js';
+import type { ImageDetail } from '../../protocol/image-tokens.js';
 
 /** Largest width or height: 4096 px (a 4096 x 4096 PNG is about 25 MB, base64 a third more). */
 export const MAX_IMAGE_SIDE_PX = 4096;

@@ -5,9 +5,9 @@
  * read and checked here, so `validate` names its bad line (file:line: field: what).
  */
 import { resolve } from 'node:path';
-import { InferbenchError } from '../errors.js';
-import { parseDurationMs } from '../util/duration.js';
-import type { IssuePath, ProfileIssue } from './profile-issue.js';
+import { InferbenchError } from '../../../errors.js';
+import { parseDurationMs } from '../../../util/duration.js';
+import type { IssuePath, ProfileIssue } from '../../profile-issue.js';
 import { loadTrace, TRACE_FORMATS } from './trace-file.js';
 import type { TraceFormat, TimestampUnit } from './trace-file.js';
 

@@ -4,8 +4,8 @@
  * phases run one schedule each) (a class's prompt and request: workload-checks.ts); and the first parts of the group
  * keys a profile makes ("scenario[.class][.effort]"), for threshold keys, which must be unique.
  */
-import { mergeScenario } from './merge-scenario.js';
-import type { ProfileIssue } from './profile-issue.js';
+import { mergeScenario } from '../merge-scenario.js';
+import type { ProfileIssue } from '../profile-issue.js';
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
