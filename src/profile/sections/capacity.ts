@@ -1,15 +1,22 @@
 /**
- * The `capacity:` block of a profile, as written: how `inferbench capacity` searches for the highest load
- * each group takes under its SLO. Values with units are checked here (so a typo gets the file, line and
- * field); what they mean is resolved in resolve-capacity.ts.
+ * The `capacity:` section of a profile: how `inferbench capacity` searches for the highest load each group
+ * takes under its SLO. Its schema (values with units are checked there, so a typo gets the file, line and
+ * field), the rule one field's schema cannot state, its defaults and resolution, and its `validate` line.
+ * The SLO stays as written (numbers or strings with units); aggregate/capacity/capacity-slo.ts reads its
+ * meaning.
  */
 import { z } from 'zod';
+import type { ServiceTier } from '../../protocol/chat.js';
+import { formatDurationMs, parseDurationMs } from '../../util/duration.js';
+import { DURATION_PATTERN as DURATION_SOURCE } from '../field-kinds.js';
+import type { ProfileIssue } from '../profile-issue.js';
+import type { CapacitySpec, ResolvedProfile } from '../resolved-profile.js';
 
 /** "500ms", "0.5s", "1%", or a bare number (in the metric's own unit: ms for *_ms, a fraction for error_rate). */
 const SLO_VALUE_PATTERN = /^\s*\d+(?:\.\d+)?\s*(?:us|ms|s|%)?\s*$/;
 /** A fraction written as "5%" or 0.05. */
 const FRACTION_PATTERN = /^\s*\d+(?:\.\d+)?\s*%\s*$/;
-const DURATION_PATTERN = /^\s*(?:\d+(?:\.\d+)?|(?:\d+(?:\.\d+)?(?:us|ms|s|m|h))+)\s*$/;
+const DURATION_PATTERN = new RegExp(DURATION_SOURCE);
 
 const fraction = z.union([
   z.number().gt(0).lt(1),
@@ -30,6 +37,8 @@ const sloRecord = z.record(
     z.string().regex(SLO_VALUE_PATTERN, { error: 'expected a limit like "500ms", "0.5s" or "1%"' }),
   ]),
 );
+
+// ---- schema: the block as written
 
 export const capacitySchema = z
   .strictObject({
@@ -99,3 +108,143 @@ export const capacitySchema = z
   });
 
 export type CapacityInput = z.infer<typeof capacitySchema>;
+
+// ---- defaults and resolution
+
+export const CAPACITY_DEFAULTS = {
+  resolution: 0.1,
+  maxSteps: 12,
+  stepDurationMs: 60_000,
+  blockMs: 1000,
+  alpha: 0.05,
+  beta: 0.05,
+  indifference: 0.5,
+  maxLoad: 4096,
+  seed: 1,
+  stepWarmupMs: 5000,
+} as const;
+
+/**
+ * The untested start of a capacity step: `step_warmup`, else the scenario's `warmup`, else 5 s; the default
+ * (either source) at most a quarter of the step, so that a scenario's run warmup (often longer than a
+ * step) never leaves a step with nothing tested. A step starts with an empty queue; at a load just over
+ * what the server sustains the backlog takes seconds to build, and a step tested from its first second
+ * can pass on the transient (measured: 7 and 1 of 10 seeded searches held the truth in their interval
+ * without it, 10 of 10 with 5 s; `npm run bench capacity`).
+ */
+export function stepWarmupMs(spec: CapacitySpec, scenarioWarmupMs: number): number {
+  if (spec.stepWarmupMs !== null) return spec.stepWarmupMs;
+  const wanted = scenarioWarmupMs > 0 ? scenarioWarmupMs : CAPACITY_DEFAULTS.stepWarmupMs;
+  return Math.min(wanted, spec.stepDurationMs / 4);
+}
+
+/**
+ * Blocks of a step read by no test: the first (connections opening), and those of the step's warmup
+ * (stepWarmupMs), sent at the start of every step and keeping the queue it builds (runner/capacity
+ * step-monitor.ts rampBlocks).
+ */
+export function stepRampBlocks(warmupMs: number, blockMs: number): number {
+  return 1 + Math.ceil(Math.max(0, warmupMs) / blockMs);
+}
+
+function fractionOf(value: number | string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  return typeof value === 'number' ? value : Number.parseFloat(value) / 100;
+}
+
+function durationMs(value: number | string | undefined, fallback: number): number {
+  return value === undefined ? fallback : (parseDurationMs(value) ?? fallback);
+}
+
+/** `capacity:` with its defaults; `slo` falls back to the profile's top-level slo. */
+export function resolveCapacity(input: CapacityInput | undefined, slo: Readonly<Record<string, number>>): CapacitySpec {
+  const spec = input ?? {};
+  return {
+    slo: { ...(spec.slo ?? slo) },
+    minCapacity: spec.min_capacity ?? null,
+    resolution: fractionOf(spec.resolution, CAPACITY_DEFAULTS.resolution),
+    maxSteps: spec.max_steps ?? CAPACITY_DEFAULTS.maxSteps,
+    stepDurationMs: durationMs(spec.step_duration, CAPACITY_DEFAULTS.stepDurationMs),
+    stepWarmupMs: spec.step_warmup === undefined ? null : durationMs(spec.step_warmup, 0),
+    blockMs: durationMs(spec.block, CAPACITY_DEFAULTS.blockMs),
+    alpha: spec.alpha ?? CAPACITY_DEFAULTS.alpha,
+    beta: spec.beta ?? CAPACITY_DEFAULTS.beta,
+    indifference: fractionOf(spec.indifference, CAPACITY_DEFAULTS.indifference),
+    start: spec.start ?? null,
+    maxLoad: spec.max_load ?? CAPACITY_DEFAULTS.maxLoad,
+    seed: spec.seed ?? CAPACITY_DEFAULTS.seed,
+    mix:
+      spec.mix === undefined
+        ? null
+        : Object.entries(spec.mix).flatMap(([tier, member]) =>
+            member === undefined ? [] : [{ tier: tier as ServiceTier, weight: member.weight, slo: member.slo ?? null }],
+          ),
+  };
+}
+
+// ---- checks
+
+function durationOf(value: unknown, fallback: number): number | null {
+  if (value === undefined) return fallback;
+  return typeof value === 'number' || typeof value === 'string' ? (parseDurationMs(value) ?? null) : null;
+}
+
+/**
+ * A step's untested start (its first block and `step_warmup`, in whole blocks) must leave at least one block
+ * of the step for the tests to read; otherwise every step runs its whole `step_duration` and ends INCONCLUSIVE.
+ */
+export function checkCapacity(capacity: unknown): ProfileIssue[] {
+  if (typeof capacity !== 'object' || capacity === null) return [];
+  const fields = capacity as Record<string, unknown>;
+  if (fields.step_warmup === undefined) return [];
+  const warmupMs = durationOf(fields.step_warmup, 0);
+  const durationMs = durationOf(fields.step_duration, CAPACITY_DEFAULTS.stepDurationMs);
+  const blockMs = durationOf(fields.block, CAPACITY_DEFAULTS.blockMs);
+  if (warmupMs === null || durationMs === null || blockMs === null || blockMs <= 0) return [];
+  const untested = stepRampBlocks(warmupMs, blockMs);
+  if (untested < Math.floor(durationMs / blockMs)) return [];
+  return [
+    {
+      path: ['capacity', 'step_warmup'],
+      message: `a step's untested start (step_warmup ${warmupMs / 1000} s and the first block: ${untested} blocks of ${blockMs / 1000} s) leaves no block of the step (step_duration ${durationMs / 1000} s) for the tests`,
+    },
+  ];
+}
+
+// ---- validate
+
+function warmupSource(profile: ResolvedProfile, scenarioWarmupMs: number): string {
+  if (profile.capacity.stepWarmupMs !== null) return 'step_warmup';
+  if (scenarioWarmupMs <= 0) return 'default';
+  return stepWarmupMs(profile.capacity, scenarioWarmupMs) < scenarioWarmupMs
+    ? "the scenario's warmup, capped at a quarter of the step"
+    : "the scenario's warmup";
+}
+
+function formatStepWarmups(profile: ResolvedProfile): string {
+  const each = profile.scenarios.map((scenario) => {
+    const ms = stepWarmupMs(profile.capacity, scenario.warmupMs);
+    return { name: scenario.name, text: `${formatDurationMs(ms)} (${warmupSource(profile, scenario.warmupMs)})` };
+  });
+  const texts = new Set(each.map((e) => e.text));
+  if (texts.size === 1) return each[0]?.text ?? '-';
+  return each.map((e) => `${e.name} ${e.text}`).join(', ');
+}
+
+/**
+ * The `capacity:` line of `inferbench validate`: how `inferbench capacity` would search, with each
+ * scenario's step warmup as it applies (set, the scenario's warmup, or the 5 s default, capped at a quarter
+ * of the step), since that part of every step is sent and read by no test. One line (ends with a newline).
+ */
+export function formatCapacityPlan(profile: ResolvedProfile): string {
+  const c = profile.capacity;
+  const slo = Object.entries(c.slo);
+  const parts = [
+    `slo ${slo.length === 0 ? 'none' : slo.map(([k, v]) => `${k} < ${v}`).join(', ')}`,
+    `steps of at most ${formatDurationMs(c.stepDurationMs)}, each starting with ${formatStepWarmups(profile)} untested`,
+    `blocks of ${formatDurationMs(c.blockMs)}`,
+    `resolution ${Math.round(c.resolution * 1000) / 10}%`,
+    `at most ${c.maxSteps} steps`,
+  ];
+  return `capacity (inferbench capacity): ${parts.join('; ')}\n`;
+}

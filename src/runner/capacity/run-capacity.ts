@@ -11,7 +11,7 @@
  */
 import type { CapacityEstimate } from '../../aggregate/capacity/capacity-fit.js';
 import { CapacitySearch } from '../../aggregate/capacity/capacity-search.js';
-import { stepWarmupMs } from '../../profile/resolve-capacity.js';
+import { stepWarmupMs } from '../../profile/sections/capacity.js';
 import type { ResolvedGroup, ResolvedProfile } from '../../profile/resolved-profile.js';
 import { runStep, type StepContext, type StepResult } from './run-step.js';
 import {
@@ -38,7 +38,7 @@ export interface GroupCapacity {
   /** Goodput (req/s meeting every SLO) of the highest passing step. */
   readonly goodputPerS: number | null;
   readonly calibration: { readonly e2eMs: number; readonly startLoad: number } | null;
-  /** The untested start of each of its steps (profile/resolve-capacity.ts stepWarmupMs); null: not known. */
+  /** The untested start of each of its steps (profile/sections/capacity.ts stepWarmupMs); null: not known. */
   readonly stepWarmupMs: number | null;
   readonly steps: readonly StepResult[];
   readonly searchMs: number;

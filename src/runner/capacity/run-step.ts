@@ -8,7 +8,7 @@
 import type { CapacityObjective } from '../../aggregate/capacity/capacity-slo.js';
 import type { GroupSummary, HarnessHealth } from '../../metrics/run-summary.js';
 import type { CapacitySpec, ResolvedGroup, ResolvedProfile } from '../../profile/resolved-profile.js';
-import { stepRampBlocks, stepWarmupMs } from '../../profile/resolve-capacity.js';
+import { stepRampBlocks, stepWarmupMs } from '../../profile/sections/capacity.js';
 import { nowUs } from '../../util/clock.js';
 import { runProfile, type RunProfileOptions, type RunResult } from '../run-profile.js';
 import type { StoredBlock } from './step-block.js';
