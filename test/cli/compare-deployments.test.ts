@@ -1,10 +1,13 @@
 /**
  * `inferbench compare` across deployments, on real runs against two emulators listening on two ports
- * (started per file, closed in teardown): the same profile against both compares with a verdict (never the
- * old "target differs" refusal) and every output names both targets; runs whose servers name the model
- * differently (vLLM's `llama`, SGLang's `llama-3`) are refused with a hint to --pair and compared with it;
- * a different workload (another prompt length) is still refused with --pair; a bad --pair is exit 2
- * listing the group keys.
+ * (started per file, closed in teardown). The second deployment is slow by construction (a 300 ms TTFT
+ * floor and 50 tokens/s against the built-in 15 ms and 250 tokens/s), so every verdict is known: the slow
+ * one as candidate is a regression (exit 99, the FAIL line naming the metrics), the fast one as candidate
+ * is not (exit 0, PASS), however loaded the machine. The same profile against both compares with a
+ * verdict (never the old "target differs" refusal) and every output names both targets; runs whose
+ * servers name the model differently (vLLM's `llama`, SGLang's `llama-3`) are refused with a hint to
+ * --pair and compared with it; a different workload (another prompt length) is still refused with --pair;
+ * a bad --pair is exit 2 listing the group keys.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -43,13 +46,30 @@ const TAILS_OFF = ['ttft_ms.p99', 'itl_ms.p50', 'itl_ms.p99', 'tpot_ms.p99', 'e2
 /** Each server also serves the built-in models; `llama` and `llama-3` are one model under two names. */
 const configNaming = (name: string): string => `models:\n  - id: ${name}\n    based_on: small-fast-8b\n`;
 
+/** The slow deployment: its small-fast-8b and its `llama-3` take 300 ms to the first token and 20 ms a token. */
+const SLOW_CAPACITY = '    capacity: { ttft_floor_ms: 300, decode_tokens_per_s: 50, jitter: 0 }\n';
+const slowConfigNaming = (name: string): string =>
+  `models:\n  - id: small-fast-8b\n${SLOW_CAPACITY}  - id: ${name}\n    based_on: small-fast-8b\n${SLOW_CAPACITY}`;
+
+/** The verdict column of the table's row for `metric` (the last cell). */
+function verdictOf(stdout: string, metric: string): string {
+  const row = stdout.split('\n').find((line) => new RegExp(`\\s${metric.replace('.', '\\.')}\\s`).test(line));
+  if (row === undefined) throw new Error(`no row for ${metric} in:\n${stdout}`);
+  return (
+    row
+      .trim()
+      .split(/\s{2,}/)
+      .at(-1) ?? ''
+  );
+}
+
 let vllm: Emulator;
 let sglang: Emulator;
 const env = { PATH: process.env.PATH, INFERENCE_API_KEY: 'test-key-not-secret' };
 
 beforeAll(async () => {
   writeFileSync(join(folder.dir, 'vllm.yaml'), configNaming('llama'));
-  writeFileSync(join(folder.dir, 'sglang.yaml'), configNaming('llama-3'));
+  writeFileSync(join(folder.dir, 'sglang.yaml'), slowConfigNaming('llama-3'));
   vllm = await createEmulator({ catalog: loadCatalogConfig(join(folder.dir, 'vllm.yaml')) });
   sglang = await createEmulator({ catalog: loadCatalogConfig(join(folder.dir, 'sglang.yaml')) });
 });
@@ -83,9 +103,15 @@ describe('compare across deployments', () => {
       ['compare', a, b, '--junit', junit, '--markdown', markdown, '--out', html, ...TAILS_OFF],
       { env },
     );
-    expect([0, 99], result.stdout + result.stderr).toContain(result.code);
+    // The slow deployment as candidate: a regression on every latency compared, whatever the load.
+    expect(result.code, result.stdout + result.stderr).toBe(99);
     expect(result.stderr).not.toMatch(/target differs|WARNING: --force/);
-    expect(result.stdout).toMatch(/^(PASS|FAIL): /m);
+    expect(result.stdout).toMatch(
+      /^FAIL: 3 regression\(s\) beyond tolerance at alpha [0-9.]+( \(Holm\))?: steady\/small-fast-8b\/- ttft_ms\.p50, steady\/small-fast-8b\/- tpot_ms\.p50, steady\/small-fast-8b\/- e2e_ms\.p50$/m,
+    );
+    for (const metric of ['ttft_ms.p50', 'tpot_ms.p50', 'e2e_ms.p50'])
+      expect(verdictOf(result.stdout, metric)).toBe('REGRESSION');
+    expect(verdictOf(result.stdout, 'error_rate')).toMatch(/^ok/);
     for (const url of [vllm.url, sglang.url]) {
       expect(result.stdout).toContain(url);
       expect(readFileSync(markdown, 'utf8')).toContain(url);
@@ -121,6 +147,22 @@ describe('compare across deployments', () => {
     expect(parsed.sameTarget).toBe(false);
   });
 
+  it('the fast deployment as candidate against the slow one is no regression: exit 0, PASS, every latency ok', async () => {
+    const slow = join(folder.dir, 'b');
+    const fast = join(folder.dir, 'a');
+    const result = await runCliInProcess(['compare', slow, fast, ...TAILS_OFF], { env });
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(result.stdout).toMatch(
+      /^PASS: no significant regression beyond tolerance \(4 checks, alpha [0-9.]+( \(Holm\))?\)$/m,
+    );
+    expect(result.stdout).not.toMatch(/^FAIL/m);
+    // Better by 100% would be a latency of 0: a faster candidate is "ok", within the 100% tolerances.
+    for (const metric of ['ttft_ms.p50', 'tpot_ms.p50', 'e2e_ms.p50'])
+      expect(verdictOf(result.stdout, metric)).toBe('ok');
+    expect(result.stdout).toMatch(new RegExp(`baseline\\s+\\S+\\s+${sglang.url}`));
+    expect(result.stdout).toMatch(new RegExp(`candidate\\s+\\S+\\s+${vllm.url}`));
+  });
+
   it('refuses runs whose model names differ with a hint to --pair, and compares them with --pair', async () => {
     const llama = await run('llama', vllm.url, '--set', 'scenarios[0].models=[llama]');
     const llama3 = await run('llama-3', sglang.url, '--set', 'scenarios[0].models=[llama-3]');
@@ -151,8 +193,12 @@ describe('compare across deployments', () => {
       ],
       { env },
     );
-    expect([0, 99], paired.stdout + paired.stderr).toContain(paired.code);
+    // llama-3 is on the slow deployment: the pair is compared, and found worse.
+    expect(paired.code, paired.stdout + paired.stderr).toBe(99);
     expect(paired.stderr).not.toMatch(/WARNING/);
+    expect(paired.stdout).toMatch(
+      /^FAIL: 3 regression\(s\) .*: steady\/llama\/- ttft_ms\.p50, steady\/llama\/- tpot_ms\.p50, steady\/llama\/- e2e_ms\.p50$/m,
+    );
     expect(paired.stdout).toContain('paired: steady/llama/- (baseline) with steady/llama-3/- (candidate)');
     expect(paired.stdout).toMatch(/steady\/llama\/- vs steady\/llama-3\/-\s+ttft_ms\.p50/);
     expect(readFileSync(markdown, 'utf8')).toContain('| paired group | steady/llama/- | steady/llama-3/- |');
@@ -173,8 +219,9 @@ describe('compare across deployments', () => {
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/workload hash without model names differs/);
     const forced = await runCliInProcess(['compare', llama, longer, ...pair, '--force', ...TAILS_OFF], { env });
-    expect([0, 99]).toContain(forced.code);
+    expect(forced.code, forced.stdout + forced.stderr).toBe(99);
     expect(forced.stderr).toMatch(/!!! WARNING: --force/);
+    expect(forced.stdout).toMatch(/^FAIL: .*steady\/llama\/- ttft_ms\.p50/m);
 
     const sameName = await run('a-longer', vllm.url, '--set', 'scenarios[0].prompt.input_tokens=96');
     const plain = await runCliInProcess(['compare', join(folder.dir, 'a'), sameName, ...TAILS_OFF], { env });

@@ -191,6 +191,8 @@ function toPlannedTokens(segments: readonly Segment[], request: ChatCompletionRe
   const logprobs = request.logprobs === true;
   const topCount = logprobs ? (request.top_logprobs ?? 0) : 0;
   const greedy = request.temperature === 0;
+  // Forked whether or not alternatives are asked, so the chosen tokens' draws are the same either way.
+  const rngs = { chosen: rng, alternatives: rng.fork('top_logprobs') };
   const tokens: PlannedToken[] = [];
   for (const segment of segments) {
     for (const text of segment.pieces) {
@@ -198,7 +200,7 @@ function toPlannedTokens(segments: readonly Segment[], request: ChatCompletionRe
         tokens.push({ kind: segment.kind, text, toolIndex: segment.toolIndex, logprob: 0, top: NO_TOP });
         continue;
       }
-      const { logprob, top } = tokenLogprobs(rng, text, topCount, greedy);
+      const { logprob, top } = tokenLogprobs(rngs, text, topCount, greedy);
       tokens.push({ kind: segment.kind, text, toolIndex: segment.toolIndex, logprob, top });
     }
   }

@@ -60,7 +60,12 @@ function checkStop(value: unknown): void {
   });
 }
 
-function checkPrediction(value: unknown): void {
+/**
+ * `prediction`: its shape, then the model. The spec offers it only where enabled (dedicated endpoints on
+ * request, one public-preview model), so a model whose `supported_parameters` (the public catalog's)
+ * leave it out refuses it, as a model that does not reason refuses `reasoning_effort`.
+ */
+function checkPrediction(value: unknown, model: ModelSpec): void {
   const prediction = requireObject(value, 'prediction');
   if (prediction['type'] !== 'content') {
     throw badRequest(
@@ -69,7 +74,16 @@ function checkPrediction(value: unknown): void {
     );
   }
   const content = prediction['content'];
-  if (typeof content === 'string') return;
+  if (typeof content !== 'string') checkPredictionParts(content);
+  if (!model.supportedParameters.includes('prediction')) {
+    throw badRequest(
+      `'prediction' is not supported by model '${model.id}' (see its supported_parameters in the public catalog).`,
+      'prediction',
+    );
+  }
+}
+
+function checkPredictionParts(content: unknown): void {
   if (!Array.isArray(content)) {
     throw badRequest(
       `'prediction.content' must be a string or an array of text parts, got ${describeValue(content)}.`,
@@ -118,7 +132,7 @@ export function validateScalarFields(body: JsonObject, context: ScalarContext): 
   const logprobs = isSet(body['logprobs']) ? requireBoolean(body['logprobs'], 'logprobs') : false;
   const maxCompletionTokens = checkMaxTokens(body, model);
   if (isSet(body['parallel_tool_calls'])) requireBoolean(body['parallel_tool_calls'], 'parallel_tool_calls');
-  if (isSet(body['prediction'])) checkPrediction(body['prediction']);
+  if (isSet(body['prediction'])) checkPrediction(body['prediction'], model);
   if (isSet(body['presence_penalty'])) requireNumberInRange(body['presence_penalty'], 'presence_penalty', -2, 2);
   if (isSet(body['prompt_cache_key'])) {
     const key = requireString(body['prompt_cache_key'], 'prompt_cache_key');

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createInferenceClient } from '../../../src/client/inference-client.js';
 import { createRequestRecord, type RequestRecord } from '../../../src/client/request-record.js';
 import type { ClientOptions, InferenceClient } from '../../../src/client/types.js';
+import { countTokens } from '../../../src/util/tokenizer.js';
 import { startEmulatorProcess, type EmulatorProcess } from '../../helpers/emulator-process.js';
 
 const KEY = 'sk-emulator-test-key-777';
@@ -93,6 +94,33 @@ describe('client against the emulator', () => {
     expect(record.usage?.completion_tokens).toBeGreaterThan(0);
     expect(record.tokenChunkTimesUs).toEqual([]);
     expect(record.firstTokenUs).toBe(record.endUs);
+  });
+
+  it('logprobs in chunks and bodies are not output: the text and token chunks are those of the same answer without them', async () => {
+    const target = client();
+    for (const [model, maxTokens] of [
+      ['small-fast-8b', 24],
+      ['reasoner-120b', 300],
+    ] as const) {
+      for (const stream of [true, false]) {
+        const ask = (extra: Record<string, unknown>) =>
+          send(target, chat(model, { seed: 21, max_completion_tokens: maxTokens, stream, ...extra }));
+        const without = await ask({});
+        const withLogprobs = await ask({ logprobs: true, top_logprobs: 5 });
+        const label = `${model} stream ${stream}`;
+        expect(withLogprobs.errorClass, label).toBeNull();
+        expect(withLogprobs.outputText, label).toBe(without.outputText);
+        expect(withLogprobs.reasoningText, label).toBe(without.reasoningText);
+        expect(withLogprobs.usage, label).toEqual(without.usage);
+        const usage = withLogprobs.usage!;
+        const reasoningTokens = usage.completion_tokens_details?.reasoning_tokens ?? 0;
+        expect(countTokens(withLogprobs.outputText), label).toBe(usage.completion_tokens - reasoningTokens);
+        expect(countTokens(withLogprobs.reasoningText), label).toBe(reasoningTokens);
+        // One emulator chunk per token, each counted once as a token chunk (none in a whole body).
+        expect(withLogprobs.tokenChunkTimesUs.length, label).toBe(stream ? usage.completion_tokens : 0);
+        expect(withLogprobs.chunkCount, label).toBe(without.chunkCount);
+      }
+    }
   });
 
   it('is understood with msgpack + gzip bodies', async () => {

@@ -97,16 +97,20 @@ describe('planCompletion: prose answers', () => {
     expect(noTop.tokens.every((t) => t.top.length === 0)).toBe(true);
   });
 
-  it('accepts prediction, logit_bias, penalties, user and sampling fields', () => {
-    const result = plan({
-      seed: 2,
-      prediction: { type: 'content', content: 'draft' },
-      logit_bias: { '1234': -100 },
-      frequency_penalty: 0.5,
-      presence_penalty: -0.5,
-      user: 'u1',
-      top_p: 0.9,
-    });
+  it('accepts prediction (on a model that supports it), logit_bias, penalties, user and sampling fields', () => {
+    const predicting = { ...textModel, supportedParameters: ['prediction'] };
+    const result = plan(
+      {
+        seed: 2,
+        prediction: { type: 'content', content: 'draft' },
+        logit_bias: { '1234': -100 },
+        frequency_penalty: 0.5,
+        presence_penalty: -0.5,
+        user: 'u1',
+        top_p: 0.9,
+      },
+      predicting,
+    );
     expect(result.finishReason).toBe('stop');
   });
 });

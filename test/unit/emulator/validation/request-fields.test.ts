@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { textModel } from '../generation/model-fixtures.js';
 import { body, expectRejected, validate } from './expect-bad-request.js';
+
+/** The text fixture with `prediction` among its supported parameters (no built-in model has it). */
+const predictingModel = { ...textModel, supportedParameters: ['prediction'] };
 
 describe('validateChatRequest: body and top-level fields', () => {
   it('accepts a minimal request and returns it typed', () => {
@@ -124,16 +128,44 @@ describe('validateChatRequest: body and top-level fields', () => {
     );
   });
 
-  it('prediction: type content with a string or text parts', () => {
-    expect(validate(body({ prediction: { type: 'content', content: 'draft' } })).prediction?.type).toBe('content');
-    validate(body({ prediction: { type: 'content', content: [{ type: 'text', text: 'draft' }] } }));
-    expectRejected(body({ prediction: { type: 'other', content: 'x' } }), 'prediction.type', /must be 'content'/);
-    expectRejected(body({ prediction: { type: 'content' } }), 'prediction.content', /string or an array of text parts/);
+  it('prediction: type content with a string or text parts, on a model that supports it', () => {
+    const options = { model: predictingModel };
+    expect(validate(body({ prediction: { type: 'content', content: 'draft' } }), options).prediction?.type).toBe(
+      'content',
+    );
+    validate(body({ prediction: { type: 'content', content: [{ type: 'text', text: 'draft' }] } }), options);
+    validate(body({ prediction: null }), options);
+    expectRejected(
+      body({ prediction: { type: 'other', content: 'x' } }),
+      'prediction.type',
+      /must be 'content'/,
+      options,
+    );
+    expectRejected(
+      body({ prediction: { type: 'content' } }),
+      'prediction.content',
+      /string or an array of text parts/,
+      options,
+    );
     expectRejected(
       body({ prediction: { type: 'content', content: [{ type: 'image_url' }] } }),
       'prediction.content[0].type',
       /must be 'text'/,
+      options,
     );
+  });
+
+  it('prediction is refused by a model whose supported_parameters leave it out, string or parts alike', () => {
+    expect(textModel.supportedParameters).not.toContain('prediction');
+    for (const content of ['draft', [{ type: 'text', text: 'draft' }]]) {
+      expectRejected(
+        body({ prediction: { type: 'content', content } }),
+        'prediction',
+        /'prediction' is not supported by model 'test-text'/,
+      );
+    }
+    // Absent or null is no prediction: nothing to refuse.
+    validate(body({ prediction: null }));
   });
 
   it('stream, parallel_tool_calls and user have their types', () => {
