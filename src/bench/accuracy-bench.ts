@@ -152,14 +152,15 @@ async function runLevel(server: ServerProcess, url: string, level: Level, ctx: B
   ctx.log(`${level.label}: ${warmup} warmup + ${requests} measured requests`);
   const result = await runProfile({
     profile: resolveProfileText(profileText(url, level), 'accuracy.yaml'),
-    baseUrl: url,
-    apiKey: null,
-    clock: systemClock,
-    interrupt: new AbortController().signal,
-    cpuProbe: () => process.cpuUsage(),
-    version: inferbenchVersion(),
-    deps: bodyNotingDeps(bodies),
-    events: { onRecord: (record) => !record.warmup && checkRecord(record, bodies.get(record), check) },
+    target: { baseUrl: url, apiKey: null },
+    control: { interrupt: new AbortController().signal },
+    env: {
+      clock: systemClock,
+      cpuProbe: () => process.cpuUsage(),
+      version: inferbenchVersion(),
+      deps: bodyNotingDeps(bodies),
+      events: { onRecord: (record) => !record.warmup && checkRecord(record, bodies.get(record), check) },
+    },
   });
   const all = await server.stats();
   const wire = wireView(check, all.traces, monotonicOffsetMs());

@@ -48,17 +48,18 @@ async function runJob(job: ClientJob): Promise<ClientRoundResult> {
   const requests: MeasuredRequest[] = [];
   const result = await runProfile({
     profile: resolveProfileText(job.profileText, 'client-accuracy.yaml'),
-    baseUrl: job.url,
-    apiKey: null,
-    clock: systemClock,
-    interrupt: new AbortController().signal,
-    cpuProbe: () => process.cpuUsage(),
-    version: inferbenchVersion(),
-    deps: bodyNotingDeps(bodies),
-    events: {
-      onRecord: (record) => {
-        if (!record.warmup) requests.push(measured(record, bodies.get(record)));
-        bodies.delete(record);
+    target: { baseUrl: job.url, apiKey: null },
+    control: { interrupt: new AbortController().signal },
+    env: {
+      clock: systemClock,
+      cpuProbe: () => process.cpuUsage(),
+      version: inferbenchVersion(),
+      deps: bodyNotingDeps(bodies),
+      events: {
+        onRecord: (record) => {
+          if (!record.warmup) requests.push(measured(record, bodies.get(record)));
+          bodies.delete(record);
+        },
       },
     },
   });

@@ -26,12 +26,9 @@ let meter: HoldWindowMeter | null = null;
 async function runWholeProfile(arg: { url: string; profileText: string }) {
   const result = await runProfile({
     profile: resolveProfileText(arg.profileText, 'client-bench.yaml'),
-    baseUrl: arg.url,
-    apiKey: null,
-    clock: systemClock,
-    interrupt: new AbortController().signal,
-    cpuProbe: () => process.cpuUsage(),
-    version: inferbenchVersion(),
+    target: { baseUrl: arg.url, apiKey: null },
+    control: { interrupt: new AbortController().signal },
+    env: { clock: systemClock, cpuProbe: () => process.cpuUsage(), version: inferbenchVersion() },
   });
   const group = result.groups[0];
   if (group === undefined) throw new Error('the run produced no group');

@@ -70,17 +70,17 @@ export function holdInferbench(url: string, streams: number): Holder {
   };
   const finished = runProfile({
     profile: resolveProfileText(holdStreamsProfile(url, streams), 'client-bench-hold.yaml'),
-    baseUrl: url,
-    apiKey: null,
-    clock: systemClock,
-    interrupt: new AbortController().signal,
-    cpuProbe: () => process.cpuUsage(),
-    version: inferbenchVersion(),
-    deps,
-    tickIntervalMs: 100,
-    events: {
-      onTick: (tick) => {
-        inFlight = tick.snapshot.inFlight;
+    target: { baseUrl: url, apiKey: null },
+    control: { interrupt: new AbortController().signal, tickIntervalMs: 100 },
+    env: {
+      clock: systemClock,
+      cpuProbe: () => process.cpuUsage(),
+      version: inferbenchVersion(),
+      deps,
+      events: {
+        onTick: (tick) => {
+          inFlight = tick.snapshot.inFlight;
+        },
       },
     },
   });

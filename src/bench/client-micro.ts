@@ -17,7 +17,7 @@ import { SseDecoder } from '../client/sse-decoder.js';
 import { createRunCollector } from '../aggregate/run-collector.js';
 import { resolveProfileText } from '../profile/load-profile.js';
 import { RecordFinisher } from '../runner/record-finisher.js';
-import { nowUs } from '../util/clock.js';
+import { nowUs, systemClock } from '../util/clock.js';
 import { o200kTokenizer } from '../util/tokenizer.js';
 import { finalEvent, TOKEN_EVENT } from './client-target-bytes.js';
 import { holdStreamsProfile } from './client-profiles.js';
@@ -40,7 +40,7 @@ function benchProfile() {
 function attemptContext(profile: ReturnType<typeof benchProfile>): AttemptContext {
   const scenario = profile.scenarios[0];
   if (scenario === undefined) throw new Error('the micro-benchmark profile has no scenario');
-  return { timeouts: scenario.timeouts, scrub: (message) => message, isClosed: () => false };
+  return { timeouts: scenario.timeouts, clock: systemClock, scrub: (message) => message, isClosed: () => false };
 }
 
 export interface CostPerEvent {

@@ -10,6 +10,7 @@
  */
 import type { Socket } from 'node:net';
 import { arrivalUs } from '../util/arrival-clock.js';
+import { systemClock } from '../util/clock.js';
 
 /** A request head larger than this is refused (the client under test sends a few hundred bytes). */
 const MAX_HEAD_BYTES = 64 * 1024;
@@ -129,7 +130,7 @@ export function serveConnection(socket: Socket, handle: RequestHandler): void {
       const body = buffered.subarray(bodyStart, bodyStart + head.contentLength);
       buffered = buffered.subarray(bodyStart + head.contentLength);
       const requestArrivedMs = arrivedMs;
-      arrivedMs = buffered.length > 0 ? arrivalUs() / 1000 : Number.NaN;
+      arrivedMs = buffered.length > 0 ? arrivalUs(systemClock) / 1000 : Number.NaN;
       keepAlive = head.keepAlive;
       // Busy before the handler runs: an answer written at once calls `done` from inside it.
       busy = true;
@@ -140,7 +141,7 @@ export function serveConnection(socket: Socket, handle: RequestHandler): void {
   socket.on('data', (data: Buffer) => {
     // Arrived when this poll batch began, not when the loop got round to this socket: requests that
     // come together would otherwise have the server's own intake left out of what it really did.
-    if (buffered.length === 0) arrivedMs = arrivalUs() / 1000;
+    if (buffered.length === 0) arrivedMs = arrivalUs(systemClock) / 1000;
     buffered = buffered.length === 0 ? data : Buffer.concat([buffered, data]);
     serveBuffered();
   });

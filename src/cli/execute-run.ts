@@ -19,7 +19,6 @@ import { runProfileInWorkers, type WorkerPoolOptions } from '../runner/run-in-wo
 import type { RunProfileOptions, RunResult } from '../runner/run-profile.js';
 import { makeRunId } from '../runner/run-id.js';
 import { defaultRunnerDeps } from '../runner/runner-deps.js';
-import { nowUs } from '../util/clock.js';
 import { profileSetsLabels, scenarioRequestFields } from '../workload/request-labels.js';
 import { asksForAnswerChecks } from '../measure/answer-validators.js';
 
@@ -49,23 +48,24 @@ export interface RunOutcome {
 }
 
 export async function executeRun(options: ExecuteRunOptions): Promise<RunOutcome> {
-  const deps = options.deps ?? defaultRunnerDeps;
-  const runId = makeRunId(options.clock.wallMs(), options.profile.name, options.shard ?? null);
+  const { env, target } = options;
+  const deps = env.deps ?? defaultRunnerDeps;
+  const runId = makeRunId(env.clock.wallMs(), options.profile.name, options.control.shard ?? null);
   const runDir = await createRunFolder(options.reportsDir, options.outDir, runId);
 
-  const requestsCsv = await openRequestsCsv(join(runDir, 'requests.csv'), nowUs(), {
+  const requestsCsv = await openRequestsCsv(join(runDir, 'requests.csv'), env.clock.nowUs(), {
     labels: profileSetsLabels(options.profile),
     checks: options.profile.scenarios.some((s) => scenarioRequestFields(s).some(asksForAnswerChecks)),
     prices: options.prices ?? null,
   });
-  const userOnRecord = options.events?.onRecord;
+  const userOnRecord = env.events?.onRecord;
   const onRecord = (record: RequestRecord, group: ResolvedGroup, values: RecordedValues): void => {
     requestsCsv.write(record, group, values);
     userOnRecord?.(record, group, values);
   };
   let result: RunResult;
   try {
-    const runOptions = { ...options, deps, events: { ...options.events, onRecord } };
+    const runOptions = { ...options, env: { ...env, deps, events: { ...env.events, onRecord } } };
     const workers = options.workers ?? null;
     result =
       workers !== null && workers.count > 1
@@ -79,10 +79,10 @@ export async function executeRun(options: ExecuteRunOptions): Promise<RunOutcome
   const identity = {
     // --out keeps the generated id; reports/<run-id>-2 is its own.
     runId: options.outDir ? runId : (runDir.split(/[\\/]/).pop() ?? runId),
-    version: options.version,
-    baseUrl: options.baseUrl,
+    version: env.version,
+    baseUrl: target.baseUrl,
     embeddedEmulator: options.embeddedEmulator,
-    proxy: options.proxy ?? null,
+    proxy: target.proxy ?? null,
   };
   const summary = buildRunSummary(result, identity, thresholds);
   const { problems } = await writeRunFiles(runDir, { summary, timeSeries: result.timeSeries });

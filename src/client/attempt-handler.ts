@@ -9,7 +9,7 @@ import { StringDecoder } from 'node:string_decoder';
 import type { Dispatcher } from 'undici';
 import { HEADER } from '../protocol/headers.js';
 import { arrivalUs } from '../util/arrival-clock.js';
-import { nowUs } from '../util/clock.js';
+import type { Clock } from '../util/clock.js';
 import { classifySocketError, classifyStatus } from './classify-error.js';
 import type { ConnectTimings } from './connect-timing.js';
 import { errorDetails } from './error-body.js';
@@ -29,6 +29,8 @@ const MAX_ERROR_BODY_BYTES = 64 * 1024;
 /** What the client shares with every attempt. */
 export interface AttemptContext {
   readonly timeouts: ClientOptions['timeouts'];
+  /** The client's clock: every timestamp of the record, and the deadlines' timers. */
+  readonly clock: Clock;
   /** Removes the API key from a message and shortens it. */
   readonly scrub: (message: string) => string;
   /** True once the client is closing: errors then mean "aborted", not a server failure. */
@@ -101,6 +103,7 @@ export class AttemptHandler implements Dispatcher.DispatchHandler, SseEventSink 
   readonly done: Promise<AttemptOutcome>;
   readonly #record: RequestRecord;
   readonly #context: AttemptContext;
+  readonly #clock: Clock;
   readonly #streamRequested: boolean;
   /** First attempt: its send time is the record's `sentUs`. */
   readonly #measuresSend: boolean;
@@ -133,7 +136,8 @@ export class AttemptHandler implements Dispatcher.DispatchHandler, SseEventSink 
     this.#context = context;
     this.#streamRequested = streamRequested;
     this.#measuresSend = measuresSend;
-    this.#deadlines = new RequestDeadlines(context.timeouts, nowUs, (phase, limitMs) =>
+    this.#clock = context.clock;
+    this.#deadlines = new RequestDeadlines(context.timeouts, context.clock, (phase, limitMs) =>
       this.#fail('timeout', phase, `${phase} timeout after ${limitMs} ms`),
     );
     this.done = new Promise((resolve) => {
@@ -196,7 +200,7 @@ export class AttemptHandler implements Dispatcher.DispatchHandler, SseEventSink 
     }
     // The request is being written to its socket now: that, not the dispatch call (undici may queue it
     // a tick while a keep-alive connection is released), is when it was sent.
-    if (this.#measuresSend) markSent(this.#record, nowUs());
+    if (this.#measuresSend) markSent(this.#record, this.#clock.nowUs());
     this.#takeConnectTimings();
     this.#deadlines.connected();
   }
@@ -210,7 +214,7 @@ export class AttemptHandler implements Dispatcher.DispatchHandler, SseEventSink 
     if (this.#settled) return;
     // 1xx informational responses are followed by the real one.
     if (statusCode < 200) return;
-    const atUs = arrivalUs();
+    const atUs = arrivalUs(this.#clock);
     const record = this.#record;
     record.headersUs = atUs;
     record.status = statusCode;
@@ -242,7 +246,7 @@ export class AttemptHandler implements Dispatcher.DispatchHandler, SseEventSink 
 
   onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
     if (this.#settled) return;
-    const atUs = arrivalUs();
+    const atUs = arrivalUs(this.#clock);
     this.#deadlines.data(atUs);
     if (this.#mode === 'sse') {
       this.#readUs = atUs;
@@ -260,7 +264,7 @@ export class AttemptHandler implements Dispatcher.DispatchHandler, SseEventSink 
   onResponseEnd(): void {
     this.#releaseConnection();
     if (this.#settled) return;
-    const atUs = arrivalUs();
+    const atUs = arrivalUs(this.#clock);
     switch (this.#mode) {
       case 'sse':
         this.#readUs = atUs;
@@ -419,7 +423,8 @@ export class AttemptHandler implements Dispatcher.DispatchHandler, SseEventSink 
 
   /** Never written to a socket (no connection, aborted first): the dispatch time stands in. */
   #fillSentUs(): void {
-    if (this.#measuresSend) markSent(this.#record, Number.isNaN(this.#startedUs) ? nowUs() : this.#startedUs);
+    if (this.#measuresSend)
+      markSent(this.#record, Number.isNaN(this.#startedUs) ? this.#clock.nowUs() : this.#startedUs);
   }
 
   #succeed(atUs: number): void {
@@ -438,7 +443,7 @@ export class AttemptHandler implements Dispatcher.DispatchHandler, SseEventSink 
     this.#fillSentUs();
     this.#deadlines.stop();
     const record = this.#record;
-    record.endUs = nowUs();
+    record.endUs = this.#clock.nowUs();
     record.errorClass = errorClass;
     record.timeoutPhase = timeoutPhase;
     record.errorMessage = this.#context.scrub(message);

@@ -3,7 +3,6 @@
  * connection, then dispatches the encoded request with a fresh AttemptHandler (attempt-handler.ts), which
  * fills the record. The retry wrapper (retry.ts) calls it once per attempt; it never rejects.
  */
-import { nowUs } from '../util/clock.js';
 import { offAbort, onAbort } from './abort-fanout.js';
 import { AttemptHandler, type AttemptContext } from './attempt-handler.js';
 import type { Slot } from './connection-route.js';
@@ -26,7 +25,7 @@ export function createAttemptOnce(target: AttemptTarget): Attempt {
   return (request, record, signal) => {
     record.attempts += 1;
     const handler = new AttemptHandler(record, context, request.stream, record.attempts === 1);
-    const atUs = nowUs();
+    const atUs = context.clock.nowUs();
     if (signal?.aborted) {
       handler.abort('aborted before sending');
       return handler.done;

@@ -11,7 +11,7 @@
 import type { Socket } from 'node:net';
 import type { buildConnector } from 'undici';
 import { Client } from 'undici';
-import { nowUs } from '../util/clock.js';
+import type { Clock } from '../util/clock.js';
 import type { RequestRecord } from './request-record.js';
 
 /** Timestamps (integer µs, NaN when not reached) of the newest connection of one slot. */
@@ -20,7 +20,13 @@ export class ConnectTimings {
   connectEndUs = Number.NaN;
   tlsStartUs = Number.NaN;
   tlsEndUs = Number.NaN;
+  /** The client's clock, that the stamps are read from. */
+  readonly clock: Clock;
   #fresh = false;
+
+  constructor(clock: Clock) {
+    this.clock = clock;
+  }
 
   /** A new connection is being opened now (after the DNS lookup, when there is one: see `lookedUp`). */
   begin(atUs: number): void {
@@ -60,20 +66,21 @@ function connectWith(
  */
 export function timedConnector(connector: buildConnector.connector, timings: ConnectTimings): buildConnector.connector {
   return (options, callback) => {
-    timings.begin(nowUs());
+    const clock = timings.clock;
+    timings.begin(clock.nowUs());
     const socket = connectWith(connector, options, callback);
     if (socket === undefined) return;
     // The DNS lookup is not connecting (k6's http_req_connecting leaves it out too).
     socket.prependOnceListener('lookup', () => {
-      timings.connectStartUs = nowUs();
+      timings.connectStartUs = clock.nowUs();
     });
     socket.prependOnceListener('connect', () => {
-      timings.connectEndUs = nowUs();
+      timings.connectEndUs = clock.nowUs();
       if (options.protocol === 'https:') timings.tlsStartUs = timings.connectEndUs;
     });
     if (options.protocol === 'https:') {
       socket.prependOnceListener('secureConnect', () => {
-        timings.tlsEndUs = nowUs();
+        timings.tlsEndUs = clock.nowUs();
       });
     }
   };
@@ -123,10 +130,10 @@ export function createTunnel(
           callback(null, socket);
           return;
         }
-        timings.tlsStartUs = nowUs();
+        timings.tlsStartUs = timings.clock.nowUs();
         const tlsSocket = connectWith(targetConnector, { ...options, httpSocket: socket }, callback);
         tlsSocket?.prependOnceListener('secureConnect', () => {
-          timings.tlsEndUs = nowUs();
+          timings.tlsEndUs = timings.clock.nowUs();
         });
       },
       (error: unknown) => {

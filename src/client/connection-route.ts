@@ -6,6 +6,7 @@
  * timed connector (connect-timing.ts) with the target's TLS options (tls-options.ts).
  */
 import { buildConnector, Client, type Dispatcher } from 'undici';
+import type { Clock } from '../util/clock.js';
 import { ConnectTimings, createTunnel, timedConnector } from './connect-timing.js';
 import { proxyAuthorization } from './proxy.js';
 import type { TlsConnectOptions } from './tls-options.js';
@@ -29,6 +30,8 @@ export interface RouteOptions {
   readonly clientOptions: Client.Options;
   /** Composes interceptors (auth) onto each slot's Client. */
   readonly wrap: (client: Dispatcher) => Dispatcher;
+  /** The client's clock: new connections' connect and TLS times are stamped with it. */
+  readonly clock: Clock;
 }
 
 export interface Route {
@@ -57,7 +60,7 @@ export function createRoute(options: RouteOptions): Route {
       pathOrigin: '',
       headers: null,
       openSlot: () => {
-        const timings = new ConnectTimings();
+        const timings = new ConnectTimings(options.clock);
         return slot(
           new Client(target.origin, { ...options.clientOptions, connect: timedConnector(targetConnector, timings) }),
           timings,
@@ -74,7 +77,7 @@ export function createRoute(options: RouteOptions): Route {
       pathOrigin: target.origin,
       headers: { ...proxyHeaders, host: target.host },
       openSlot: () => {
-        const timings = new ConnectTimings();
+        const timings = new ConnectTimings(options.clock);
         return slot(
           new Client(proxy.origin, { ...options.clientOptions, connect: timedConnector(proxyConnector, timings) }),
           timings,
@@ -86,7 +89,7 @@ export function createRoute(options: RouteOptions): Route {
     pathOrigin: '',
     headers: null,
     openSlot: () => {
-      const timings = new ConnectTimings();
+      const timings = new ConnectTimings(options.clock);
       const tunnel = createTunnel(proxy, proxyHeaders, proxyConnector, targetConnector, timings);
       return slot(new Client(target.origin, { ...options.clientOptions, connect: tunnel.connector }), timings, () =>
         tunnel.destroy(),

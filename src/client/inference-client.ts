@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Client } from 'undici';
-import { nowUs } from '../util/clock.js';
+import { systemClock } from '../util/clock.js';
 import type { AttemptContext } from './attempt-handler.js';
 import { createAttemptOnce } from './attempt-once.js';
 import { authInterceptor } from './auth-interceptor.js';
@@ -72,6 +72,7 @@ function headerMerger(target: Headers): (encoding: Headers) => Headers {
 /** Creates a client for one target. Close it when the run ends. */
 export function createInferenceClient(options: ClientOptions): InferenceClient {
   const { origin, pathPrefix } = splitBaseUrl(options.baseUrl);
+  const clock = options.clock ?? systemClock;
   const connectMs = options.timeouts.connectMs;
   const apiKey = options.apiKey;
   const route = createRoute({
@@ -81,6 +82,7 @@ export function createInferenceClient(options: ClientOptions): InferenceClient {
     connectMs,
     clientOptions: connectionOptions(options.timeouts),
     // Without a key there is nothing to intercept: no compose, so no handler wrapper on every callback.
+    clock,
     wrap: (connection) => (apiKey === null || apiKey === '' ? connection : connection.compose(authInterceptor(apiKey))),
   });
   const connections = new ConnectionSet<Slot>(options.maxConnections, route.openSlot);
@@ -93,10 +95,10 @@ export function createInferenceClient(options: ClientOptions): InferenceClient {
   const requestIdHeader = options.requestIdHeader;
   const targetHeadersWith = headerMerger(options.headers);
   let closed = false;
-  const context: AttemptContext = { timeouts: options.timeouts, scrub, isClosed: () => closed };
+  const context: AttemptContext = { timeouts: options.timeouts, clock, scrub, isClosed: () => closed };
 
   const attemptOnce = createAttemptOnce({ connections, routeHeaders, completionsPath, context });
-  const attempt = withRetry(attemptOnce, options.retry);
+  const attempt = withRetry(attemptOnce, options.retry, clock);
 
   return {
     async send(
@@ -109,7 +111,7 @@ export function createInferenceClient(options: ClientOptions): InferenceClient {
           record.errorClass = 'timeout';
           record.timeoutPhase = 'total';
           record.errorMessage = 'client closed';
-          record.endUs = nowUs();
+          record.endUs = clock.nowUs();
           markSent(record, record.endUs);
           return;
         }
@@ -129,7 +131,7 @@ export function createInferenceClient(options: ClientOptions): InferenceClient {
         if (record.errorClass === null) {
           record.errorClass = 'connect';
           record.errorMessage = scrub(`request not sent: ${error instanceof Error ? error.message : String(error)}`);
-          record.endUs = nowUs();
+          record.endUs = clock.nowUs();
           markSent(record, record.endUs);
         }
       }

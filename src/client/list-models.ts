@@ -6,7 +6,7 @@
  */
 import type { Dispatcher } from 'undici';
 import { InferbenchError } from '../errors.js';
-import { nowUs } from '../util/clock.js';
+import { nowUs, systemClock } from '../util/clock.js';
 import { errorDetails } from './error-body.js';
 import { isObject } from './json-shape.js';
 import { RequestDeadlines } from './request-deadlines.js';
@@ -45,7 +45,7 @@ export class BodyCollector implements Dispatcher.DispatchHandler {
       this.#resolve = resolve;
       this.#reject = reject;
     });
-    this.#deadlines = new RequestDeadlines(timeouts, nowUs, (phase, limitMs) =>
+    this.#deadlines = new RequestDeadlines(timeouts, systemClock, (phase, limitMs) =>
       this.fail(new Error(`${phase} timeout after ${limitMs} ms`)),
     );
   }

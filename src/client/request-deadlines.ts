@@ -9,6 +9,7 @@
  * `headers` and `first_token` from the attempt's start (first_token bounds TTFT, and for a non-streaming
  * request the whole answer), `idle` between any two body reads after the headers, `total` from the start.
  */
+import type { Clock, TimerHandle } from '../util/clock.js';
 import type { TimeoutPhase } from './request-record.js';
 import type { ClientOptions } from './types.js';
 
@@ -27,21 +28,22 @@ function deadlineAfter(startUs: number, ms: number): number {
 export class RequestDeadlines {
   readonly #timeouts: TimeoutSpec;
   readonly #onExpire: (phase: TimeoutPhase, limitMs: number) => void;
-  readonly #nowUs: () => number;
+  readonly #clock: Clock;
   #connectUs = Infinity;
   #headersUs = Infinity;
   #firstTokenUs = Infinity;
   #idleUs = Infinity;
   #totalUs = Infinity;
   #idleActive = false;
-  #timer: NodeJS.Timeout | null = null;
+  #timer: TimerHandle | null = null;
   #armedForUs = Infinity;
   #stopped = false;
   readonly #fire = (): void => this.#onTimer();
 
-  constructor(timeouts: TimeoutSpec, nowUs: () => number, onExpire: (phase: TimeoutPhase, limitMs: number) => void) {
+  /** `clock`: the client's; its time and its timers. */
+  constructor(timeouts: TimeoutSpec, clock: Clock, onExpire: (phase: TimeoutPhase, limitMs: number) => void) {
     this.#timeouts = timeouts;
-    this.#nowUs = nowUs;
+    this.#clock = clock;
     this.#onExpire = onExpire;
   }
 
@@ -52,7 +54,7 @@ export class RequestDeadlines {
     this.#headersUs = deadlineAfter(startUs, t.headersMs);
     this.#firstTokenUs = deadlineAfter(startUs, t.firstTokenMs);
     this.#totalUs = deadlineAfter(startUs, t.totalMs);
-    this.#arm(this.#nowUs());
+    this.#arm(this.#clock.nowUs());
   }
 
   /** A connection was assigned and the request is being written. */
@@ -83,7 +85,7 @@ export class RequestDeadlines {
   /** The attempt ended: no more callbacks. */
   stop(): void {
     this.#stopped = true;
-    if (this.#timer !== null) clearTimeout(this.#timer);
+    if (this.#timer !== null) this.#clock.clearTimer(this.#timer);
     this.#timer = null;
     this.#armedForUs = Infinity;
   }
@@ -118,18 +120,18 @@ export class RequestDeadlines {
   #arm(nowUs: number): void {
     if (this.#stopped) return;
     const { atUs } = this.#nearest();
-    if (this.#timer !== null) clearTimeout(this.#timer);
+    if (this.#timer !== null) this.#clock.clearTimer(this.#timer);
     this.#timer = null;
     this.#armedForUs = atUs;
     if (atUs === Infinity) return;
     const delayMs = Math.min(MAX_TIMER_MS, Math.max(0, Math.ceil((atUs - nowUs) / 1000)));
-    this.#timer = setTimeout(this.#fire, delayMs);
+    this.#timer = this.#clock.setTimer(this.#fire, delayMs);
   }
 
   #onTimer(): void {
     this.#timer = null;
     if (this.#stopped) return;
-    const nowUs = this.#nowUs();
+    const nowUs = this.#clock.nowUs();
     const nearest = this.#nearest();
     if (nearest.atUs <= nowUs + EARLY_FIRE_SLACK_US) {
       this.stop();

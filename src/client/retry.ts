@@ -6,7 +6,7 @@
  * one that failed and was retried, which the collector counts per group even when the retry succeeded.
  * A 429's `retry-after` is honoured; otherwise the wait doubles from `backoffMs`.
  */
-import { nowUs } from '../util/clock.js';
+import type { Clock, TimerHandle } from '../util/clock.js';
 import { offAbort, onAbort } from './abort-fanout.js';
 import type { AttemptOutcome, EncodedRequest } from './attempt-handler.js';
 import type { ErrorClass, RequestRecord } from './request-record.js';
@@ -57,17 +57,17 @@ export function resetAttemptFields(record: RequestRecord): void {
 }
 
 /** Resolves after `ms`, or at once when `signal` aborts (true then). */
-function wait(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
+function wait(clock: Clock, ms: number, signal: AbortSignal | undefined): Promise<boolean> {
   return new Promise((resolve) => {
     if (signal?.aborted) {
       resolve(true);
       return;
     }
     const abortWait = (): void => {
-      clearTimeout(timer);
+      clock.clearTimer(timer);
       resolve(true);
     };
-    const timer = setTimeout(() => {
+    const timer: TimerHandle = clock.setTimer(() => {
       if (signal !== undefined) offAbort(signal, abortWait);
       resolve(false);
     }, ms);
@@ -75,8 +75,8 @@ function wait(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
   });
 }
 
-/** Wraps `attempt` with the profile's retry policy (`maxAttempts` 1: the attempt itself). */
-export function withRetry(attempt: Attempt, spec: ClientOptions['retry']): Attempt {
+/** Wraps `attempt` with the profile's retry policy (`maxAttempts` 1: the attempt itself); waits on `clock`. */
+export function withRetry(attempt: Attempt, spec: ClientOptions['retry'], clock: Clock): Attempt {
   if (spec.maxAttempts <= 1) return attempt;
   const retryOn = new Set<string>(spec.on);
   return async (request, record, signal) => {
@@ -88,8 +88,8 @@ export function withRetry(attempt: Attempt, spec: ClientOptions['retry']): Attem
       record.retriedErrors.push(errorClass);
       const backoffMs = spec.backoffMs * 2 ** (n - 1);
       const waitMs = Math.min(MAX_RETRY_WAIT_MS, Number.isNaN(outcome.retryAfterMs) ? backoffMs : outcome.retryAfterMs);
-      if (await wait(waitMs, signal)) {
-        record.endUs = nowUs();
+      if (await wait(clock, waitMs, signal)) {
+        record.endUs = clock.nowUs();
         record.errorClass = 'timeout';
         record.timeoutPhase = 'total';
         record.errorMessage = 'aborted while waiting to retry';

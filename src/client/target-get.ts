@@ -8,6 +8,7 @@ import type { Dispatcher } from 'undici';
 import { InferbenchError } from '../errors.js';
 import type { TlsSpec } from '../profile/resolved-profile.js';
 import { createRoute } from './connection-route.js';
+import { systemClock } from '../util/clock.js';
 import { errorDetails } from './error-body.js';
 import { isObject } from './json-shape.js';
 import { BodyCollector, BodyTooLargeError, MAX_SETUP_BODY_BYTES } from './list-models.js';
@@ -48,6 +49,8 @@ export async function withTargetConnection<T>(
   const url = new URL(request.baseUrl);
   const route = createRoute({
     origin: url.origin,
+    // Set-up requests are not measured: connection timings on the process's clock.
+    clock: systemClock,
     proxy: proxyFor(url.origin, request.proxy ?? NO_PROXY_SETTINGS),
     tls: loadTlsOptions(request.tls),
     connectMs: limitMs,

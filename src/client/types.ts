@@ -6,6 +6,7 @@ import type { EncodingSpec, RetrySpec, TimeoutSpec, TlsSpec } from '../profile/r
 import type { ProxySettings } from './proxy.js';
 import type { RequestPlan } from '../workload/request-plan.js';
 import type { RequestRecord } from './request-record.js';
+import type { Clock } from '../util/clock.js';
 
 export interface ClientOptions {
   /** Base URL without `/v1`. */
@@ -25,6 +26,11 @@ export interface ClientOptions {
   readonly tls?: TlsSpec | null;
   /** The proxy environment (proxy.ts, from cli/); absent or null: direct connections. */
   readonly proxy?: ProxySettings | null;
+  /**
+   * The clock every timestamp of a record is read from: the run's, so its times and the records' can be
+   * subtracted. Absent: the system clock.
+   */
+  readonly clock?: Clock;
 }
 
 export interface InferenceClient {

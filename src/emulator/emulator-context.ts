@@ -6,6 +6,7 @@ import type { Engine } from './engine.js';
 import type { FaultInjector, PromptCache, RateLimiter } from './hooks.js';
 import type { CatalogIndex } from './catalog/catalog.js';
 import type { KeySets } from './http/auth.js';
+import type { PlanningTurns } from './http/planning-turns.js';
 
 export interface EmulatorContext {
   readonly catalog: CatalogIndex;
@@ -18,6 +19,8 @@ export interface EmulatorContext {
   readonly orgs: readonly string[];
   readonly filesDir: string | undefined;
   readonly doneMarker: boolean;
+  /** Chat requests are validated and planned one per turn of the event loop (planning-turns.ts). */
+  readonly planning: PlanningTurns;
   /** Per-request counter: the seed of requests that set none, and part of response ids. */
   nextRequestNumber(): number;
 }

@@ -24,6 +24,7 @@ import { listModels, listPublicModels, retrieveModel, retrievePublicModel } from
 import type { FaultInjector, PromptCache, RateLimiter } from './hooks.js';
 import { sendError, sendJson } from './http/send.js';
 import { ClientErrorResponder } from './http/client-error-responder.js';
+import { PlanningTurns } from './http/planning-turns.js';
 import {
   applyKeepAliveTimeout,
   resolveServerTimeouts,
@@ -151,6 +152,7 @@ function createHttpServer(ctx: EmulatorContext, timeouts: ServerTimeouts): Serve
     });
   });
   applyKeepAliveTimeout(server, timeouts);
+  server.on('connection', () => ctx.planning.noteConnection());
   server.on('clientError', clientErrors.answer);
   return server;
 }
@@ -173,6 +175,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     orgs: [org],
     filesDir: options.filesDir,
     doneMarker: options.doneMarker ?? false,
+    planning: new PlanningTurns(),
     nextRequestNumber: () => ++requestNumber,
   };
 

@@ -4,7 +4,7 @@
  * ends and when each token may go out, and calls back. The fixed-timing engine and the capacity engine
  * (queues, slots, tiers) both implement this, so the HTTP side never changes with the timing model.
  */
-import type { ServiceTierUsed, TimeInfo } from '../protocol/chat.js';
+import type { ServiceTierUsed } from '../protocol/chat.js';
 
 export interface EngineJob {
   /** Catalog model id, or dedicated endpoint id (each has its own capacity). */
@@ -17,6 +17,30 @@ export interface EngineJob {
   readonly outputTokens: number;
   /** Seed for the job's jitter. */
   readonly seed: number;
+  /**
+   * When the server read the request, on the engine's clock (`Engine.nowMs`): queue time runs from here,
+   * so the time the request spent being parsed, validated and planned, and waiting for that behind the
+   * requests read before it, is queue time, as on a real service. Default: the submission.
+   */
+  readonly receivedMs?: number;
+}
+
+/**
+ * When a finished job crossed each boundary of time_info, on the engine's clock (ms). The response
+ * writer turns them into time_info (time-info.ts) when it writes the last byte, which can be later than
+ * `doneMs` (tokens held by a stall or slow headers, a whole body serialized at the end).
+ */
+export interface JobTimes {
+  /** The request was read (queue time starts). */
+  readonly receivedMs: number;
+  /** The job got a slot (prompt processing starts). */
+  readonly slotMs: number;
+  /** The first token was released (NaN: the job had none). */
+  readonly firstTokenMs: number;
+  /** The last token was released. */
+  readonly doneMs: number;
+  /** Wall clock (ms since the epoch) at `receivedMs`: time_info's `created`. */
+  readonly receivedWallMs: number;
 }
 
 export interface EngineCallbacks {
@@ -25,8 +49,8 @@ export interface EngineCallbacks {
    * the sum of counts over a job equals outputTokens.
    */
   onTokens(count: number): void;
-  /** Called once, after the last token, with the time the job really spent in each phase. */
-  onFinish(timeInfo: TimeInfo): void;
+  /** Called once, after the last token, with when the job really crossed each phase boundary. */
+  onFinish(times: JobTimes): void;
 }
 
 export interface EngineHandle {
@@ -35,6 +59,8 @@ export interface EngineHandle {
 }
 
 export interface Engine {
+  /** The engine's monotonic clock (ms): the server stamps request receipt and the last write with it. */
+  nowMs(): number;
   submit(job: EngineJob, callbacks: EngineCallbacks): EngineHandle;
   /** Rolling average queue time (ms) of a model, for `queue_threshold` admission. */
   averageQueueMs(modelId: string): number;

@@ -2,10 +2,10 @@
  * The simplest Engine: no queue and no capacity limit; every job's first token is due `ttftMs` after
  * submission and each further token `interTokenMs` later. One shared timer ticks while jobs are live and
  * releases, per tick, every token that has come due for every job (batched into one callback per job),
- * so thousands of streams cost one timer, not one per token. `time_info` reports what really happened.
+ * so thousands of streams cost one timer, not one per token. The finish reports what really happened
+ * (no queue: the slot is the submission, so queue_time is the time from reading the request to it).
  * The capacity engine (queues, slots, tiers) replaces this as the default later.
  */
-import type { TimeInfo } from '../protocol/chat.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import type { Engine, EngineCallbacks, EngineHandle, EngineJob } from './engine.js';
 
@@ -22,8 +22,9 @@ export interface FixedTimingOptions {
 interface LiveJob {
   readonly job: EngineJob;
   readonly callbacks: EngineCallbacks;
+  readonly receivedMs: number;
   readonly submittedMs: number;
-  readonly createdWallMs: number;
+  readonly receivedWallMs: number;
   readonly firstDueMs: number;
   firstSentMs: number;
   emitted: number;
@@ -45,13 +46,19 @@ export class FixedTimingEngine implements Engine {
     this.#clock = options.clock ?? systemClock;
   }
 
+  nowMs(): number {
+    return this.#clock.nowMs();
+  }
+
   submit(job: EngineJob, callbacks: EngineCallbacks): EngineHandle {
     const now = this.#clock.nowMs();
+    const receivedMs = Math.min(now, job.receivedMs ?? now);
     const live: LiveJob = {
       job,
       callbacks,
+      receivedMs,
       submittedMs: now,
-      createdWallMs: this.#clock.wallMs(),
+      receivedWallMs: this.#clock.wallMs() - (now - receivedMs),
       firstDueMs: now + this.#ttftMs,
       firstSentMs: Number.NaN,
       emitted: 0,
@@ -110,14 +117,12 @@ export class FixedTimingEngine implements Engine {
 
   #finish(live: LiveJob, now: number): void {
     this.#jobs.delete(live);
-    const firstMs = Number.isNaN(live.firstSentMs) ? now : live.firstSentMs;
-    const timeInfo: TimeInfo = {
-      queue_time: 0,
-      prompt_time: (firstMs - live.submittedMs) / 1000,
-      completion_time: (now - firstMs) / 1000,
-      total_time: (now - live.submittedMs) / 1000,
-      created: live.createdWallMs / 1000,
-    };
-    live.callbacks.onFinish(timeInfo);
+    live.callbacks.onFinish({
+      receivedMs: live.receivedMs,
+      slotMs: live.submittedMs,
+      firstTokenMs: live.firstSentMs,
+      doneMs: now,
+      receivedWallMs: live.receivedWallMs,
+    });
   }
 }

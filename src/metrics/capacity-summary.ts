@@ -2,108 +2,146 @@
  * What `inferbench capacity` found, as written into summary.json (`capacity`), capacity.csv and the
  * HTML report: per group the capacity with its 95% interval, the binding objective, and every step of
  * the search (offered and achieved load, latency percentiles, each objective's exceedance observed and
- * fitted, the decision and its reason). Plain JSON; runner/capacity builds it, report/ writes it.
+ * fitted, the decision and its reason). Plain JSON; runner/capacity builds it, report/ writes it. Declared
+ * once as a zod schema (the types are inferred from it) that `report`, `compare` and `merge` check a
+ * summary.json against (report/compare/load-run.ts). Only the CLI's main thread loads it: worker threads
+ * import no value from here.
  */
+import { z } from 'zod';
+import { resultCount } from './result-values.js';
 
 /** One objective of the capacity SLO: a limit and the share of observations allowed over it. */
-export interface CapacityObjectiveSummary {
-  key: string;
+export const capacityObjectiveSummarySchema = z.object({
+  key: z.string(),
   /** In the metric's unit (ms), or the allowed error fraction for error_rate. */
-  limit: number;
+  limit: z.number(),
   /** Allowed exceedance fraction (p99 -> 0.01). */
-  allowed: number;
-}
+  allowed: z.number(),
+});
+export type CapacityObjectiveSummary = z.output<typeof capacityObjectiveSummarySchema>;
 
-export interface CapacityStepSummary {
-  step: number;
+const outcomeSchema = z.enum(['pass', 'fail', 'inconclusive']);
+const p50p99Schema = z.object({ p50: z.number(), p99: z.number() }).nullable();
+
+export const capacityStepSummarySchema = z.object({
+  step: resultCount,
   /** Offered load: req/s (rate) or streams (concurrency). */
-  load: number;
-  outcome: 'pass' | 'fail' | 'inconclusive';
-  reason: string;
-  duration_ms: number;
+  load: z.number(),
+  outcome: outcomeSchema,
+  reason: z.string(),
+  duration_ms: z.number(),
   /** Requests ended per second over the step. */
-  achieved_per_s: number | null;
-  requests: number;
-  failed: number;
-  ttft_ms: { p50: number; p99: number } | null;
-  itl_ms: { p50: number; p99: number } | null;
-  e2e_ms: { p50: number; p99: number } | null;
+  achieved_per_s: z.number().nullable(),
+  requests: resultCount,
+  failed: resultCount,
+  ttft_ms: p50p99Schema,
+  itl_ms: p50p99Schema,
+  e2e_ms: p50p99Schema,
   /** The server's own queue time (time_info), p50, ms. */
-  queue_time_ms_p50: number | null;
+  queue_time_ms_p50: z.number().nullable(),
   /** Per objective key: the observed exceedance and the monotone fit with its 95% band (fractions). */
-  exceedance: Record<string, { observed: number; fitted: number; low: number; high: number } | null>;
+  exceedance: z.record(
+    z.string(),
+    z.object({ observed: z.number(), fitted: z.number(), low: z.number(), high: z.number() }).nullable(),
+  ),
   /** Per objective: the sequential test's counts and decision. */
-  tests: { key: string; requests: number; exceeded: number; decision: string; description: string }[];
+  tests: z.array(
+    z.object({
+      key: z.string(),
+      requests: resultCount,
+      exceeded: resultCount,
+      decision: z.string(),
+      description: z.string(),
+    }),
+  ),
   /** What the step's requests cost, USD (summary.json group `cost`); null or absent when its model has no price. */
-  cost_usd?: number | null;
-}
-
-export interface CapacityGroupSummary {
-  group: string;
-  mode: 'rate' | 'concurrency';
-  unit: string;
-  /** Highest load at which every objective holds (fit crossing); null when even the lowest step failed. */
-  capacity: number | null;
-  /** 95% interval (block bootstrap); null when the fit could not give one. */
-  interval: [number, number] | null;
-  /** True when no step failed: the capacity is only a lower bound (the highest load tried). */
-  censored: boolean;
-  binding: string | null;
-  per_objective: Record<string, number | null>;
-  last_pass: number | null;
-  first_fail: number | null;
-  end_reason: string;
-  goodput_per_s: number | null;
-  /** capacity.min_capacity was set and the capacity (or its absence) is below it. */
-  below_min: boolean;
-  calibration: { e2e_ms: number; start_load: number } | null;
-  /** The untested start every step of this group had (`step_warmup` or its default), ms; null: not known. */
-  step_warmup_ms?: number | null;
-  search_ms: number;
-  steps: CapacityStepSummary[];
-  /**
-   * `capacity.mix`: the tiers searched together (this entry's `group` is `<scenario>/mix` and its load the
-   * total): each tier's weight and the total load at which it breaks its own SLO (`binding` among them
-   * breaks first). Absent for a group searched alone.
-   */
-  members?: { group: string; weight: number; capacity: number | null; censored: boolean; binding: string | null }[];
-  /** What the search cost and what serving costs at the capacity point; absent when the model has no price. */
-  cost?: CapacityCost;
-}
+  cost_usd: z.number().nullable().optional(),
+});
+export type CapacityStepSummary = z.output<typeof capacityStepSummarySchema>;
 
 /**
  * A group's cost in a capacity search: its steps' total (the calibration probe is in the run's `cost`
  * only), and at the capacity point, the highest passing step, the unit costs of serving at that load.
  */
-export interface CapacityCost {
+export const capacityCostSchema = z.object({
   /** USD of every step of the group's search. */
-  usd: number;
+  usd: z.number(),
   /** The highest passing step's load and unit costs (USD); null when no step passed. */
-  at_capacity: {
-    load: number;
-    per_million_output_tokens: number | null;
-    per_thousand_requests: number | null;
-  } | null;
-}
+  at_capacity: z
+    .object({
+      load: z.number(),
+      per_million_output_tokens: z.number().nullable(),
+      per_thousand_requests: z.number().nullable(),
+    })
+    .nullable(),
+});
+export type CapacityCost = z.output<typeof capacityCostSchema>;
 
-export interface CapacitySummary {
-  objectives: CapacityObjectiveSummary[];
-  settings: {
-    resolution: number;
-    max_steps: number;
-    step_duration_ms: number;
-    /** `step_warmup` as set; null: the default (each group's `step_warmup_ms` is the one its steps had). */
-    step_warmup_ms?: number | null;
-    block_ms: number;
-    alpha: number;
-    beta: number;
-    indifference: number;
-    min_capacity: number | null;
-    /** Seed of the bootstrap interval. */
-    seed: number;
-  };
-  groups: CapacityGroupSummary[];
-}
+export const capacityGroupSummarySchema = z.object({
+  group: z.string(),
+  mode: z.enum(['rate', 'concurrency']),
+  unit: z.string(),
+  /** Highest load at which every objective holds (fit crossing); null when even the lowest step failed. */
+  capacity: z.number().nullable(),
+  /** 95% interval (block bootstrap); null when the fit could not give one. */
+  interval: z.tuple([z.number(), z.number()]).nullable(),
+  /** True when no step failed: the capacity is only a lower bound (the highest load tried). */
+  censored: z.boolean(),
+  binding: z.string().nullable(),
+  per_objective: z.record(z.string(), z.number().nullable()),
+  last_pass: z.number().nullable(),
+  first_fail: z.number().nullable(),
+  end_reason: z.string(),
+  goodput_per_s: z.number().nullable(),
+  /** capacity.min_capacity was set and the capacity (or its absence) is below it. */
+  below_min: z.boolean(),
+  calibration: z.object({ e2e_ms: z.number(), start_load: z.number() }).nullable(),
+  /** The untested start every step of this group had (`step_warmup` or its default), ms; null: not known. */
+  step_warmup_ms: z.number().nullable().optional(),
+  search_ms: z.number(),
+  steps: z.array(capacityStepSummarySchema),
+  /**
+   * `capacity.mix`: the tiers searched together (this entry's `group` is `<scenario>/mix` and its load the
+   * total): each tier's weight and the total load at which it breaks its own SLO (`binding` among them
+   * breaks first). Absent for a group searched alone.
+   */
+  members: z
+    .array(
+      z.object({
+        group: z.string(),
+        weight: z.number(),
+        capacity: z.number().nullable(),
+        censored: z.boolean(),
+        binding: z.string().nullable(),
+      }),
+    )
+    .optional(),
+  /** What the search cost and what serving costs at the capacity point; absent when the model has no price. */
+  cost: capacityCostSchema.optional(),
+});
+export type CapacityGroupSummary = z.output<typeof capacityGroupSummarySchema>;
+
+export const capacitySettingsSchema = z.object({
+  resolution: z.number(),
+  max_steps: resultCount,
+  step_duration_ms: z.number(),
+  /** `step_warmup` as set; null: the default (each group's `step_warmup_ms` is the one its steps had). */
+  step_warmup_ms: z.number().nullable().optional(),
+  block_ms: z.number(),
+  alpha: z.number(),
+  beta: z.number(),
+  indifference: z.number(),
+  min_capacity: z.number().nullable(),
+  /** Seed of the bootstrap interval. */
+  seed: z.number(),
+});
+
+export const capacitySummarySchema = z.object({
+  objectives: z.array(capacityObjectiveSummarySchema),
+  settings: capacitySettingsSchema,
+  groups: z.array(capacityGroupSummarySchema),
+});
+export type CapacitySummary = z.output<typeof capacitySummarySchema>;
 
 /** One block of a step as stored in capacity-steps.json (runner/capacity/step-block.ts makes and reads it). */
 export interface StoredBlock {

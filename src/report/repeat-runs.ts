@@ -5,6 +5,7 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { RunSummary } from '../metrics/run-summary.js';
 import { loadRun } from './compare/load-run.js';
 import { aggregateRepeats, writeRepeatSummary } from './repeat-summary.js';
 import type { RepeatSummary } from './repeat-summary.js';
@@ -18,6 +19,8 @@ export interface RepeatOutcome {
   readonly path: string;
   /** Exit code of the whole: interrupted > run failed > threshold failed > ok. */
   readonly exitCode: number;
+  /** Every repeat that was started, 1-based, with its summary (null: it wrote none). */
+  readonly repeats: readonly { readonly index: number; readonly summary: RunSummary | null }[];
 }
 
 /**
@@ -31,16 +34,20 @@ export async function runRepeated(
 ): Promise<RepeatOutcome> {
   await mkdir(outDir, { recursive: true });
   const codes: number[] = [];
-  const runs: { dir: string; summary: Awaited<ReturnType<typeof loadRun>>['summary'] }[] = [];
+  const runs: { dir: string; summary: RunSummary }[] = [];
+  const repeats: { index: number; summary: RunSummary | null }[] = [];
   for (let i = 1; i <= n; i++) {
     const dir = join(outDir, `repeat-${i}`);
     const code = await runOnce(dir, i);
     codes.push(code);
+    let summary: RunSummary | null = null;
     try {
-      runs.push({ dir, summary: (await loadRun(dir)).summary });
+      summary = (await loadRun(dir)).summary;
+      runs.push({ dir, summary });
     } catch {
       // A run that wrote no summary (it could not start) is left out of the aggregate; its code says why.
     }
+    repeats.push({ index: i, summary });
     if (code === INTERRUPTED || code === RUN_FAILED) break;
   }
   const summary = aggregateRepeats(runs);
@@ -50,5 +57,5 @@ export async function runRepeated(
     : codes.includes(RUN_FAILED)
       ? RUN_FAILED
       : Math.max(0, ...codes);
-  return { summary, path, exitCode };
+  return { summary, path, exitCode, repeats };
 }

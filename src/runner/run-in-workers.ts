@@ -12,12 +12,12 @@ import { InferbenchError } from '../errors.js';
 import { createEarlyStop, type EarlyStop } from '../aggregate/early-stop.js';
 import { worstHealth } from '../aggregate/worst-health.js';
 import type { RunCollector } from '../aggregate/types.js';
-import { nowUs } from '../util/clock.js';
+import type { Clock } from '../util/clock.js';
 import type { HarnessHealth, RunStopped, WorkerHealth } from '../metrics/run-summary.js';
 import type { ResolvedGroup, ResolvedProfile } from '../profile/resolved-profile.js';
 import { shardProfile, subShard } from '../schedule/shard.js';
 import { plannedDurationMs, plannedRequestCount } from './load-plan.js';
-import type { RunProfileOptions, RunResult } from './run-profile.js';
+import { startTicker, type RunProfileOptions, type RunResult } from './run-profile.js';
 import { defaultRunnerDeps } from './runner-deps.js';
 import { waitUntilWall } from './start-at.js';
 import { mergeRanOutWarnings } from './workload-warnings.js';
@@ -31,8 +31,8 @@ interface EarlyStopping {
   readonly runStartUs: number;
 }
 
-function secondsSince(startUs: number): number {
-  return Math.round((nowUs() - startUs) / 1000) / 1000;
+function secondsSince(clock: Clock, startUs: number): number {
+  return Math.round((clock.nowUs() - startUs) / 1000) / 1000;
 }
 
 export interface WorkerPoolOptions {
@@ -46,7 +46,9 @@ export interface WorkerPoolOptions {
 
 /** Runs the profile in `pool.count` worker threads; the result is one run's. */
 export async function runProfileInWorkers(options: RunProfileOptions, pool: WorkerPoolOptions): Promise<RunResult> {
-  const outer = options.shard ?? null;
+  const { target, control, env } = options;
+  const clock = env.clock;
+  const outer = control.shard ?? null;
   let apply: (worker: number, events: readonly WorkerEvent[]) => void = () => undefined;
   const threads = Array.from(
     { length: pool.count },
@@ -58,68 +60,70 @@ export async function runProfileInWorkers(options: RunProfileOptions, pool: Work
           workerCount: pool.count,
           share: subShard(outer, i + 1, pool.count),
           profile: options.profile,
-          baseUrl: options.baseUrl,
-          apiKey: options.apiKey,
-          version: options.version,
-          proxy: options.proxy ?? null,
-          tickIntervalMs: options.tickIntervalMs ?? 1000,
+          baseUrl: target.baseUrl,
+          apiKey: target.apiKey,
+          version: env.version,
+          proxy: target.proxy ?? null,
+          tickIntervalMs: control.tickIntervalMs ?? 1000,
           clockAnchorMs: pool.clockAnchorMs,
         },
         {
           events: (events) => apply(i + 1, events),
-          idle: (scenario, reason) => options.events?.onWorkerIdle?.(scenario, i + 1, reason),
+          idle: (scenario, reason) => env.events?.onWorkerIdle?.(scenario, i + 1, reason),
         },
       ),
   );
   const onInterrupt = (): void => {
     for (const thread of threads) thread.send({ type: 'interrupt' });
   };
-  options.interrupt.addEventListener('abort', onInterrupt, { once: true });
+  control.interrupt.addEventListener('abort', onInterrupt, { once: true });
   try {
     const ready = await allReady(threads);
     const profile = ready.profile;
-    if (options.startAtWallMs != null) {
-      const waitMs = options.startAtWallMs - options.clock.wallMs();
-      options.events?.onStartAt?.({ untilWallMs: options.startAtWallMs, waitMs });
-      await waitUntilWall(options.clock, options.startAtWallMs, options.interrupt);
+    const startAtWallMs = control.startAtWallMs ?? null;
+    if (startAtWallMs !== null) {
+      const waitMs = startAtWallMs - clock.wallMs();
+      env.events?.onStartAt?.({ untilWallMs: startAtWallMs, waitMs });
+      await waitUntilWall(clock, startAtWallMs, control.interrupt);
     }
-    const startedAtWallMs = options.clock.wallMs();
-    const deps = options.deps ?? defaultRunnerDeps;
-    const runStartUs = nowUs();
+    const startedAtWallMs = clock.wallMs();
+    const deps = env.deps ?? defaultRunnerDeps;
+    const runStartUs = clock.nowUs();
     const collector = deps.createCollector({ groups: profile.groups, slo: profile.slo, runStartUs });
     const sent = outer === null ? profile : shardProfile(profile, outer).profile;
     // abort_on_fail, max_error_rate and --max-cost are judged here, on the one collector, and stop every worker.
     const stop: EarlyStopping = {
-      check: createEarlyStop(sent, runStartUs, options.budget ?? null),
+      check: createEarlyStop(sent, runStartUs, control.budget ?? null),
       stopped: null,
       runStartUs,
     };
     apply = eventApplier(collector, profile, pool.count, options, stop.check);
     for (const thread of threads) thread.send({ type: 'go' });
-    const ticker = startTicker(options, collector, threads, sent, stop);
-    const ends = await Promise.all(threads.map((thread) => thread.finished)).finally(() => clearInterval(ticker));
-    const result = collector.finish(nowUs());
+    const ticker = startMergedTicker(options, collector, threads, sent, stop);
+    const ends = await Promise.all(threads.map((thread) => thread.finished)).finally(() => ticker.stop());
+    const result = collector.finish(clock.nowUs());
     const harness = workersHealth(threads, ends);
     return {
       profile,
       workloadHash: ready.workloadHash,
       startedAtWallMs,
-      endedAtWallMs: options.clock.wallMs(),
+      endedAtWallMs: clock.wallMs(),
       complete:
-        !options.interrupt.aborted && stop.stopped === null && ends.every((end) => end.kind === 'done' && end.complete),
-      interrupted: options.interrupt.aborted,
+        !control.interrupt.aborted && stop.stopped === null && ends.every((end) => end.kind === 'done' && end.complete),
+      interrupted: control.interrupt.aborted,
       groups: result.groups,
       timeSeries: result.timeSeries,
       harness,
       tokenizer: ready.tokenizer,
       shard: outer,
-      startAtWallMs: options.startAtWallMs ?? null,
+      startAtWallMs,
       workers: pool.count,
       stopped:
-        stop.stopped ?? (options.interrupt.aborted ? { reason: 'interrupted', at_s: secondsSince(runStartUs) } : null),
+        stop.stopped ??
+        (control.interrupt.aborted ? { reason: 'interrupted', at_s: secondsSince(clock, runStartUs) } : null),
     };
   } finally {
-    options.interrupt.removeEventListener('abort', onInterrupt);
+    control.interrupt.removeEventListener('abort', onInterrupt);
     await Promise.all(threads.map((thread) => thread.stop()));
   }
 }
@@ -142,7 +146,7 @@ function eventApplier(
 ): (worker: number, events: readonly WorkerEvent[]) => void {
   const groups: ResolvedGroup[] = [];
   for (const group of profile.groups) groups[group.index] = group;
-  const onRecord = options.events?.onRecord;
+  const onRecord = options.env.events?.onRecord;
   return (worker, events) => {
     for (const event of events) {
       if (event[0] !== 'record') {
@@ -170,29 +174,30 @@ function eventApplier(
 }
 
 /** The progress ticks of the merged run: the coordinator's collector, the scenario the workers are in. */
-function startTicker(
+function startMergedTicker(
   options: RunProfileOptions,
   collector: RunCollector,
   threads: readonly WorkerThreadHandle[],
   sent: ResolvedProfile,
   stop: EarlyStopping,
-): ReturnType<typeof setInterval> {
+): { stop(): void } {
   const plannedMs = plannedDurationMs(sent.scenarios);
   const plannedRequests = plannedRequestCount(sent);
-  return setInterval(() => {
-    if (stop.stopped === null && !options.interrupt.aborted) {
-      const stopped = stop.check?.check((i) => collector.live?.(i), nowUs()) ?? null;
+  const { clock, events } = options.env;
+  return startTicker(clock, options.control.tickIntervalMs ?? 1000, () => {
+    if (stop.stopped === null && !options.control.interrupt.aborted) {
+      const stopped = stop.check?.check((i) => collector.live?.(i), clock.nowUs()) ?? null;
       if (stopped !== null) {
         stop.stopped = stopped;
         for (const thread of threads) thread.send({ type: 'interrupt' });
       }
     }
-    const sink = options.events?.onTick;
+    const sink = events?.onTick;
     if (!sink) return;
     const statuses = threads.flatMap((thread) => (thread.status === null ? [] : [thread.status]));
     try {
       sink({
-        snapshot: collector.progress(nowUs()),
+        snapshot: collector.progress(clock.nowUs()),
         scenario: statuses[0]?.scenario ?? sent.scenarios[0]?.name ?? '',
         warmup: statuses.some((status) => status.warmup),
         plannedMs,
@@ -201,7 +206,7 @@ function startTicker(
     } catch {
       // A progress sink that throws must not end the measurement.
     }
-  }, options.tickIntervalMs ?? 1000);
+  });
 }
 
 /** The worst of the workers' health, each worker's own, and a warning for every worker that died. */

@@ -1,35 +1,27 @@
 /**
  * The run loop: scenarios one after another; inside a scenario every group (model x tier) at the same
- * time, each with the scenario's whole load, its own schedule and its own workload. Each group runs its
- * warmup (recorded, counted in nothing), then the measured part, then a graceful stop (requests in
- * flight get gracefulStopMs, then are aborted and end as timeouts of phase `total`). An interrupt stops
- * scheduling everywhere, lets the graceful stop run, and returns what was measured with complete=false.
- * Writes nothing itself: records and ticks go to the RunEvents sinks, numbers to the collector.
+ * time, each with the scenario's whole load, its own schedule and its own workload, run as its phases
+ * (run-phase.ts: warmup, measured part, graceful stop). An interrupt stops scheduling everywhere, lets the
+ * graceful stop run, and returns what was measured with complete=false. Writes nothing itself: records
+ * and ticks go to the RunEvents sinks, numbers to the collector.
  *
- * Two clocks, on purpose: the injected `Clock` drives the schedules (a manual clock in tests) and gives
- * the wall-clock labels; every timestamp compared with a request's (the run's start, a request's
- * launch, progress snapshots) is util/clock.ts nowUs(), the performance.now() clock the client stamps
- * records with, so that differences between them are real durations.
+ * One clock: the injected `Clock` drives the schedules, the ticks and the waits, stamps the run's start and
+ * every launch, and is handed to the client, which stamps its records with it, so that differences
+ * between any two timestamps are real durations (virtual ones on a manual clock, in tests).
  */
 import type { Clock } from '../util/clock.js';
-import { nowUs } from '../util/clock.js';
-import { createRng, hashString } from '../util/rng.js';
 import { loadHfTokenizer } from '../util/hf-tokenizer.js';
 import { o200kTokenizer } from '../util/tokenizer.js';
 import type { EncodingTokenizer } from '../util/tokenizer.js';
-import { createRequestRecord } from '../client/request-record.js';
 import type { RequestRecord } from '../client/request-record.js';
-import type { InferenceClient } from '../client/types.js';
+import type { ClientOptions } from '../client/types.js';
 import type { ProxySettings } from '../client/proxy.js';
-import type { RunCollector } from '../aggregate/types.js';
-import { createEarlyStop, type EarlyStop } from '../aggregate/early-stop.js';
+import { createEarlyStop } from '../aggregate/early-stop.js';
 import type { SpendBudget } from '../aggregate/cost-meter.js';
 import type { RecordedValues } from '../metrics/request-values.js';
-import type { LoadSpec, ResolvedGroup, ResolvedProfile, ResolvedScenario } from '../profile/resolved-profile.js';
+import type { ResolvedGroup, ResolvedProfile, ResolvedScenario } from '../profile/resolved-profile.js';
 import type { GroupSummary, HarnessHealth, RunStopped, TimeSeriesPoint } from '../metrics/run-summary.js';
-import type { ScheduleLimits, ScheduleRun } from '../schedule/types.js';
-import { scheduleSpanMs } from '../schedule/stage-profile.js';
-import { shardProfile, shardScheduleSeed, shardWorkloadIndex } from '../schedule/shard.js';
+import { shardProfile } from '../schedule/shard.js';
 import type { ShardSpec } from '../schedule/shard.js';
 import { startHarnessMonitor } from './harness-monitor.js';
 import { withWorkloadWarnings } from './workload-warnings.js';
@@ -38,39 +30,34 @@ import { requestHeaders } from './request-headers.js';
 import type { RunEvents } from './run-events.js';
 import { RecordFinisher } from './record-finisher.js';
 import { AnswerCheckStage } from './answer-check-stage.js';
-import { maxConcurrency, plannedDurationMs, plannedRequestCount, warmupLoad } from './load-plan.js';
-import { scheduleUnits, type ScheduleUnit } from './schedule-unit.js';
+import { maxConcurrency, plannedDurationMs, plannedRequestCount } from './load-plan.js';
+import { scheduleUnits } from './schedule-unit.js';
 import { resolveTargetModels } from './model-preflight.js';
 import { defaultRunnerDeps } from './runner-deps.js';
 import { waitUntilWall } from './start-at.js';
 import { sweepRate } from './sweep-rates.js';
-import { conversationsEnded, runConversation } from './conversation.js';
-import type { RunnerDeps, Workload, WorkloadRequest } from './runner-deps.js';
+import { runGroup, type PhaseContext } from './run-phase.js';
+import type { RunnerDeps, Workload } from './runner-deps.js';
 
-export interface RunProfileOptions {
-  readonly profile: ResolvedProfile;
+/** The target connection: where the requests go, as cli/ resolved it. */
+export interface RunTarget {
   /** Base URL of the target, without `/v1`. */
   readonly baseUrl: string;
   /** Bearer key (never logged); null sends no Authorization header. */
   readonly apiKey: string | null;
-  readonly clock: Clock;
+  /** The proxy environment (HTTPS_PROXY, ...) as cli/ read it; absent or null: direct connections. */
+  readonly proxy?: ProxySettings | null;
+}
+
+/** Run control: what stops the run, when it starts, which share of the load it sends, how often it ticks. */
+export interface RunControl {
   /** Aborted on Ctrl-C: stop scheduling, finish gracefully, return complete=false. */
   readonly interrupt: AbortSignal;
-  /** process.cpuUsage from cli/ (null: CPU use reported as 0). */
-  readonly cpuProbe: CpuProbe | null;
-  /** inferbench version, for the integration header. */
-  readonly version: string;
-  readonly events?: RunEvents;
-  readonly deps?: RunnerDeps;
-  /** Tick interval (default 1000 ms). */
-  readonly tickIntervalMs?: number;
-  /** The proxy environment (HTTPS_PROXY, ...) as cli/ read it; absent: direct connections. */
-  readonly proxy?: ProxySettings | null;
   /**
-   * Sizes and counts the prompts, and counts received text when a server sends no usage and for the usage
-   * check. Default: the profile's target.tokenizer (a tokenizer.json, loaded here), else o200k_base.
+   * `--max-cost`: checked with the early stops on every tick; the run stops like Ctrl-C (stopped.reason
+   * max_cost) once the spend reaches it. Absent or null: no budget.
    */
-  readonly tokenizer?: EncodingTokenizer;
+  readonly budget?: SpendBudget | null;
   /** `--shard i/N`: send only this shard's share of every scenario (schedule/shard.ts); absent: the whole load. */
   readonly shard?: ShardSpec | null;
   /**
@@ -84,11 +71,33 @@ export interface RunProfileOptions {
    * worker together). Absent: start at once.
    */
   readonly startGate?: (ready: { readonly profile: ResolvedProfile; readonly tokenizer: string }) => Promise<void>;
+  /** Tick interval (default 1000 ms on the clock). */
+  readonly tickIntervalMs?: number;
+}
+
+/** The environment the run is given (STYLE 8): its clock, probes, identity, layers and sinks. */
+export interface RunEnvironment {
+  /** Every time of the run, and the client's timestamps (a manual clock: virtual time). */
+  readonly clock: Clock;
+  /** process.cpuUsage from cli/ (null: CPU use reported as 0). */
+  readonly cpuProbe: CpuProbe | null;
+  /** inferbench version, for the integration header. */
+  readonly version: string;
+  /** The layers the runner composes (runner-deps.ts); absent: the real ones. */
+  readonly deps?: RunnerDeps;
+  readonly events?: RunEvents;
   /**
-   * `--max-cost`: checked with the early stops on every tick; the run stops like Ctrl-C (stopped.reason
-   * max_cost) once the spend reaches it. Absent or null: no budget.
+   * Sizes and counts the prompts, and counts received text when a server sends no usage and for the usage
+   * check. Default: the profile's target.tokenizer (a tokenizer.json, loaded here), else o200k_base.
    */
-  readonly budget?: SpendBudget | null;
+  readonly tokenizer?: EncodingTokenizer;
+}
+
+export interface RunProfileOptions {
+  readonly profile: ResolvedProfile;
+  readonly target: RunTarget;
+  readonly control: RunControl;
+  readonly env: RunEnvironment;
 }
 
 export interface RunResult {
@@ -120,15 +129,17 @@ export interface RunResult {
 
 /** Runs a whole profile against one target. Throws only for a run that cannot start (unreachable target). */
 export async function runProfile(options: RunProfileOptions): Promise<RunResult> {
-  const deps = options.deps ?? defaultRunnerDeps;
+  const { env, control } = options;
+  const deps = env.deps ?? defaultRunnerDeps;
+  const clock = env.clock;
   // A bad tokenizer.json is a profile error (exit 2), found before anything is sent.
   const tokenizerPath = options.profile.target.tokenizer;
-  const tokenizer = options.tokenizer ?? (tokenizerPath ? await loadHfTokenizer(tokenizerPath) : o200kTokenizer());
-  const headers = requestHeaders(options.version, options.profile.target.headers);
+  const tokenizer = env.tokenizer ?? (tokenizerPath ? await loadHfTokenizer(tokenizerPath) : o200kTokenizer());
+  const headers = requestHeaders(env.version, options.profile.target.headers);
   const profile = await resolveModels(options, deps, headers);
   // The profile as run stays whole in the result (shards of one run record the same profile, for merge);
   // what this process sends is its share.
-  const shard = options.shard ?? null;
+  const shard = control.shard ?? null;
   const share = shard === null ? null : shardProfile(profile, shard);
   const sent = share === null ? profile : share.profile;
   // The tokenizer loads its vocabulary on first use (seconds): pay that before the clock starts, not
@@ -138,21 +149,22 @@ export async function runProfile(options: RunProfileOptions): Promise<RunResult>
   // exact prompts is a profile error at the start, not the end of a run that already measured scenarios.
   const answers = new AnswerCheckStage();
   const workloads = buildWorkloads(sent, deps, tokenizer, answers);
-  if (options.startGate) await options.startGate({ profile, tokenizer: tokenizer.name });
-  const startAtWallMs = options.startAtWallMs ?? null;
+  if (control.startGate) await control.startGate({ profile, tokenizer: tokenizer.name });
+  const startAtWallMs = control.startAtWallMs ?? null;
   if (startAtWallMs !== null) await waitForStart(options, startAtWallMs);
-  const startedAtWallMs = options.clock.wallMs();
-  const runStartUs = nowUs();
+  const startedAtWallMs = clock.wallMs();
+  const runStartUs = clock.nowUs();
   const collector = deps.createCollector({ groups: profile.groups, slo: profile.slo, runStartUs });
-  const monitor = startHarnessMonitor(options.cpuProbe);
+  const monitor = startHarnessMonitor(env.cpuProbe);
   const state: RunState = {
     options,
+    clock,
     deps,
     collector,
     monitor,
     headers,
     nextRecordId: 0,
-    interrupted: options.interrupt.aborted,
+    interrupted: control.interrupt.aborted,
     activeSchedules: new Set(),
     currentScenario: profile.scenarios[0]?.name ?? '',
     warmingGroups: 0,
@@ -165,40 +177,40 @@ export async function runProfile(options: RunProfileOptions): Promise<RunResult>
     workloads,
     answers,
     shard,
-    earlyStop: createEarlyStop(sent, runStartUs, options.budget ?? null),
-    stopped: stoppedAtStart(options.interrupt.aborted),
+    earlyStop: createEarlyStop(sent, runStartUs, control.budget ?? null),
+    stopped: stoppedAtStart(control.interrupt.aborted),
     sweepRates: {},
     unscheduled: new WeakSet(),
   };
   const onInterrupt = (): void => {
-    state.stopped ??= { reason: 'interrupted', at_s: Math.round((nowUs() - runStartUs) / 1000) / 1000 };
+    state.stopped ??= { reason: 'interrupted', at_s: Math.round((clock.nowUs() - runStartUs) / 1000) / 1000 };
     state.interrupted = true;
     // Counting what is still queued must not outlast the graceful stop (record-finisher.ts).
     state.finished.hurry();
     for (const schedule of state.activeSchedules) schedule.stop();
   };
   if (state.interrupted) state.finished.hurry();
-  options.interrupt.addEventListener('abort', onInterrupt, { once: true });
+  control.interrupt.addEventListener('abort', onInterrupt, { once: true });
   const plan = { plannedMs: plannedDurationMs(sent.scenarios), plannedRequests: plannedRequestCount(sent) };
-  const ticker = setInterval(() => tick(state, plan, onInterrupt), options.tickIntervalMs ?? 1000);
+  const ticker = startTicker(clock, control.tickIntervalMs ?? 1000, () => tick(state, plan, onInterrupt));
 
   try {
     await runScenarios(state, sent, share?.idle ?? null);
   } finally {
-    clearInterval(ticker);
+    ticker.stop();
     // In slices, not at once: a large answer still being counted must not hold the loop (nor a signal).
     await state.finished.drained();
-    options.interrupt.removeEventListener('abort', onInterrupt);
+    control.interrupt.removeEventListener('abort', onInterrupt);
   }
 
-  const result = collector.finish(nowUs());
+  const result = collector.finish(clock.nowUs());
   // A dataset whose without_replacement supply ran out says so (workload-warnings.ts).
   const harness = withWorkloadWarnings(monitor.finish(), workloads.values());
   return {
     profile,
     workloadHash: deps.workloadHash(profile),
     startedAtWallMs,
-    endedAtWallMs: options.clock.wallMs(),
+    endedAtWallMs: clock.wallMs(),
     complete: !state.interrupted,
     interrupted: state.interrupted,
     stopped: state.stopped,
@@ -212,34 +224,44 @@ export async function runProfile(options: RunProfileOptions): Promise<RunResult>
   };
 }
 
-interface RunState {
+/**
+ * Calls `onTick` every `intervalMs` on `clock`, on a grid from now (a late tick does not move the next
+ * ones), until stop().
+ */
+export function startTicker(clock: Clock, intervalMs: number, onTick: () => void): { stop(): void } {
+  let nextMs = clock.nowMs() + intervalMs;
+  let stopped = false;
+  const fire = (): void => {
+    if (stopped) return;
+    onTick();
+    if (stopped) return;
+    const nowMs = clock.nowMs();
+    // Ticks missed while the loop was blocked are skipped, not fired in a burst.
+    while (nextMs <= nowMs) nextMs += intervalMs;
+    timer = clock.setTimer(fire, nextMs - nowMs);
+  };
+  let timer = clock.setTimer(fire, intervalMs);
+  return {
+    stop: () => {
+      stopped = true;
+      clock.clearTimer(timer);
+    },
+  };
+}
+
+interface RunState extends PhaseContext {
   readonly options: RunProfileOptions;
   /** Group key -> the rate a sweep's rate phase ran at (sweep-rates.ts). */
   readonly sweepRates: Record<string, number>;
   readonly deps: RunnerDeps;
-  readonly collector: RunCollector;
   readonly monitor: HarnessMonitor;
-  /** Finished records waiting to be counted, aggregated and handed to the sinks (drained before the summary). */
-  readonly finished: RecordFinisher;
   readonly groupByIndex: ResolvedGroup[];
   readonly headers: Readonly<Record<string, string>>;
-  /** Each group's workload by group index, built before the run started. */
-  readonly workloads: ReadonlyMap<number, Workload>;
-  /** What each request's answer is checked against, and the checks once it is finished (answer-check-stage.ts). */
-  readonly answers: AnswerCheckStage;
-  nextRecordId: number;
   interrupted: boolean;
-  readonly activeSchedules: Set<ScheduleRun>;
   currentScenario: string;
   warmingGroups: number;
-  /** This run's shard: its workload indices and arrival seeds (schedule/shard.ts); null for a whole run. */
-  readonly shard: ShardSpec | null;
-  /** abort_on_fail thresholds and max_error_rate, checked on every tick; null when the profile has none. */
-  readonly earlyStop: EarlyStop | null;
   /** Why the run stopped early (null: it did not). */
   stopped: RunStopped | null;
-  /** Records with no intended start (a session's later turns, tool rounds): no schedule lag (finishRecord). */
-  readonly unscheduled: WeakSet<RequestRecord>;
 }
 
 /**
@@ -253,16 +275,16 @@ function tick(
 ): void {
   const stopped = state.interrupted
     ? null
-    : (state.earlyStop?.check((i) => state.collector.live?.(i), nowUs()) ?? null);
+    : (state.earlyStop?.check((i) => state.collector.live?.(i), state.clock.nowUs()) ?? null);
   if (stopped !== null) {
     state.stopped = stopped;
     stop();
   }
-  const sink = state.options.events?.onTick;
+  const sink = state.options.env.events?.onTick;
   if (!sink) return;
   try {
     sink({
-      snapshot: state.collector.progress(nowUs()),
+      snapshot: state.collector.progress(state.clock.nowUs()),
       scenario: state.currentScenario,
       warmup: state.warmingGroups > 0,
       ...plan,
@@ -278,7 +300,7 @@ async function runScenarios(
   sent: ResolvedProfile,
   idle: ReadonlyMap<string, string> | null,
 ): Promise<void> {
-  const events = state.options.events;
+  const events = state.options.env.events;
   for (const scenario of sent.scenarios) {
     if (state.interrupted) break;
     const groups = sent.groups.filter((group) => group.scenario === scenario.name);
@@ -300,9 +322,10 @@ function stoppedAtStart(interrupted: boolean): RunStopped | null {
 
 /** `--start-at`: says until when, then waits for that wall-clock time (or Ctrl-C, which ends the wait). */
 async function waitForStart(options: RunProfileOptions, untilWallMs: number): Promise<void> {
-  const waitMs = untilWallMs - options.clock.wallMs();
-  safeCall(() => options.events?.onStartAt?.({ untilWallMs, waitMs }));
-  await waitUntilWall(options.clock, untilWallMs, options.interrupt);
+  const { clock, events } = options.env;
+  const waitMs = untilWallMs - clock.wallMs();
+  safeCall(() => events?.onStartAt?.({ untilWallMs, waitMs }));
+  await waitUntilWall(clock, untilWallMs, options.control.interrupt);
 }
 
 /** The model pre-flight (model-preflight.ts) with this run's client options. */
@@ -347,136 +370,28 @@ async function runScenario(
   const client = state.deps.createClient(
     clientOptions(state.options, scenario, state.headers, Math.max(1, maxConcurrency(scenario.load) * units.length)),
   );
+  const onWarmup = (warming: boolean): void => {
+    state.warmingGroups += warming ? 1 : -1;
+  };
   // A sweep's rates come from the phases before it: every record of theirs counted first.
   if (scenario.sweep !== undefined) await state.finished.drained();
   try {
     await Promise.all(
       units.map((unit) => {
         const group = unit.groups[0] as ResolvedGroup;
-        if (scenario.sweep === undefined) return runGroup(state, client, scenario, unit);
+        if (scenario.sweep === undefined) return runGroup(state, client, scenario, unit, onWarmup);
         // A sweep's rate phase runs at a rate measured by its first two phases (sweep-rates.ts).
         const measured = sweepRate(state.groupByIndex, scenario, group, (i) => state.collector.live?.(i));
         if (measured === null || scenario.load.mode !== 'rate') return Promise.resolve();
         state.sweepRates[group.key] = measured.rate;
-        safeCall(() => state.options.events?.onSweepRate?.(group, measured));
-        return runGroup(state, client, { ...scenario, load: { ...scenario.load, rate: measured.rate } }, unit);
+        safeCall(() => state.options.env.events?.onSweepRate?.(group, measured));
+        const atRate = { ...scenario, load: { ...scenario.load, rate: measured.rate } };
+        return runGroup(state, client, atRate, unit, onWarmup);
       }),
     );
   } finally {
     await client.close();
   }
-}
-
-async function runGroup(
-  state: RunState,
-  client: InferenceClient,
-  scenario: ResolvedScenario,
-  unit: ScheduleUnit,
-): Promise<void> {
-  // A shard's arrivals are seeded apart from the other shards' (its prompts are not: see shard.ts).
-  const groupSeed = shardScheduleSeed((scenario.seed ^ hashString(unit.key)) >>> 0, state.shard);
-  // One workload index across warmup and measurement, so measured requests never repeat warmup prompts;
-  // a shard's n-th request is the single run's request i-1 + n*N.
-  let workloadIndex = 0;
-
-  const runPhase = async (warmup: boolean, load: LoadSpec, limits: ScheduleLimits): Promise<void> => {
-    if (state.interrupted) return;
-    // One signal for every request of the phase; the client keeps one listener per signal (abort-fanout.ts).
-    const abort = new AbortController();
-    // Closed loop: no schedule to be late against, so latencies start at the socket write (request-record.ts).
-    const startsAtSend = load.mode === 'concurrency';
-    if (!warmup) for (const group of unit.groups) state.earlyStop?.measuring(group.index, nowUs());
-    const start = (group: ResolvedGroup, plan: WorkloadRequest, intendedStartMs: number | null, atSend: boolean) => {
-      // No intended start (a session's later turn): launched now, on the clock the client stamps with.
-      const launchUs = intendedStartMs === null ? nowUs() : Math.round(intendedStartMs * 1000);
-      const record = createRequestRecord(state.nextRecordId++, group.index, launchUs, warmup, atSend);
-      if (intendedStartMs === null) state.unscheduled.add(record);
-      record.expectedInputTokens = plan.expectedInputTokens;
-      record.labels = plan.labels ?? null;
-      state.answers.expect(record, plan.body, scenario.name);
-      if (!warmup) state.collector.started(group.index, nowUs());
-      return record;
-    };
-    // Aggregated and written a moment later, between I/O: never in the burst of reads and relaunches
-    // that ends with this request's (util/sliced-queue.ts).
-    const finish = (record: RequestRecord): void => state.finished.push(record);
-    // session / tool_loop: a launch is a whole conversation, its turns stop at the phase's end (conversation.ts).
-    const turns = new AbortController();
-    // The schedule's own end: its duration or its stages, whichever is first (closed-loop.ts ends there too).
-    const endMs = state.options.clock.nowMs() + scheduleSpanMs(load, limits.durationMs);
-    const conversational = unit.groups.some((g) => state.workloads.get(g.index)?.conversation !== undefined);
-    const launchConversation = (index: number, intendedStartMs: number): Promise<void> | null => {
-      const group = unit.groupAt(index);
-      const conversation = state.workloads.get(group.index)?.conversation;
-      if (conversation === undefined) return null;
-      const send = (plan: WorkloadRequest, at: number | null, atSend: boolean): Promise<RequestRecord> => {
-        const record = start(group, plan, at, atSend);
-        record.keepContent = true; // the next turn carries this answer (conversation.ts)
-        return client.send(plan, record, abort.signal).then(() => record);
-      };
-      const sender = { send, finish, clock: state.options.clock, stop: turns.signal, endMs };
-      return runConversation(conversation(index), intendedStartMs, startsAtSend, sender);
-    };
-    const launch = (intendedStartMs: number): Promise<void> => {
-      const index = shardWorkloadIndex(workloadIndex++, state.shard);
-      const conversation = conversational ? launchConversation(index, intendedStartMs) : null;
-      if (conversation !== null) return conversation;
-      const { group, plan } = unit.next(index);
-      const record = start(group, plan, intendedStartMs, startsAtSend);
-      return client.send(plan, record, abort.signal).then(() => finish(record));
-    };
-    const schedule = state.deps.startSchedule(
-      load,
-      limits,
-      {
-        launch,
-        drop: (intendedStartMs) => {
-          // A trace's dropped record takes its index: record n always carries record n's lengths.
-          if (!unit.mixed && load.mode === 'rate' && load.trace !== undefined) workloadIndex++;
-          // A mix's dropped arrival takes its index too: it counts against the class it would have been.
-          const group = unit.mixed ? unit.groupAt(shardWorkloadIndex(workloadIndex++, state.shard)) : unit.groups[0]!;
-          if (!warmup) state.collector.dropped(group.index, Math.round(intendedStartMs * 1000));
-        },
-      },
-      { clock: state.options.clock, rng: createRng(groupSeed).fork(warmup ? 'warmup' : 'measure') },
-    );
-    // Stopping the phase (Ctrl-C, early stop) also ends its conversations after their current request.
-    const phase: ScheduleRun = {
-      ...schedule,
-      stop: () => {
-        turns.abort();
-        schedule.stop();
-      },
-    };
-    state.activeSchedules.add(phase);
-    if (state.interrupted) phase.stop();
-    try {
-      await schedule.finished;
-      if (conversational)
-        await conversationsEnded(() => schedule.drained(null), state.options.clock, endMs, turns.signal);
-    } finally {
-      state.activeSchedules.delete(phase);
-    }
-    turns.abort();
-    // Graceful stop: what is in flight gets gracefulStopMs, then is aborted (recorded as timeout/total).
-    if (!(await schedule.drained(scenario.gracefulStopMs))) {
-      abort.abort();
-      await schedule.drained(null);
-    }
-  };
-
-  if (scenario.warmupMs > 0 || scenario.warmupRequests > 0) {
-    state.warmingGroups++;
-    try {
-      await runPhase(true, warmupLoad(scenario.load), {
-        durationMs: scenario.warmupMs > 0 ? scenario.warmupMs : null,
-        requests: scenario.warmupRequests > 0 ? scenario.warmupRequests : null,
-      });
-    } finally {
-      state.warmingGroups--;
-    }
-  }
-  await runPhase(false, scenario.load, { durationMs: scenario.durationMs, requests: scenario.requests });
 }
 
 function groupsByIndex(groups: readonly ResolvedGroup[]): ResolvedGroup[] {
@@ -496,27 +411,30 @@ function finishRecord(state: RunState, record: RequestRecord, values: RecordedVa
     const lagUs = values.schedule_lag_ms;
     if (!Number.isNaN(lagUs)) state.monitor.recordScheduleLagUs(lagUs);
   }
-  const sink = state.options.events?.onRecord;
+  const sink = state.options.env.events?.onRecord;
   if (sink) safeCall(() => sink(record, group, values));
 }
 
+/** The client of a scenario: the run's target connection and clock, the scenario's timeouts, retry and encoding. */
 function clientOptions(
   options: RunProfileOptions,
   scenario: ResolvedScenario,
   headers: Record<string, string>,
   maxConnections: number,
-) {
+): ClientOptions {
+  const { target, profile } = options;
   return {
-    baseUrl: options.baseUrl,
-    apiKey: options.apiKey,
+    baseUrl: target.baseUrl,
+    apiKey: target.apiKey,
+    proxy: target.proxy ?? null,
+    clock: options.env.clock,
     headers,
-    requestIdHeader: options.profile.target.requestIdHeader,
+    requestIdHeader: profile.target.requestIdHeader,
     maxConnections,
     timeouts: scenario.timeouts,
     retry: scenario.retry,
     encoding: scenario.encoding,
-    tls: options.profile.target.tls,
-    proxy: options.proxy ?? null,
+    tls: profile.target.tls,
   };
 }
 

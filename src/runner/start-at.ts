@@ -15,5 +15,5 @@ const MAX_TIMER_MS = 1000;
  * A time already past resolves true at once.
  */
 export function waitUntilWall(clock: Clock, untilWallMs: number, signal: AbortSignal): Promise<boolean> {
-  return waitUntil(() => clock.wallMs(), untilWallMs, signal, MAX_TIMER_MS);
+  return waitUntil(clock, () => clock.wallMs(), untilWallMs, signal, MAX_TIMER_MS);
 }

@@ -31,24 +31,26 @@ export async function runWorkerShare(init: WorkerInit, port: MessagePort, cpuPro
   try {
     const result = await runProfile({
       profile: init.profile,
-      baseUrl: init.baseUrl,
-      apiKey: init.apiKey,
-      clock: systemClock,
-      interrupt: interrupt.signal,
-      cpuProbe,
-      version: init.version,
-      proxy: init.proxy,
-      tickIntervalMs: init.tickIntervalMs,
-      shard: init.share,
-      deps: { ...defaultRunnerDeps, createCollector: () => outbox.collector },
-      startGate: ({ profile, tokenizer }) => {
-        post({ type: 'ready', profile, workloadHash: defaultRunnerDeps.workloadHash(profile), tokenizer });
-        return started;
+      target: { baseUrl: init.baseUrl, apiKey: init.apiKey, proxy: init.proxy },
+      control: {
+        interrupt: interrupt.signal,
+        tickIntervalMs: init.tickIntervalMs,
+        shard: init.share,
+        startGate: ({ profile, tokenizer }) => {
+          post({ type: 'ready', profile, workloadHash: defaultRunnerDeps.workloadHash(profile), tokenizer });
+          return started;
+        },
       },
-      events: {
-        onRecord: (record, _group, values) => outbox.record(record, values),
-        onTick: (tick) => post({ type: 'status', scenario: tick.scenario, warmup: tick.warmup }),
-        onShardIdle: (scenario, reason) => post({ type: 'idle', scenario: scenario.name, reason }),
+      env: {
+        clock: systemClock,
+        cpuProbe,
+        version: init.version,
+        deps: { ...defaultRunnerDeps, createCollector: () => outbox.collector },
+        events: {
+          onRecord: (record, _group, values) => outbox.record(record, values),
+          onTick: (tick) => post({ type: 'status', scenario: tick.scenario, warmup: tick.warmup }),
+          onShardIdle: (scenario, reason) => post({ type: 'idle', scenario: scenario.name, reason }),
+        },
       },
     });
     outbox.flush();

@@ -6,6 +6,7 @@
  * new workers start at once, surplus workers leave after their current request.
  */
 import type { LoadSpec } from '../profile/resolved-profile.js';
+import type { TimerHandle } from '../util/clock.js';
 import { LaunchPacer } from './launch-pacer.js';
 import { LaunchTracker } from './launch-tracker.js';
 import { createStageProfile, scheduleSpanMs } from './stage-profile.js';
@@ -27,9 +28,9 @@ export function startClosedLoop(
   const stages = load.stages && load.stages.length > 0 ? createStageProfile(load.stages) : null;
   const endMs = startMs + scheduleSpanMs(load, limits.durationMs);
   const maxLaunches = limits.requests ?? Number.POSITIVE_INFINITY;
-  let timer: NodeJS.Timeout | undefined;
-  const tracker = new LaunchTracker(callbacks, () => {
-    if (timer !== undefined) clearTimeout(timer);
+  let timer: TimerHandle | undefined;
+  const tracker = new LaunchTracker(callbacks, clock, () => {
+    if (timer !== undefined) clock.clearTimer(timer);
     timer = undefined;
   });
   const slotRunning: boolean[] = [];
@@ -72,9 +73,10 @@ export function startClosedLoop(
     }
     if (stages) {
       setDesired(Math.round(stages.targetAt(nowMs - startMs) ?? 0));
-      if (!tracker.done) timer = setTimeout(control, Math.max(1, Math.min(STAGE_TICK_MS, Math.ceil(endMs - nowMs))));
+      if (!tracker.done)
+        timer = clock.setTimer(control, Math.max(1, Math.min(STAGE_TICK_MS, Math.ceil(endMs - nowMs))));
     } else if (endMs !== Number.POSITIVE_INFINITY) {
-      timer = setTimeout(control, Math.max(1, Math.ceil(endMs - nowMs)));
+      timer = clock.setTimer(control, Math.max(1, Math.ceil(endMs - nowMs)));
     }
   };
 

@@ -3,6 +3,7 @@
  * graceful stop waits on it too), launch and drop counts, and the one `finished` promise with its outcome. A launch that throws or rejects counts as settled: per-request
  * failures are the client's data, never something that unwinds the schedule.
  */
+import type { Clock, TimerHandle } from '../util/clock.js';
 import type { ScheduleCallbacks, ScheduleOutcome, ScheduleRun } from './types.js';
 
 export class LaunchTracker {
@@ -12,6 +13,7 @@ export class LaunchTracker {
   done = false;
   readonly finished: Promise<ScheduleOutcome>;
   readonly #callbacks: ScheduleCallbacks;
+  readonly #clock: Clock;
   readonly #onFinish: () => void;
   #resolve!: (outcome: ScheduleOutcome) => void;
   /** Waiting for nothing in flight (drained()). */
@@ -24,8 +26,10 @@ export class LaunchTracker {
   /** Called after any launch settles (the closed loop relaunches from its own await instead). */
   onSettled: (() => void) | undefined;
 
-  constructor(callbacks: ScheduleCallbacks, onFinish: () => void) {
+  /** `clock`: the schedule's, whose timers time drained()'s deadline (the graceful stop). */
+  constructor(callbacks: ScheduleCallbacks, clock: Clock, onFinish: () => void) {
     this.#callbacks = callbacks;
+    this.#clock = clock;
     this.#onFinish = onFinish;
     this.finished = new Promise((resolve) => {
       this.#resolve = resolve;
@@ -49,14 +53,14 @@ export class LaunchTracker {
   drained(timeoutMs: number | null): Promise<boolean> {
     if (this.inFlight === 0) return Promise.resolve(true);
     return new Promise((resolve) => {
-      let timer: NodeJS.Timeout | undefined;
+      let timer: TimerHandle | undefined;
       const wake = (): void => {
-        if (timer) clearTimeout(timer);
+        if (timer !== undefined) this.#clock.clearTimer(timer);
         resolve(true);
       };
       this.#drainWaiters.push(wake);
       if (timeoutMs !== null) {
-        timer = setTimeout(() => {
+        timer = this.#clock.setTimer(() => {
           this.#drainWaiters = this.#drainWaiters.filter((waiter) => waiter !== wake);
           resolve(false);
         }, timeoutMs);

@@ -26,7 +26,7 @@ export function startOpenLoop(
   const endMs = limits.durationMs === null ? Number.POSITIVE_INFINITY : startMs + limits.durationMs;
   const maxLaunches = limits.requests ?? Number.POSITIVE_INFINITY;
   const arrivals = createArrivalProcess(load, deps.rng);
-  const tracker = new LaunchTracker(callbacks, () => wake.cancel());
+  const tracker = new LaunchTracker(callbacks, clock, () => wake.cancel());
   let nextTargetMs = startMs + arrivals.next();
 
   const tick = (): void => {

@@ -7,9 +7,9 @@
  * of all PreciseWakes: it sleeps in the kernel and wakes the event loop within tens of µs of the target,
  * at no CPU cost while waiting. A plain timer, armed to fire a little after the target, backs it up (and
  * keeps the process alive: the thread does not), and takes over should the thread fail. Any other clock
- * (tests' manual clock) uses timers only, re-checking the clock each time one fires.
+ * (tests' manual clock: virtual time) uses its own timers only, re-checking the clock each time one fires.
  */
-import { systemClock, type Clock } from '../util/clock.js';
+import { systemClock, type Clock, type TimerHandle } from '../util/clock.js';
 import { WakeThread } from './wake-thread.js';
 
 /** The backup timer fires this long after the target (Node timers may fire up to ~1.5 ms late anyway). */
@@ -56,7 +56,7 @@ export class PreciseWake {
   readonly #clock: Clock;
   readonly #onWake: () => void;
   readonly #useThread: boolean;
-  #timer: NodeJS.Timeout | undefined;
+  #timer: TimerHandle | undefined;
   #immediate: NodeJS.Immediate | undefined;
   /** The pending target (monotonic ms); meaningful while a wake-up is pending. */
   targetMs = 0;
@@ -81,14 +81,14 @@ export class PreciseWake {
     if (this.#useThread && !threadFailed) {
       waitingOnThread.add(this);
       armThread();
-      this.#timer = setTimeout(this.#onTimerOrImmediate, Math.ceil(remainingMs + BACKUP_TIMER_LAG_MS));
+      this.#timer = this.#clock.setTimer(this.#onTimerOrImmediate, Math.ceil(remainingMs + BACKUP_TIMER_LAG_MS));
     } else {
-      this.#timer = setTimeout(this.#onTimerOrImmediate, Math.max(1, Math.ceil(remainingMs)));
+      this.#armTimer(remainingMs);
     }
   }
 
   cancel(): void {
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    if (this.#timer !== undefined) this.#clock.clearTimer(this.#timer);
     if (this.#immediate !== undefined) clearImmediate(this.#immediate);
     this.#timer = undefined;
     this.#immediate = undefined;
@@ -102,7 +102,7 @@ export class PreciseWake {
   }
 
   #fire(): void {
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    if (this.#timer !== undefined) this.#clock.clearTimer(this.#timer);
     if (this.#immediate !== undefined) clearImmediate(this.#immediate);
     this.#timer = undefined;
     this.#immediate = undefined;
@@ -118,7 +118,13 @@ export class PreciseWake {
       this.#fire();
       return;
     }
-    // Not there yet (a manual clock that has not been moved far enough): look again later.
-    this.#timer = setTimeout(this.#onTimerOrImmediate, Math.max(1, Math.ceil(remainingMs)));
+    // Not there yet (a real timer fired a hair early): look again later.
+    this.#armTimer(remainingMs);
   };
+
+  /** A timer for the rest of the wait: whole ms on real timers (they fire late, never early), exact in virtual time. */
+  #armTimer(remainingMs: number): void {
+    const delayMs = this.#clock === systemClock ? Math.max(1, Math.ceil(remainingMs)) : remainingMs;
+    this.#timer = this.#clock.setTimer(this.#onTimerOrImmediate, delayMs);
+  }
 }

@@ -40,7 +40,7 @@ export function startTraceSchedule(
   const startMs = deps.startMs ?? clock.nowMs();
   const endMs = limits.durationMs === null ? Number.POSITIVE_INFINITY : startMs + limits.durationMs;
   const last = Math.min(offsets.length, limits.requests ?? Number.POSITIVE_INFINITY);
-  const tracker = new LaunchTracker(callbacks, () => wake.cancel());
+  const tracker = new LaunchTracker(callbacks, clock, () => wake.cancel());
   let next = 0;
 
   const tick = (): void => {

@@ -11,21 +11,23 @@
  *
  * A batch is the run of I/O callbacks of one poll phase: it ends at the next check phase (a setImmediate)
  * or, should a stamp ever be asked for outside the poll phase, the next time the loop sleeps (its idle
- * time grows). Use it for arrivals only; times of the harness's own actions (launch, send) use nowUs().
+ * time grows). Use it for arrivals only; times of the harness's own actions (launch, send) use clock.nowUs().
  */
 import { performance } from 'node:perf_hooks';
-import { nowUs } from './clock.js';
+import { systemClock, type Clock } from './clock.js';
 
 let batchUs = 0;
 let batchIdleMs = -1;
 let batchOpen = false;
+/** The clock the open batch was stamped on (the client's: one per run). */
+let batchClock: Clock = systemClock;
 /** How long the last closed batch of reads took to handle (ms), up to the check phase that closed it. */
 let lastBatchMs = 0;
 let batchesClosed = 0;
 
 const closeBatch = (): void => {
   batchOpen = false;
-  lastBatchMs = (nowUs() - batchUs) / 1000;
+  lastBatchMs = (batchClock.nowUs() - batchUs) / 1000;
   batchesClosed++;
 };
 
@@ -38,12 +40,13 @@ export function readBatchStats(): { readonly lastBatchMs: number; readonly batch
   return { lastBatchMs, batchesClosed };
 }
 
-/** Monotonic microseconds (nowUs() scale) at which the current batch of socket reads began. */
-export function arrivalUs(): number {
+/** Microseconds on `clock` (its nowUs() scale) at which the current batch of socket reads began. */
+export function arrivalUs(clock: Clock): number {
   // nodeTiming.idleTime is what eventLoopUtilization().idle reads, without its clock read and object.
   const idleMs = performance.nodeTiming.idleTime;
-  if (batchOpen && idleMs === batchIdleMs) return batchUs;
-  batchUs = nowUs();
+  if (batchOpen && idleMs === batchIdleMs && clock === batchClock) return batchUs;
+  batchUs = clock.nowUs();
+  batchClock = clock;
   batchIdleMs = idleMs;
   if (!batchOpen) {
     batchOpen = true;

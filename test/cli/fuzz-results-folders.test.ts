@@ -3,7 +3,9 @@
  * truncated at any offset, bytes overwritten, a hostile value at any of its keys, a foreign JSON document,
  * a missing file, and requests.csv / timeseries.csv garbage. Each must exit 2 with a message naming the
  * folder or file (or 0 / 99 when the damage happens to leave a usable run), never exit 1 or print a stack
- * trace. The CLI runs in-process; a few dozen cases per property keep the file fast.
+ * trace; a value of another type at any key of summary.json is exit 2 naming the file and the key's JSON
+ * path (the result schema, metrics/run-summary.ts). The CLI runs in-process; a few dozen cases per property
+ * keep the file fast.
  */
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -125,6 +127,30 @@ describe('fuzz: report, compare and merge given a damaged run folder', () => {
     expect(exits[0]).toBeGreaterThan(0);
   });
 
+  it('a value of another type at any key of summary.json is exit 2 naming the file and its JSON path', async () => {
+    const kind = (value: unknown): string => (value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value);
+    // Keys the schema leaves open (the profile as run) or where null is a value (never-measured figures).
+    const checked = summaryKeys.filter((path) => path[0] !== 'profile' || path[1] !== 'resolved');
+    let named = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.nat(), hostileValue(), async (index, value) => {
+        const path = checked[index % checked.length]!;
+        const original = valueAt(summaryData, path);
+        fc.pre(kind(value) !== kind(original) && value !== null && original !== null && value !== undefined);
+        const dir = damagedCopy((d) =>
+          writeFileSync(join(d, 'summary.json'), JSON.stringify(withValueAt(summaryData, path, value))),
+        );
+        const result = await runCliInProcess(['report', dir, '--out', join(root, `out-${caseNumber}`)], { cwd: root });
+        expect(result.code, `${jsonPath(path)} = ${JSON.stringify(value)}`).toBe(2);
+        expect(result.stderr).toContain(`${join(dir, 'summary.json')}: ${jsonPath(path)}`);
+        expect(result.stderr).not.toMatch(STACK_LINE);
+        named++;
+      }),
+      { seed: FUZZ_SEED, numRuns: 40 },
+    );
+    expect(named).toBeGreaterThan(10);
+  });
+
   it('a folder that is not a run at all (a file, an empty folder, a missing path) exits 2 naming it', async () => {
     const empty = join(root, 'empty');
     cpSync(baselineDir, empty, { recursive: true, filter: (source) => source === baselineDir });
@@ -144,3 +170,20 @@ describe('fuzz: report, compare and merge given a damaged run folder', () => {
     }
   });
 });
+
+function valueAt(document: unknown, path: KeyPath): unknown {
+  let at = document;
+  for (const segment of path) at = (at as Record<string | number, unknown>)[segment];
+  return at;
+}
+
+/** `groups[0].metrics.ttft_ms.p50`, as the BAD_RESULTS message writes a path. */
+function jsonPath(path: KeyPath): string {
+  let out = '';
+  for (const segment of path) {
+    if (typeof segment === 'number') out += `[${segment}]`;
+    else if (/^[A-Za-z_$][\w$]*$/.test(segment)) out += out === '' ? segment : `.${segment}`;
+    else out += `[${JSON.stringify(segment)}]`;
+  }
+  return out;
+}

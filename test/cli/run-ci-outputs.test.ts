@@ -1,7 +1,8 @@
 /**
  * `run --junit FILE --markdown FILE` and $GITHUB_STEP_SUMMARY: a threshold failure shows up in CI as a failed
  * testcase of its group, and the markdown carries the verdict, every group and every threshold. One real run
- * against the embedded emulator, with one threshold made to fail.
+ * against the embedded emulator, with one threshold made to fail; and `run --repeat 2` with both: one JUnit
+ * file with a testcase per repeat and threshold, and one step summary with every repeat in one table.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -76,4 +77,65 @@ thresholds:
     expect(markdown).toContain('| s/large-70b/-: ttft\\_ms.p50 &lt; 0.001 | s/large-70b/- | ');
     expect(readFileSync(stepSummary, 'utf8')).toBe(`# earlier step\n${markdown}\n`);
   }, 60_000);
+
+  it('--repeat: one JUnit file with a testcase per repeat and threshold, and one step summary for all the runs', async () => {
+    const path = folder.writeProfile(
+      'ci-repeat',
+      `name: ci-repeat
+scenarios:
+  - name: s
+    models: [small-fast-8b]
+    load: { mode: concurrency, concurrency: 2 }
+    requests: 4
+    prompt: { input_tokens: 16, output_tokens: 4 }
+thresholds:
+  - "error_rate < 0.5"
+  - "ttft_ms.p50 < 0.001"
+`,
+    );
+    const stepSummary = join(folder.dir, 'repeat-step-summary.md');
+    writeFileSync(stepSummary, '# earlier step\n');
+    const dir = join(folder.dir, 'repeat-out');
+    const result = await runCliInProcess(
+      ['run', path, '--repeat', '2', '--out', dir, '--junit', 'ci/repeat.xml', '--markdown', 'ci/repeat.md', '--quiet'],
+      { cwd: folder.dir, env: { GITHUB_STEP_SUMMARY: stepSummary } },
+    );
+    expect(result.code, result.stderr).toBe(99);
+    const runs = [1, 2].map((i) => readSummary(join(dir, `repeat-${i}`)) as RunSummary);
+
+    const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@' }).parse(
+      readFileSync(join(folder.dir, 'ci', 'repeat.xml'), 'utf8'),
+    );
+    const suites = (
+      Array.isArray(doc.testsuites.testsuite) ? doc.testsuites.testsuite : [doc.testsuites.testsuite]
+    ) as JunitSuite[];
+    const cases = (suite: JunitSuite) => (Array.isArray(suite.testcase) ? suite.testcase : [suite.testcase]);
+    expect(suites.map((s) => s['@name'])).toEqual(['s/small-fast-8b/-']);
+    expect(cases(suites[0] as JunitSuite).map((c) => c['@name'])).toEqual([
+      'repeat 1: requests answered',
+      'repeat 1: error_rate < 0.5',
+      'repeat 1: ttft_ms.p50 < 0.001',
+      'repeat 2: requests answered',
+      'repeat 2: error_rate < 0.5',
+      'repeat 2: ttft_ms.p50 < 0.001',
+    ]);
+    expect(doc.testsuites['@tests']).toBe('6');
+    expect(doc.testsuites['@failures']).toBe('2');
+    const failed = cases(suites[0] as JunitSuite).filter((c) => c.failure !== undefined);
+    expect(failed.map((c) => c.failure?.['@message'])).toEqual(
+      runs.map((run) => `threshold failed: ttft_ms.p50 < 0.001 (actual ${run.thresholds[1]?.actual})`),
+    );
+
+    const markdown = readFileSync(join(folder.dir, 'ci', 'repeat.md'), 'utf8');
+    expect(markdown).toMatch(/^### inferbench run ci-repeat x 2: ❌ 2 threshold\(s\) failed$/m);
+    runs.forEach((run, i) => {
+      const group = run.groups[0]!;
+      expect(markdown).toContain(
+        `| ${i + 1} | ${run.run_id} | ${group.key} | ${group.requests.ok} | ${group.requests.failed} |`,
+      );
+    });
+    // One summary for the repeated run, all repeats in it: not one per repeat.
+    expect(markdown.match(/^### /gm)).toHaveLength(1);
+    expect(readFileSync(stepSummary, 'utf8')).toBe(`# earlier step\n${markdown}\n`);
+  }, 90_000);
 });

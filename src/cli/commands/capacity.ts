@@ -114,14 +114,14 @@ async function runCapacityCommand(args: CapacityArgs, ctx: CliContext): Promise<
       runCapacity(
         {
           run: {
-            baseUrl: session.target,
-            apiKey: session.apiKey,
-            clock: systemClock,
-            cpuProbe: () => process.cpuUsage(),
-            version: inferbenchVersion(),
-            proxy: session.proxy,
-            tokenizer,
-            deps: cost.deps,
+            target: { baseUrl: session.target, apiKey: session.apiKey, proxy: session.proxy },
+            env: {
+              clock: systemClock,
+              cpuProbe: () => process.cpuUsage(),
+              version: inferbenchVersion(),
+              tokenizer,
+              deps: cost.deps,
+            },
           },
           interrupt,
           profile,

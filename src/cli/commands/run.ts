@@ -20,8 +20,8 @@ import { formatRunCost, formatSummaryTable, formatThresholds, formatUsd } from '
 import { createProgressLine } from '../../report/progress-line.js';
 import type { CliContext } from '../context.js';
 import { writeCiOutputs } from '../ci-outputs.js';
-import { formatRunJunit } from '../../report/run-junit.js';
-import { formatRunMarkdown } from '../../report/run-markdown.js';
+import { formatRepeatJunit, formatRunJunit } from '../../report/run-junit.js';
+import { formatRepeatMarkdown, formatRunMarkdown } from '../../report/run-markdown.js';
 import { announceConnection, loadProfileArgument, openTarget } from '../target-session.js';
 import { parseMaxCost, prepareCostGuard } from '../cost-guard.js';
 import { EXIT } from '../exit-codes.js';
@@ -124,7 +124,11 @@ export const runCommand: CommandRegistration = (parser, ctx) =>
     },
   );
 
-async function runRun(args: RunArgs, ctx: CliContext): Promise<number> {
+/**
+ * One run. `ciOutputs` false: a run of `--repeat`, which writes no JUnit, markdown or step summary of its
+ * own (the repeat writes one for all its runs).
+ */
+async function runRun(args: RunArgs, ctx: CliContext, ciOutputs = true): Promise<number> {
   // Flags first: a typo must not cost an emulator start or a pre-flight.
   const shard = args.shard === undefined ? null : parseShard(args.shard);
   const startAtWallMs = args['start-at'] === undefined ? null : parseStartAt(args['start-at']);
@@ -164,35 +168,33 @@ async function runRun(args: RunArgs, ctx: CliContext): Promise<number> {
 
     const outcome = await executeRun({
       profile,
-      baseUrl: target,
-      apiKey,
-      clock: systemClock,
-      interrupt: ctx.interrupt,
-      cpuProbe: () => process.cpuUsage(),
-      version: inferbenchVersion(),
+      target: { baseUrl: target, apiKey, proxy },
+      control: { interrupt: ctx.interrupt, budget: cost.budget, shard, startAtWallMs },
+      env: {
+        clock: systemClock,
+        cpuProbe: () => process.cpuUsage(),
+        version: inferbenchVersion(),
+        deps: cost.deps,
+        events: combineRunEvents([
+          ...(progress ? [{ onTick: (tick) => progress.update(tick) } satisfies RunEvents] : []),
+          startEvents(ctx, shard, quiet),
+          ...views.map((view) => view.events),
+        ]),
+      },
       reportsDir: resolve(ctx.cwd, 'reports'),
       outDir: args.out ? resolve(ctx.cwd, args.out) : null,
       embeddedEmulator: emulator !== null,
-      proxy,
-      deps: cost.deps,
-      budget: cost.budget,
       prices: cost.book,
-      shard,
-      startAtWallMs,
       workers:
         workers > 1 ? { count: workers, script: workerThreadScript(), clockAnchorMs: monotonicAnchorMs() } : null,
-      events: combineRunEvents([
-        ...(progress ? [{ onTick: (tick) => progress.update(tick) } satisfies RunEvents] : []),
-        startEvents(ctx, shard, quiet),
-        ...views.map((view) => view.events),
-      ]),
     });
     progress?.finish();
-    await writeCiOutputs(
-      args,
-      { junit: () => formatRunJunit(outcome.summary), markdown: () => formatRunMarkdown(outcome.summary) },
-      ctx,
-    );
+    if (ciOutputs)
+      await writeCiOutputs(
+        args,
+        { junit: () => formatRunJunit(outcome.summary), markdown: () => formatRunMarkdown(outcome.summary) },
+        ctx,
+      );
     const exitCode = printOutcome(outcome, args, ctx);
     // The results are on disk and printed: the views show the end (a dashboard its summary, /metrics its
     // last scrape, which may keep the run up to live.metrics_linger).
@@ -215,21 +217,23 @@ async function runRepeat(args: RunArgs, ctx: CliContext): Promise<number> {
   refuseAnyPortWithRepeat(args, n, loadProfileArgument(args, ctx));
   const name = `${basename(args.profile, extname(args.profile))}-repeat`;
   const outDir = args.out ? resolve(ctx.cwd, args.out) : resolve(ctx.cwd, 'reports', makeRunId(Date.now(), name));
-  // CI outputs describe one run: a repeat's runs write none (repeat-summary.json is their aggregate).
-  const inner: RunArgs = {
-    ...args,
-    repeat: 1,
-    json: false,
-    quiet: args.quiet || args.json,
-    junit: undefined,
-    markdown: undefined,
-  };
+  const inner: RunArgs = { ...args, repeat: 1, json: false, quiet: args.quiet || args.json };
   const outcome = await runRepeated(n, outDir, (dir, i) => {
     if (!inner.quiet) ctx.stderr.write(`inferbench: repeat ${i} of ${n}\n`);
     // --start-at is when the first repeat begins; the others follow it.
     const startAt = i === 1 ? args['start-at'] : undefined;
-    return runRun({ ...inner, out: dir, 'start-at': startAt }, ctx);
+    // Its runs write no CI outputs: the JUnit, markdown and step summary below cover all of them, once.
+    return runRun({ ...inner, out: dir, 'start-at': startAt }, ctx, false);
   });
+  const profileName = outcome.summary.profile || basename(args.profile, extname(args.profile));
+  await writeCiOutputs(
+    args,
+    {
+      junit: () => formatRepeatJunit(profileName, outcome.repeats),
+      markdown: () => formatRepeatMarkdown(profileName, outcome.repeats),
+    },
+    ctx,
+  );
   if (args.json) ctx.stdout.write(`${JSON.stringify(outcome.summary, null, 2)}\n`);
   else if (!args.quiet) ctx.stdout.write(`\n${formatRepeatTable(outcome.summary)}`);
   ctx.stderr.write(`repeat summary: ${outcome.path}\n`);

@@ -12,10 +12,10 @@
  * sends everything due in one call per job. Spinning for sub-millisecond precision is possible
  * (`spinMarginMs`) but off: it would keep a core busy that the load generator needs.
  */
-import type { ServiceTierUsed, TimeInfo } from '../../protocol/chat.js';
+import type { ServiceTierUsed } from '../../protocol/chat.js';
 import { systemClock, type Clock } from '../../util/clock.js';
 import { createRng } from '../../util/rng.js';
-import type { Engine, EngineCallbacks, EngineHandle, EngineJob } from '../engine.js';
+import type { Engine, EngineCallbacks, EngineHandle, EngineJob, JobTimes } from '../engine.js';
 import type { CapacitySpec } from '../model-spec.js';
 import { SHARED_MODEL_CAPACITY, type CapacityLookup } from './capacity-defaults.js';
 import type { LatenessStats } from './lateness-stats.js';
@@ -97,8 +97,9 @@ class Job implements EngineHandle {
     readonly total: number,
     readonly seed: number,
     readonly callbacks: EngineCallbacks,
+    /** When the request was read (see EngineJob.receivedMs): its wait, and its queue_time, start here. */
     readonly submitMs: number,
-    readonly createdWallMs: number,
+    readonly receivedWallMs: number,
   ) {}
 
   get cancelled(): boolean {
@@ -160,8 +161,13 @@ export class CapacityEngine implements Engine {
         }));
   }
 
+  nowMs(): number {
+    return this.#clock.nowMs();
+  }
+
   submit(job: EngineJob, callbacks: EngineCallbacks): EngineHandle {
     const nowMs = this.#clock.nowMs();
+    const receivedMs = Math.min(nowMs, job.receivedMs ?? nowMs);
     const model = this.#model(job.modelId, nowMs);
     const entry = new Job(
       this,
@@ -172,8 +178,8 @@ export class CapacityEngine implements Engine {
       Math.max(0, Math.floor(job.outputTokens)),
       job.seed | 0,
       callbacks,
-      nowMs,
-      this.#clock.wallMs(),
+      receivedMs,
+      this.#clock.wallMs() - (nowMs - receivedMs),
     );
     if (this.#closed) {
       entry.state = JobState.Cancelled;
@@ -358,7 +364,7 @@ export class CapacityEngine implements Engine {
     job.state = JobState.Done;
     const endMs = this.#clock.nowMs();
     try {
-      job.callbacks.onFinish(this.#timeInfo(job, endMs));
+      job.callbacks.onFinish(this.#times(job, endMs));
     } catch (error) {
       this.#onCallbackError(error);
     }
@@ -370,21 +376,15 @@ export class CapacityEngine implements Engine {
     this.#onCallbackError(error);
   }
 
-  #timeInfo(job: Job, endMs: number): TimeInfo {
-    const firstMs = Number.isNaN(job.firstTokenActualMs) ? endMs : job.firstTokenActualMs;
+  #times(job: Job, endMs: number): JobTimes {
     return {
-      queue_time: seconds(job.slotMs - job.submitMs),
-      prompt_time: seconds(firstMs - job.slotMs),
-      completion_time: seconds(endMs - firstMs),
-      total_time: seconds(endMs - job.submitMs),
-      created: job.createdWallMs / 1000,
+      receivedMs: job.submitMs,
+      slotMs: job.slotMs,
+      firstTokenMs: job.firstTokenActualMs,
+      doneMs: endMs,
+      receivedWallMs: job.receivedWallMs,
     };
   }
-}
-
-/** Milliseconds to seconds, kept to microseconds. */
-function seconds(ms: number): number {
-  return Math.round(ms * 1000) / 1_000_000;
 }
 
 /** Builds a CapacityEngine (the emulator's default engine). */

@@ -10,7 +10,7 @@ export interface Queueable {
   readonly tier: ServiceTierUsed;
   /** Set when the entry must be skipped (its client went away). */
   readonly cancelled: boolean;
-  /** When it joined the queue (monotonic ms). */
+  /** When its wait began: the request was read (monotonic ms), so it can be a little before it joined. */
   readonly submitMs: number;
 }
 

@@ -6,6 +6,12 @@
  * missing, unknown or deprecated `model`) carry none, as there is no per-model limit to report.
  * `service_tier_used` is reported only when the request asked for `auto`: that is the one tier whose
  * outcome the caller cannot know (the real service omits it for the tiers asked by name).
+ *
+ * time_info runs from the moment the request is read (its headers parsed), stamped before anything
+ * else; validation and planning then wait for the request's own turn of the event loop (one request
+ * per turn, planning-turns.ts), so that requests arriving meanwhile are read and stamped, and each
+ * one's wait behind the others' work is queue time the server reports, not time a client would
+ * misread as its own overhead.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HEADER } from '../../protocol/headers.js';
@@ -28,6 +34,7 @@ const SYSTEM_FINGERPRINT = 'fp_inferbench_emulator';
 const QUEUE_PARAM = 'queue';
 
 export async function chatCompletions(req: IncomingMessage, res: ServerResponse, ctx: EmulatorContext): Promise<void> {
+  const receivedMs = ctx.engine.nowMs();
   const apiKey = authenticate(req, 'inference', ctx.keys);
   // A bad header is answered before anything in the body, but after the body names the model, so that
   // the answer can carry that model's rate-limit state.
@@ -45,6 +52,8 @@ export async function chatCompletions(req: IncomingMessage, res: ServerResponse,
   } catch (error) {
     throw headerError ?? error;
   }
+  // Everything from here to the engine is synchronous: this request's turn (see the file comment).
+  await ctx.planning.next();
   if (typeof body !== 'object' || body === null || Array.isArray(body))
     throw headerError ?? badRequest('The request body must be a JSON object.');
   const modelName = (body as { model?: unknown }).model;
@@ -56,7 +65,7 @@ export async function chatCompletions(req: IncomingMessage, res: ServerResponse,
     throw headerError ?? modelNotFound(modelName, 'model', resolved !== undefined);
   try {
     if (headerError !== null) throw headerError;
-    runChat(req, res, ctx, apiKey, thresholdMs, body, modelName, resolved);
+    runChat(req, res, ctx, { apiKey, thresholdMs, receivedMs }, body, modelName, resolved);
   } catch (error) {
     // Rate-limit state goes on every response about a model, rejected or not.
     const asked = (body as { service_tier?: unknown }).service_tier;
@@ -65,12 +74,19 @@ export async function chatCompletions(req: IncomingMessage, res: ServerResponse,
   }
 }
 
+/** What the handler learned of a request before its body: the key, the queue_threshold, when it was read. */
+interface RequestFacts {
+  readonly apiKey: string;
+  readonly thresholdMs: number | undefined;
+  /** Engine clock (ms) when the request was read. */
+  readonly receivedMs: number;
+}
+
 function runChat(
   req: IncomingMessage,
   res: ServerResponse,
   ctx: EmulatorContext,
-  apiKey: string,
-  thresholdMs: number | undefined,
+  { apiKey, thresholdMs, receivedMs }: RequestFacts,
   body: object,
   modelName: string,
   resolved: ResolvedModel,
@@ -137,6 +153,7 @@ function runChat(
       cachedTokens,
       outputTokens: plan.tokens.length,
       seed,
+      receivedMs,
     },
     engine: ctx.engine,
     fault,

@@ -2,16 +2,17 @@
  * Drives one admitted completion from engine submission to the last byte: streams the tokens the engine
  * releases (all tokens of one tick in ONE socket write) or answers the whole body at the end, and carries
  * out the request's FaultPlan (the fault injector only decides; the effect of every kind lives here).
- * A client that goes away cancels the engine job.
+ * time_info is stamped right before the last write, so the time tokens were held (a stall, slow
+ * headers) counts as completion time. A client that goes away cancels the engine job.
  */
 import type { ServerResponse } from 'node:http';
-import type { TimeInfo } from '../../protocol/chat.js';
 import { CONTENT_TYPE } from '../../protocol/headers.js';
 import { ApiError } from '../api-error.js';
 import type { CompletionPlan } from '../completion-plan.js';
-import type { Engine, EngineHandle, EngineJob } from '../engine.js';
+import type { Engine, EngineHandle, EngineJob, JobTimes } from '../engine.js';
 import type { FaultPlan } from '../hooks.js';
 import { sendJson } from '../http/send.js';
+import { timeInfoOf } from '../time-info.js';
 import { ChunkEncoder, completionBody, type ResponseIdentity } from './chunk-encoder.js';
 
 export interface CompletionRun {
@@ -69,7 +70,8 @@ class CompletionWriter {
   #held = false;
   #stallDone = false;
   #headersSent = false;
-  #finishInfo: TimeInfo | null = null;
+  /** Set when the engine is done: the job's phase boundaries, time_info's but for the last write. */
+  #finishTimes: JobTimes | null = null;
   #done = false;
   #timer: NodeJS.Timeout | undefined;
 
@@ -81,6 +83,11 @@ class CompletionWriter {
 
   start(): void {
     const { res, fault } = this.#run;
+    // The client may have gone while the request waited to be planned: then there is nothing to run.
+    if (res.destroyed) {
+      this.#done = true;
+      return;
+    }
     res.on('close', () => {
       if (!this.#done) this.#abandon();
     });
@@ -110,8 +117,8 @@ class CompletionWriter {
         this.#pending += count;
         this.#guarded();
       },
-      onFinish: (timeInfo) => {
-        this.#finishInfo = timeInfo;
+      onFinish: (times) => {
+        this.#finishTimes = times;
         this.#guarded();
       },
     });
@@ -169,11 +176,11 @@ class CompletionWriter {
     this.#pending -= upTo - this.#sent;
     this.#sent = upTo;
     // A fault whose token count is beyond a short answer still happens, at the end instead of the last chunk.
-    if (breaking && this.#sent === at && (at === fault.afterTokens || this.#finishInfo !== null)) {
+    if (breaking && this.#sent === at && (at === fault.afterTokens || this.#finishTimes !== null)) {
       this.#break(fault.kind === 'reset');
       return;
     }
-    if (stalling && this.#sent >= at && (this.#pending > 0 || this.#finishInfo || this.#sent < this.#total)) {
+    if (stalling && this.#sent >= at && (this.#pending > 0 || this.#finishTimes || this.#sent < this.#total)) {
       this.#held = true;
       this.#stallDone = true;
       this.#timer = setTimeout(() => {
@@ -182,7 +189,7 @@ class CompletionWriter {
       }, fault.stallMs);
       return;
     }
-    if (this.#finishInfo && this.#pending === 0 && this.#sent === this.#total) this.#finish(this.#finishInfo);
+    if (this.#finishTimes && this.#pending === 0 && this.#sent === this.#total) this.#finish(this.#finishTimes);
   }
 
   #write(from: number, to: number): void {
@@ -190,9 +197,11 @@ class CompletionWriter {
     this.#run.res.write(this.#encoder.tokens(from, to));
   }
 
-  #finish(timeInfo: TimeInfo): void {
+  #finish(times: JobTimes): void {
     this.#done = true;
-    const { res, identity, plan, cachedTokens, doneMarker, headers } = this.#run;
+    const { res, identity, plan, cachedTokens, doneMarker, headers, engine } = this.#run;
+    // Stamped just before the last bytes are serialized and written: nothing the server does is left out.
+    const timeInfo = timeInfoOf(times, engine.nowMs());
     if (this.#encoder) {
       res.end(this.#encoder.finalChunk(cachedTokens, timeInfo, doneMarker));
     } else {

@@ -1,5 +1,5 @@
 /**
- * Reads a run's saved results back: summary.json (validated enough to be used safely), timeseries.csv
+ * Reads a run's saved results back: summary.json (checked whole against the result schema), timeseries.csv
  * into TimeSeriesPoints, and the per-request values of requests.csv per group. Used by `report`,
  * `compare` and `run --repeat`. A run is named by its directory or by its summary.json path.
  */
@@ -7,6 +7,8 @@ import { existsSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { InferbenchError } from '../../errors.js';
+import type { z } from 'zod';
+import { runSummarySchema, SUMMARY_SCHEMA_VERSION } from '../../metrics/run-summary.js';
 import type { RunSummary, TimeSeriesPoint } from '../../metrics/run-summary.js';
 import { parseCsvRecords } from './parse-csv.js';
 import { TIMESERIES_COUNT_COLUMNS, TIMESERIES_NULLABLE_COLUMNS } from '../timeseries-csv.js';
@@ -42,58 +44,85 @@ export async function loadRun(path: string): Promise<LoadedRun> {
   return { dir: dirname(summaryPath), summaryPath, summary: checkSummary(parsed, summaryPath) };
 }
 
+/** Problems listed in a message at most; a file with more is named with its count. */
+const MAX_PROBLEMS = 12;
+
+/**
+ * summary.json checked whole against the result schema (metrics/run-summary.ts): every wrong value is a
+ * BAD_RESULTS naming the file and the value's JSON path. Runs once per folder, never per request.
+ */
 function checkSummary(value: unknown, path: string): RunSummary {
-  const problems: string[] = [];
-  const v = value as Partial<RunSummary> | null;
-  if (!v || typeof v !== 'object') problems.push('not an object');
-  else {
-    if (typeof v.schema_version !== 'number') problems.push('schema_version missing');
-    else if (v.schema_version !== 1) problems.push(`schema_version ${v.schema_version} is not supported (expected 1)`);
-    if (typeof v.run_id !== 'string') problems.push('run_id missing');
-    if (!Array.isArray(v.groups)) problems.push('groups missing');
-    else
-      v.groups.forEach((g, i) => {
-        if (!g || typeof g.key !== 'string') problems.push(`groups[${i}].key missing`);
-        else if (typeof g.metrics !== 'object' || typeof g.histograms !== 'object' || typeof g.requests !== 'object')
-          problems.push(`groups[${i}] lacks metrics, histograms or requests`);
-      });
-    if (!v.target || typeof v.target.base_url !== 'string') problems.push('target.base_url missing');
+  const version = (value as { schema_version?: unknown } | null)?.schema_version;
+  if (value !== null && typeof value === 'object' && typeof version === 'number' && version !== SUMMARY_SCHEMA_VERSION)
+    throw new InferbenchError(
+      'BAD_RESULTS',
+      `${path} is not an inferbench summary.json: schema_version ${version} is not supported (expected ${SUMMARY_SCHEMA_VERSION}).`,
+      { hint: 'Read it with the inferbench version that wrote it (its `inferbench_version`).' },
+    );
+  const parsed = runSummarySchema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((issue) => `${path}: ${describeIssue(issue, value)}`);
+  const shown = problems.slice(0, MAX_PROBLEMS);
+  if (problems.length > shown.length) shown.push(`... and ${problems.length - shown.length} more`);
+  throw new InferbenchError(
+    'BAD_RESULTS',
+    `${path} is not an inferbench summary.json (${plural(problems.length, 'wrong value')}):\n  ${shown.join('\n  ')}`,
+    { hint: 'Pass the summary.json that `inferbench run` wrote, unedited.' },
+  );
+}
+
+/** `groups[0].metrics.ttft_ms.p50: expected number, got string`. */
+function describeIssue(issue: z.core.$ZodIssue, document: unknown): string {
+  const at = formatJsonPath(issue.path);
+  const value = valueAt(document, issue.path);
+  switch (issue.code) {
+    case 'invalid_type':
+      return `${at}: expected ${issue.expected}, got ${kindOf(value)}`;
+    case 'unrecognized_keys':
+      return `${at}: unknown ${issue.keys.length === 1 ? 'key' : 'keys'} ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}`;
+    case 'invalid_union':
+      // A discriminated union names the kinds it expects; other unions (a price) are told by their forms.
+      return `${at}: ${'discriminator' in issue ? issue.message : 'matches none of its forms'}, got ${shown(value)}`;
+    default:
+      return `${at}: ${issue.message.replace(/^Invalid (?:input|option): /, '')}, got ${shown(value)}`;
   }
-  if (problems.length > 0) {
-    throw new InferbenchError('BAD_RESULTS', `${path} is not an inferbench summary.json: ${problems.join('; ')}.`, {
-      hint: 'Pass the summary.json that `inferbench run` wrote.',
-    });
+}
+
+function formatJsonPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const segment of path) {
+    if (typeof segment === 'number') out += `[${segment}]`;
+    else if (typeof segment === 'string' && /^[A-Za-z_$][\w$]*$/.test(segment))
+      out += out === '' ? segment : `.${segment}`;
+    else out += `[${JSON.stringify(String(segment))}]`;
   }
-  const summary = value as RunSummary;
-  // Older or hand-made files may lack the optional parts; fill them so every reader can rely on them.
-  return {
-    ...summary,
-    // Written since compare --pair; older runs cannot be paired across model names without --force.
-    workload_hash_without_models:
-      typeof summary.workload_hash_without_models === 'string' ? summary.workload_hash_without_models : null,
-    target: { ...summary.target, embedded_emulator: summary.target.embedded_emulator === true },
-    thresholds: Array.isArray(summary.thresholds) ? summary.thresholds : [],
-    harness: summary.harness ?? {
-      event_loop_delay_ms: { p50: Number.NaN, p99: Number.NaN, max: Number.NaN },
-      cpu_utilization: Number.NaN,
-      schedule_lag_ms: { p50: Number.NaN, p99: Number.NaN, max: Number.NaN },
-      warnings: [],
-      client_bottleneck: false,
-    },
-    groups: summary.groups.map((g) => ({
-      ...g,
-      requests: {
-        ...g.requests,
-        errors: g.requests.errors ?? {},
-        error_samples: g.requests.error_samples ?? {},
-        // Summaries from before retries were counted: one attempt per request sent, none retried.
-        attempts: g.requests.attempts ?? g.requests.ok + g.requests.failed + (g.requests.errors?.['http_429'] ?? 0),
-        retried: g.requests.retried ?? {},
-      },
-      tokens: g.tokens ?? { estimated_requests: 0, mismatched_requests: 0, max_mismatch: 0 },
-      tiers_used: g.tiers_used ?? {},
-    })),
-  };
+  return out === '' ? '(the document)' : out;
+}
+
+function valueAt(document: unknown, path: readonly PropertyKey[]): unknown {
+  let at = document;
+  for (const segment of path) {
+    if (at === null || typeof at !== 'object') return undefined;
+    at = (at as Record<PropertyKey, unknown>)[segment];
+  }
+  return at;
+}
+
+function kindOf(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (value === null) return 'null';
+  return Array.isArray(value) ? 'array' : typeof value;
+}
+
+/** A value as a message shows it: scalars as JSON (long strings cut), objects and arrays by kind. */
+function shown(value: unknown): string {
+  if (value === undefined || (typeof value === 'object' && value !== null)) return kindOf(value);
+  const text = JSON.stringify(value);
+  return text.length > 40 ? `${text.slice(0, 37)}..."` : text;
+}
+
+function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
 
 // The columns timeseries.csv is written with (timeseries-csv.ts): read back the same way.

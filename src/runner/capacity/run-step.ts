@@ -10,7 +10,7 @@ import type { GroupSummary, HarnessHealth } from '../../metrics/run-summary.js';
 import type { CapacitySpec, ResolvedGroup, ResolvedProfile } from '../../profile/resolved-profile.js';
 import { stepRampBlocks, stepWarmupMs } from '../../profile/sections/capacity.js';
 import { nowUs } from '../../util/clock.js';
-import { runProfile, type RunProfileOptions, type RunResult } from '../run-profile.js';
+import { runProfile, type RunEnvironment, type RunResult, type RunTarget } from '../run-profile.js';
 import type { StoredBlock } from './step-block.js';
 import { StepMonitor } from './step-monitor.js';
 import { stepProfile } from './step-profile.js';
@@ -44,7 +44,8 @@ export interface StepResult {
 const STEP_GRACEFUL_STOP_MS = 10_000;
 
 export interface StepContext {
-  readonly run: Omit<RunProfileOptions, 'profile' | 'events' | 'interrupt' | 'tickIntervalMs'>;
+  /** The run's target connection and environment (its control and events are each step's). */
+  readonly run: { readonly target: RunTarget; readonly env: Omit<RunEnvironment, 'events'> };
   readonly interrupt: AbortSignal;
   readonly profile: ResolvedProfile;
   readonly spec: CapacitySpec;
@@ -130,15 +131,17 @@ function runPart(
           scenarios: [{ ...scenario, gracefulStopMs: Math.min(scenario.gracefulStopMs, STEP_GRACEFUL_STOP_MS) }],
         };
   return runProfile({
-    ...context.run,
     profile,
-    interrupt: stop,
-    tickIntervalMs: Math.min(250, context.spec.blockMs),
-    events: {
-      onScenarioStart: () => monitor.start(nowUs()),
-      onRecord: (record, _group, values) => monitor.record(record, values),
-      onTick: (tick) => {
-        if (monitor.tick(nowUs(), tick.snapshot) !== null) settle();
+    target: context.run.target,
+    control: { interrupt: stop, tickIntervalMs: Math.min(250, context.spec.blockMs) },
+    env: {
+      ...context.run.env,
+      events: {
+        onScenarioStart: () => monitor.start(nowUs()),
+        onRecord: (record, _group, values) => monitor.record(record, values),
+        onTick: (tick) => {
+          if (monitor.tick(nowUs(), tick.snapshot) !== null) settle();
+        },
       },
     },
   });

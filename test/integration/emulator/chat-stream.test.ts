@@ -215,6 +215,7 @@ describe('streaming', () => {
     const cancelled: string[] = [];
     const inner = new FixedTimingEngine({ ttftMs: 1, interTokenMs: 20 });
     const engine: Engine = {
+      nowMs: () => inner.nowMs(),
       submit: (job, callbacks): EngineHandle => {
         const handle = inner.submit(job, callbacks);
         return {
@@ -250,15 +251,17 @@ describe('streaming', () => {
   it('tokens released in one engine callback arrive, in order, as chunks of one response', async () => {
     // An engine that releases the whole answer in a single callback: the writer must emit every chunk.
     const engine: Engine = {
+      nowMs: () => performance.now(),
       submit: (job, callbacks) => {
         setTimeout(() => {
+          const nowMs = performance.now();
           callbacks.onTokens(job.outputTokens);
           callbacks.onFinish({
-            queue_time: 0,
-            prompt_time: 0.001,
-            completion_time: 0,
-            total_time: 0.001,
-            created: Date.now() / 1000,
+            receivedMs: job.receivedMs ?? nowMs,
+            slotMs: nowMs,
+            firstTokenMs: nowMs,
+            doneMs: nowMs,
+            receivedWallMs: Date.now(),
           });
         }, 1);
         return { cancel: () => {} };

@@ -224,6 +224,7 @@ describe('headers', () => {
     const busy = await createEmulator({
       apiKeys: [KEY],
       engine: {
+        nowMs: () => performance.now(),
         submit: () => ({ cancel: () => {} }),
         averageQueueMs: () => 500,
         close: () => {},

@@ -196,7 +196,12 @@ describe('error param values', () => {
   it('a queue_threshold rejection says param queue', async () => {
     const busy = await createEmulator({
       apiKeys: [KEY],
-      engine: { submit: () => ({ cancel: () => {} }), averageQueueMs: () => 500, close: () => {} },
+      engine: {
+        nowMs: () => performance.now(),
+        submit: () => ({ cancel: () => {} }),
+        averageQueueMs: () => 500,
+        close: () => {},
+      },
     });
     try {
       const res = await chat(busy.url, ask('small-fast-8b', { service_tier: 'flex' }), {

@@ -35,13 +35,14 @@ scenarios:
   const seen: RequestRecord[] = [];
   await runProfile({
     profile,
-    baseUrl: server.url,
-    apiKey: null,
-    clock: systemClock,
-    interrupt: new AbortController().signal,
-    cpuProbe: null,
-    version: 'test',
-    events: { onRecord: (record) => seen.push({ ...record }) },
+    target: { baseUrl: server.url, apiKey: null },
+    control: { interrupt: new AbortController().signal },
+    env: {
+      clock: systemClock,
+      cpuProbe: null,
+      version: 'test',
+      events: { onRecord: (record) => seen.push({ ...record }) },
+    },
   });
   return seen;
 }

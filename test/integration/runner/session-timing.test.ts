@@ -1,9 +1,9 @@
 /**
  * When a session's later turns start and end, through the real runner and client against a recording
- * server on 127.0.0.1: a later turn is launched on the clock the client stamps with (not the injected
- * schedule clock, a manual one here), and, having no schedule to be late against, is left out of the
- * group's schedule_lag_ms and the harness's; with stages shorter than the duration, turns stop when the
- * stages end, as the closed loop does.
+ * server on 127.0.0.1: a later turn is launched on the clock the client stamps with (the one injected
+ * clock, a manual one here, that the runner hands to the client), and, having no schedule to be late
+ * against, is left out of the group's schedule_lag_ms and the harness's; with stages shorter than the
+ * duration, turns stop when the stages end, as the closed loop does.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RequestRecord } from '../../../src/client/request-record.js';
@@ -29,15 +29,16 @@ async function run(yaml: string, clock: Clock) {
   const seen: { record: RequestRecord; lagMs: number }[] = [];
   const result = await runProfile({
     profile,
-    baseUrl: server.url,
-    apiKey: null,
-    clock,
-    interrupt: new AbortController().signal,
-    cpuProbe: null,
-    version: 'test',
-    events: {
-      onRecord: (record: RequestRecord, _group, values: RecordedValues) =>
-        seen.push({ record: { ...record }, lagMs: values.schedule_lag_ms }),
+    target: { baseUrl: server.url, apiKey: null },
+    control: { interrupt: new AbortController().signal },
+    env: {
+      clock,
+      cpuProbe: null,
+      version: 'test',
+      events: {
+        onRecord: (record: RequestRecord, _group, values: RecordedValues) =>
+          seen.push({ record: { ...record }, lagMs: values.schedule_lag_ms }),
+      },
     },
   });
   return { result, seen };

@@ -55,13 +55,9 @@ function run(trace: string, load: string, shard: ShardSpec | null = null): Promi
   );
   return runProfile({
     profile,
-    baseUrl: server!.url,
-    apiKey: null,
-    clock: systemClock,
-    interrupt: new AbortController().signal,
-    cpuProbe: null,
-    version: 'test',
-    shard,
+    target: { baseUrl: server!.url, apiKey: null },
+    control: { interrupt: new AbortController().signal, shard },
+    env: { clock: systemClock, cpuProbe: null, version: 'test' },
   });
 }
 

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { TimeInfo } from '../../../src/protocol/chat.js';
 import { FixedTimingEngine } from '../../../src/emulator/fixed-timing-engine.js';
 import type { EngineJob } from '../../../src/emulator/engine.js';
+import { timeInfoOf } from '../../../src/emulator/time-info.js';
 
 const job = (outputTokens: number): EngineJob => ({
   modelId: 'm',
@@ -22,7 +23,8 @@ function run(outputTokens: number): Promise<{ counts: number[]; timeInfo: TimeIn
   return new Promise((resolve) => {
     engine.submit(job(outputTokens), {
       onTokens: (count) => counts.push(count),
-      onFinish: (timeInfo) => resolve({ counts, timeInfo, elapsedMs: performance.now() - start }),
+      onFinish: (times) =>
+        resolve({ counts, timeInfo: timeInfoOf(times, times.doneMs), elapsedMs: performance.now() - start }),
     });
   });
 }

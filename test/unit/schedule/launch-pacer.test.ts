@@ -83,7 +83,7 @@ describe('LaunchPacer', () => {
       // Busy: the launches are asked for while a 2 ms batch of reads is being handled.
       const busy = new Promise<number[]>((resolve) => {
         serverSide.once('data', () => {
-          arrivalUs();
+          arrivalUs(systemClock);
           const launched = launchedInTurn(4);
           busyWaitMs(2);
           resolve(launched);

@@ -6,7 +6,7 @@ import { createServer, connect, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { arrivalUs } from '../../../src/util/arrival-clock.js';
-import { nowUs } from '../../../src/util/clock.js';
+import { nowUs, systemClock } from '../../../src/util/clock.js';
 import { busyWaitMs } from '../../helpers/busy-wait.js';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -41,7 +41,7 @@ describe('arrivalUs', () => {
     const handledAt: number[] = [];
     for (const socket of serverSides) {
       socket.on('data', () => {
-        stamps.push(arrivalUs());
+        stamps.push(arrivalUs(systemClock));
         handledAt.push(nowUs());
         busyWaitMs(3);
       });
@@ -58,7 +58,7 @@ describe('arrivalUs', () => {
   it('starts a new batch after the loop has turned', async () => {
     const serverSides = await connectedPairs(1);
     const stamps: number[] = [];
-    serverSides[0]?.on('data', () => stamps.push(arrivalUs()));
+    serverSides[0]?.on('data', () => stamps.push(arrivalUs(systemClock)));
     sockets[0]?.write('a');
     while (stamps.length < 1) await sleep(1);
     await sleep(5);
@@ -68,12 +68,12 @@ describe('arrivalUs', () => {
   });
 
   it('outside I/O callbacks, a new turn never reuses an old stamp', async () => {
-    const first = arrivalUs();
+    const first = arrivalUs(systemClock);
     await sleep(3);
-    const second = arrivalUs();
+    const second = arrivalUs(systemClock);
     expect(second - first).toBeGreaterThanOrEqual(2_000);
     await new Promise((resolve) => setImmediate(resolve));
     await new Promise((resolve) => setImmediate(resolve));
-    expect(arrivalUs()).toBeGreaterThanOrEqual(second);
+    expect(arrivalUs(systemClock)).toBeGreaterThanOrEqual(second);
   });
 });

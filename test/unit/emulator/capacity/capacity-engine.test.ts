@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { TimeInfo } from '../../../../src/protocol/chat.js';
 import type { ServiceTierUsed } from '../../../../src/protocol/chat.js';
 import { CapacityEngine } from '../../../../src/emulator/capacity/capacity-engine.js';
+import { timeInfoOf } from '../../../../src/emulator/time-info.js';
 import type { CapacitySpec } from '../../../../src/emulator/model-spec.js';
 
 const ONE_SLOT: CapacitySpec = {
@@ -40,7 +41,7 @@ function run(
   label: string,
   tier: ServiceTierUsed,
   outputTokens: number,
-  extra: { inputTokens?: number; cachedTokens?: number; modelId?: string } = {},
+  extra: { inputTokens?: number; cachedTokens?: number; modelId?: string; receivedMs?: number } = {},
 ): Promise<Finished> {
   return new Promise((resolve) => {
     const submittedMs = performance.now();
@@ -55,6 +56,7 @@ function run(
         cachedTokens: extra.cachedTokens ?? 0,
         outputTokens,
         seed: 7,
+        receivedMs: extra.receivedMs,
       },
       {
         onTokens(count) {
@@ -62,7 +64,8 @@ function run(
           tokens += count;
           calls++;
         },
-        onFinish(timeInfo) {
+        onFinish(times) {
+          const timeInfo = timeInfoOf(times, times.doneMs);
           resolve({ label, tokens, calls, timeInfo, submittedMs, firstTokenMs, finishedMs: performance.now() });
         },
       },
@@ -119,6 +122,27 @@ describe('capacity engine', () => {
     expect(done.timeInfo.created).toBeGreaterThan(nowS - 5);
     expect(done.timeInfo.created).toBeLessThanOrEqual(nowS);
     expect(Number.isInteger(done.timeInfo.created)).toBe(false);
+  });
+
+  it('counts queue time from when the request was read, not from its submission', async () => {
+    const engine = engineWith({ ...ONE_SLOT, slots: 4 });
+    const readMs = engine.nowMs() - 80;
+    const wallBefore = Date.now();
+    const done = await run(engine, 'a', 'default', 3, { receivedMs: readMs });
+    // A free slot at once: the whole 80 ms between reading and submitting is queue time.
+    expect(done.timeInfo.queue_time).toBeGreaterThanOrEqual(0.08);
+    expect(done.timeInfo.queue_time).toBeLessThan(0.08 + 0.05);
+    const { queue_time, prompt_time, completion_time, total_time } = done.timeInfo;
+    expect(Math.round(total_time * 1e6)).toBe(
+      Math.round(queue_time * 1e6) + Math.round(prompt_time * 1e6) + Math.round(completion_time * 1e6),
+    );
+    // created is the wall clock at the read, 80 ms before the submission.
+    expect(done.timeInfo.created * 1000).toBeLessThan(wallBefore - 75);
+    expect(done.timeInfo.created * 1000).toBeGreaterThan(wallBefore - 200);
+    // A receipt stamp after the submission (another clock) cannot make queue time negative.
+    const late = await run(engine, 'b', 'default', 3, { receivedMs: engine.nowMs() + 1000 });
+    expect(late.timeInfo.queue_time).toBeGreaterThanOrEqual(0);
+    expect(late.timeInfo.queue_time).toBeLessThan(0.01);
   });
 
   it('makes long prompts slower than short ones, and cached prefixes faster', async () => {
