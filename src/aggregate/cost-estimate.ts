@@ -9,11 +9,27 @@
  * - tokens: the mean of the prompt length (plus the shared prefix); output: the mean of prompt.output_tokens,
  *   else max_completion_tokens (an upper bound), else ASSUMED_OUTPUT_TOKENS.
  * - a group whose model is resolved only at run time is priced at the dearest model of the price book.
- * A capacity search is max_steps steps of step_duration at capacity.start (else the scenario's load).
+ * A capacity search is bounded from above (capacityPlan): the calibration probe, and max_steps steps, each
+ * run up to 1 + HARNESS_RETRIES times (a step the harness spoiled runs again), each for the whole cap
+ * (max_step_duration, or its default for the start; its warmup is inside it) at the highest load the
+ * search can reach: doubling from its start (capacity.start, raised to the lowest load its SLO can decide
+ * at, as the runner raises it) at every step, up to max_load. For an open loop that bounds the arrivals;
+ * a closed loop's requests still rest on the assumed e2e, and a start the calibration measures on the
+ * e2e assumed for it, both named in `notes`.
  */
 import type { LengthDistribution, ResolvedProfile, ResolvedScenario } from '../profile/resolved-profile.js';
+import { parseCapacitySlo } from './capacity/capacity-slo.js';
+import {
+  CALIBRATION_MS,
+  ceilTo3Digits,
+  defaultStepCapMs,
+  HARNESS_RETRIES,
+  lowestDecidablePerS,
+  SEARCH_GROWTH,
+} from './capacity/step-length.js';
 import { usdNumber } from '../util/usd.js';
 import { costAtto } from './cost-of.js';
+import { stepRampBlocks, stepWarmupMs } from '../profile/sections/capacity.js';
 import type { PriceBook, PricedModel } from './cost-prices.js';
 
 const ASSUMED_TTFT_S = 0.5;
@@ -36,19 +52,88 @@ export function estimateRunSpend(profile: ResolvedProfile, book: PriceBook): Spe
   return estimate(profile.scenarios, profile, book);
 }
 
-/** The estimate of `inferbench capacity`: max_steps steps of step_duration each, per group. */
+/** The estimate of `inferbench capacity`: an upper bound of the search's spend (see the file comment). */
 export function estimateCapacitySpend(profile: ResolvedProfile, book: PriceBook): SpendEstimate {
-  const { maxSteps, stepDurationMs, start } = profile.capacity;
-  const scenarios = profile.scenarios.map((scenario): ResolvedScenario => {
-    const load =
-      start === null
-        ? scenario.load
-        : scenario.load.mode === 'rate'
-          ? { ...scenario.load, rate: start, stages: null }
-          : { mode: 'concurrency' as const, concurrency: Math.max(1, Math.round(start)), stages: null };
-    return { ...scenario, load, durationMs: maxSteps * stepDurationMs, requests: null, warmupMs: 0, warmupRequests: 0 };
-  });
-  return estimate(scenarios, profile, book);
+  const plans = profile.scenarios.map((scenario) => capacityPlan(profile, scenario));
+  const steps = estimate(
+    plans.map((plan) => plan.steps),
+    profile,
+    book,
+  );
+  const probes = plans.flatMap((plan) => (plan.calibration === null ? [] : [plan.calibration]));
+  const calibration = estimate(probes, profile, book);
+  const notes = new Set([...steps.notes, ...calibration.notes, ...plans.flatMap((plan) => plan.notes)]);
+  return {
+    usd: steps.usd + calibration.usd,
+    requests: steps.requests + calibration.requests,
+    notes: [...notes],
+    unpriced: [...new Set([...steps.unpriced, ...calibration.unpriced])],
+  };
+}
+
+/**
+ * One scenario's search at its most: every step run (retries included) for the whole cap at the highest
+ * load it can reach, as one scenario of the estimate; and its calibration probe (one stream), if it has one.
+ */
+function capacityPlan(
+  profile: ResolvedProfile,
+  scenario: ResolvedScenario,
+): { steps: ResolvedScenario; calibration: ResolvedScenario | null; notes: string[] } {
+  const spec = profile.capacity;
+  const mode = scenario.load.mode;
+  const notes: string[] = [];
+  const e2eS = ASSUMED_TTFT_S + expectedOutput(scenario, new Set()) / ASSUMED_DECODE_TPS;
+  const calibrated = mode === 'rate' ? spec.start === null : spec.maxStepDurationMs === null;
+  let start = spec.start ?? (mode === 'rate' ? Math.round(100 / e2eS) / 100 : 1);
+  if (mode === 'rate' && spec.start === null)
+    notes.push(
+      `${scenario.name}: the calibration measures the start; ${start} req/s assumed (set capacity.start for a bound)`,
+    );
+  // With capacity.mix the thinnest tier gets its weight's share of the total, and must decide on it.
+  const weights = spec.mix?.map((member) => member.weight) ?? [1];
+  const thinnest = Math.min(...weights) / weights.reduce((a, b) => a + b, 0);
+  const perS = (load: number): number => (mode === 'rate' ? load : load / e2eS) * thinnest;
+  const untestedMs = stepRampBlocks(stepWarmupMs(spec, scenario.warmupMs), spec.blockMs) * spec.blockMs;
+  const capMs = spec.maxStepDurationMs ?? defaultStepCapMs(spec, perS(start), untestedMs, spec.blockMs);
+  const objectives = (() => {
+    try {
+      return parseCapacitySlo(spec.slo);
+    } catch {
+      return [];
+    }
+  })();
+  const lowestPerS = lowestDecidablePerS(objectives, spec, capMs, untestedMs, spec.blockMs);
+  if (Number.isFinite(lowestPerS) && lowestPerS > perS(start))
+    start = mode === 'rate' ? ceilTo3Digits(lowestPerS / thinnest) : Math.ceil((lowestPerS * e2eS) / thinnest - 1e-9);
+  // The planner rounds each doubling to 3 significant digits: at most 0.5% up.
+  const highest = Math.min(spec.maxLoad, start * (SEARCH_GROWTH * 1.005) ** (spec.maxSteps - 1));
+  const runs = spec.maxSteps * (1 + HARNESS_RETRIES);
+  const load =
+    mode === 'rate'
+      ? { ...scenario.load, rate: highest, stages: null }
+      : { mode: 'concurrency' as const, concurrency: Math.max(1, Math.ceil(highest)), stages: null };
+  const steps: ResolvedScenario = {
+    ...scenario,
+    load,
+    durationMs: runs * capMs,
+    requests: null,
+    warmupMs: 0,
+    warmupRequests: 0,
+  };
+  const calibration: ResolvedScenario | null = calibrated
+    ? {
+        ...scenario,
+        load: { mode: 'concurrency', concurrency: 1, stages: null },
+        durationMs: CALIBRATION_MS,
+        requests: null,
+        warmupMs: 0,
+        warmupRequests: 0,
+      }
+    : null;
+  notes.push(
+    `${scenario.name}: ${spec.maxSteps} steps, each up to ${1 + HARNESS_RETRIES} times, of ${capMs / 1000} s at up to ${Number(highest.toPrecision(4))} ${mode === 'rate' ? 'req/s' : 'streams'}${calibrated ? ', and a 4 s calibration' : ''}`,
+  );
+  return { steps, calibration, notes };
 }
 
 function estimate(scenarios: readonly ResolvedScenario[], profile: ResolvedProfile, book: PriceBook): SpendEstimate {

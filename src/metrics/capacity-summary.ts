@@ -98,6 +98,10 @@ export const capacityGroupSummarySchema = z.object({
   calibration: z.object({ e2e_ms: z.number(), start_load: z.number() }).nullable(),
   /** The untested start every step of this group had (`step_warmup` or its default), ms; null: not known. */
   step_warmup_ms: z.number().nullable().optional(),
+  /** The longest each of its steps could run undecided (`max_step_duration` or its default for this search), ms. */
+  max_step_duration_ms: z.number().nullable().optional(),
+  /** The lowest load the search would run: its SLO's tests can decide there within the cap; null: not known. */
+  lowest_load: z.number().nullable().optional(),
   search_ms: z.number(),
   steps: z.array(capacityStepSummarySchema),
   /**
@@ -125,6 +129,8 @@ export const capacitySettingsSchema = z.object({
   resolution: z.number(),
   max_steps: resultCount,
   step_duration_ms: z.number(),
+  /** `max_step_duration` (or `step_duration`) as set; null: the default (each group's `max_step_duration_ms`). */
+  max_step_duration_ms: z.number().nullable().optional(),
   /** `step_warmup` as set; null: the default (each group's `step_warmup_ms` is the one its steps had). */
   step_warmup_ms: z.number().nullable().optional(),
   block_ms: z.number(),
@@ -163,6 +169,8 @@ export interface CapacityStepsFile {
     unit: string;
     /** The untested start of every step (ms); absent in files written before it was recorded. */
     step_warmup_ms?: number;
+    /** The cap of its steps (ms); absent in files written before it was recorded. */
+    max_step_duration_ms?: number;
     steps: {
       step: number;
       load: number;

@@ -373,7 +373,13 @@ export interface CapacitySpec {
   readonly minCapacity: number | null;
   readonly resolution: number;
   readonly maxSteps: number;
+  /**
+   * `max_step_duration` (or its older name `step_duration`), else 60 s: what the default step warmup is
+   * a quarter of at most, and the floor of the default cap.
+   */
   readonly stepDurationMs: number;
+  /** `max_step_duration` as set; null: the default, computed per search (aggregate/capacity/step-length.ts). */
+  readonly maxStepDurationMs: number | null;
   /** `step_warmup`; null: the default (sections/capacity.ts stepWarmupMs). */
   readonly stepWarmupMs: number | null;
   readonly blockMs: number;

@@ -99,7 +99,9 @@ export async function runProfileInWorkers(options: RunProfileOptions, pool: Work
     };
     apply = eventApplier(collector, profile, pool.count, options, stop.check);
     for (const thread of threads) thread.send({ type: 'go' });
-    const ticker = startMergedTicker(options, collector, threads, sent, stop);
+    const scenarios = scenarioStarts(options, sent);
+    scenarios.starting(sent.scenarios[0]?.name);
+    const ticker = startMergedTicker(options, collector, threads, sent, stop, scenarios.starting);
     const ends = await Promise.all(threads.map((thread) => thread.finished)).finally(() => ticker.stop());
     const result = collector.finish(clock.nowUs());
     const harness = workersHealth(threads, ends);
@@ -173,6 +175,28 @@ function eventApplier(
   };
 }
 
+/**
+ * `onScenarioStart` of a run in workers, once per scenario: the first at `go` (the workers start
+ * together, and a capacity step's monitor starts its blocks then), the next ones when a worker's status
+ * first names them (within a status period, a second).
+ */
+function scenarioStarts(options: RunProfileOptions, sent: ResolvedProfile) {
+  const started = new Set<string>();
+  return {
+    starting: (name: string | undefined): void => {
+      const scenario = sent.scenarios.find((s) => s.name === name);
+      if (scenario === undefined || started.has(scenario.name)) return;
+      started.add(scenario.name);
+      const groups = sent.groups.filter((group) => group.scenario === scenario.name);
+      try {
+        options.env.events?.onScenarioStart?.(scenario, groups);
+      } catch {
+        // A sink never stops the run (run-events.ts).
+      }
+    },
+  };
+}
+
 /** The progress ticks of the merged run: the coordinator's collector, the scenario the workers are in. */
 function startMergedTicker(
   options: RunProfileOptions,
@@ -180,6 +204,7 @@ function startMergedTicker(
   threads: readonly WorkerThreadHandle[],
   sent: ResolvedProfile,
   stop: EarlyStopping,
+  scenarioStarting: (name: string | undefined) => void,
 ): { stop(): void } {
   const plannedMs = plannedDurationMs(sent.scenarios);
   const plannedRequests = plannedRequestCount(sent);
@@ -192,9 +217,10 @@ function startMergedTicker(
         for (const thread of threads) thread.send({ type: 'interrupt' });
       }
     }
+    const statuses = threads.flatMap((thread) => (thread.status === null ? [] : [thread.status]));
+    for (const status of statuses) scenarioStarting(status.scenario);
     const sink = events?.onTick;
     if (!sink) return;
-    const statuses = threads.flatMap((thread) => (thread.status === null ? [] : [thread.status]));
     try {
       sink({
         snapshot: collector.progress(clock.nowUs()),

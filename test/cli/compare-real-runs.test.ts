@@ -1,7 +1,7 @@
 /**
- * `inferbench compare` on real runs against the embedded emulator (a real child process, real sockets):
+ * `inferbench compare` on real runs against emulators in this process (one fresh per run, real sockets):
  * two runs of the same profile pass (exit 0), and a run against a deliberately slower emulator config
- * (target.emulator_config) fails with exit 99 naming the metric. Tolerances are wide because eight
+ * fails with exit 99 naming the metric. Tolerances are wide because eight
  * processes share this machine: the slow config is ~10x slower, far beyond any scheduling noise.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,8 +10,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { XMLParser } from 'fast-xml-parser';
 import { runCliInProcess } from '../helpers/cli.js';
+import { useInProcessEmulators } from '../helpers/in-process-emulator.js';
 
 let dir: string;
+const emulators = useInProcessEmulators();
 
 const PROFILE = `name: compare-real
 scenarios:
@@ -48,11 +50,13 @@ const TAILS_OFF = ['ttft_ms.p99', 'itl_ms.p50', 'itl_ms.p99', 'tpot_ms.p99', 'e2
   `${m}=off`,
 ]);
 
-async function run(out: string, ...extra: string[]): Promise<string> {
-  const result = await runCliInProcess(
-    ['run', join(dir, 'profile.yaml'), '--out', join(dir, out), '--quiet', ...extra],
-    { cwd: dir },
-  );
+/** A run of the profile against a fresh emulator, with the built-in catalog or the config given. */
+async function run(out: string, configPath?: string): Promise<string> {
+  const target = await emulators.start(configPath === undefined ? {} : { configPath });
+  const result = await runCliInProcess(['run', join(dir, 'profile.yaml'), '--out', join(dir, out), '--quiet'], {
+    cwd: dir,
+    target,
+  });
   expect(result.code, result.stderr).toBe(0);
   return join(dir, out);
 }
@@ -61,7 +65,7 @@ describe('compare on real runs', () => {
   it('passes two runs of one profile and fails a run against a slower emulator, naming the metric', async () => {
     const baseline = await run('baseline');
     const again = await run('again');
-    const slow = await run('slow', '--set', `target.emulator_config=${join(dir, 'slow.yaml')}`);
+    const slow = await run('slow', join(dir, 'slow.yaml'));
 
     const same = await runCliInProcess(['compare', baseline, again, ...TAILS_OFF]);
     expect(same.code, same.stdout + same.stderr).toBe(0);

@@ -50,7 +50,19 @@ const COMMANDS = {
   },
   validate: { flags: ['set', 'json'], positionals: 1 },
   capacity: {
-    flags: ['base-url', 'api-key-env', 'out', 'quiet', 'json', 'steps', 'reevaluate', 'confirm', 'max-cost', 'slo'],
+    flags: [
+      'base-url',
+      'api-key-env',
+      'out',
+      'quiet',
+      'json',
+      'steps',
+      'reevaluate',
+      'confirm',
+      'max-cost',
+      'workers',
+      'slo',
+    ],
     positionals: 1,
   },
   k8s: {

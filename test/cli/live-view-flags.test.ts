@@ -8,9 +8,11 @@ import { freePort } from '../helpers/free-port.js';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCliInProcess } from '../helpers/cli.js';
+import { useInProcessEmulators } from '../helpers/in-process-emulator.js';
 import { useRunFolder } from '../helpers/run-folder.js';
 
 const folder = useRunFolder('inferbench-live-flags-');
+const emulators = useInProcessEmulators();
 
 const SHORT = `
 name: live-flags
@@ -78,7 +80,7 @@ describe('inferbench run: the live views flags', () => {
     const port = await freePort();
     const result = await runCliInProcess(
       ['run', profile, '--repeat', '2', '--metrics-port', String(port), '--out', join(folder.dir, 'repeat')],
-      { cwd: folder.dir },
+      { cwd: folder.dir, target: await emulators.start() },
     );
     expect(result.stderr).not.toMatch(/EADDRINUSE/);
     expect(result.code).toBe(0);

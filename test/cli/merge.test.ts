@@ -1,5 +1,5 @@
 /**
- * `inferbench merge` on real runs against the embedded emulator (a real child process, real sockets):
+ * `inferbench merge` on real runs against emulators in this process (real sockets, one fresh per run):
  * two runs of one profile merge into one run folder whose counts and histogram totals are the sums of
  * the two; runs of different profiles are refused (exit 2) unless --force; duplicate shard indexes are
  * refused; a threshold that fails on the merged result exits 99; two --shard runs with labels and answer
@@ -13,9 +13,11 @@ import type { GroupSummary, MetricName, RunSummary } from '../../src/metrics/run
 import { parseCsvRecords } from '../../src/report/compare/parse-csv.js';
 import { REQUEST_COLUMNS } from '../../src/report/requests-csv.js';
 import { runCliInProcess } from '../helpers/cli.js';
+import { useInProcessEmulators } from '../helpers/in-process-emulator.js';
 import { readSummary, useRunFolder } from '../helpers/run-folder.js';
 
 const folder = useRunFolder('inferbench-merge-');
+const emulators = useInProcessEmulators();
 
 const profile = (name: string, seed: number, thresholds = ''): string => `name: ${name}
 scenarios:
@@ -31,6 +33,7 @@ ${thresholds}`;
 async function run(profilePath: string, out: string, expectedCode = 0): Promise<string> {
   const result = await runCliInProcess(['run', profilePath, '--out', join(folder.dir, out), '--quiet'], {
     cwd: folder.dir,
+    target: await emulators.start(),
   });
   expect(result.code, result.stderr).toBe(expectedCode);
   return join(folder.dir, out);
@@ -154,7 +157,10 @@ scenarios:
     const path = folder.writeProfile('merge-labels', text);
     const runWith = async (out: string, extra: string[]): Promise<string> => {
       const dir = join(folder.dir, out);
-      const result = await runCliInProcess(['run', path, '--out', dir, '--quiet', ...extra], { cwd: folder.dir });
+      const result = await runCliInProcess(['run', path, '--out', dir, '--quiet', ...extra], {
+        cwd: folder.dir,
+        target: await emulators.start(),
+      });
       expect(result.code, result.stderr).toBe(0);
       return dir;
     };

@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtinCatalog, builtinEndpoints } from '../../src/emulator/catalog/builtin-catalog.js';
 import { runCliInProcess } from '../helpers/cli.js';
-import { startEmulatorProcess, type EmulatorProcess } from '../helpers/emulator-process.js';
+import { createEmulator, type Emulator } from '../../src/emulator/emulator.js';
 import { readSummary, useRunFolder } from '../helpers/run-folder.js';
 import { startVllmLikeServer, VLLM_MODEL, type VllmLikeServer } from '../helpers/vllm-like-server.js';
 
@@ -39,13 +39,13 @@ ${Object.entries(scenarios)
 
 const groupKeys = (out: string): string[] => readSummary(out).groups.map((group) => group.key);
 
-/** A real emulator process with a management key and an org of its own, shared by the tests below. */
-let emulator: EmulatorProcess;
+/** An emulator (in this process) with a management key and an org of its own, shared by the tests below. */
+let emulator: Emulator;
 beforeAll(async () => {
-  emulator = await startEmulatorProcess(['--management-key', MANAGEMENT_KEY, '--org', 'acme']);
+  emulator = await createEmulator({ managementKeys: [MANAGEMENT_KEY], org: 'acme' });
 });
 afterAll(async () => {
-  await emulator.stop();
+  await emulator.close();
 });
 
 describe('selectors against the embedded emulator', () => {

@@ -3,6 +3,7 @@
  * (the shipped profiles and schema inside it, a real run against the embedded emulator, the completion
  * script). The tarball is packed from the dist/ that `npm test` built (its pretest), without running the
  * build again; the install reads the npm cache that `npm ci` filled (--prefer-offline).
+ * @module-tag tool
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';

@@ -1,12 +1,14 @@
-/** `inferbench run --repeat N` against the embedded emulator: N run folders and repeat-summary.json. */
+/** `inferbench run --repeat N` against an emulator in this process: N run folders and repeat-summary.json. */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCliInProcess } from '../helpers/cli.js';
+import { useInProcessEmulators } from '../helpers/in-process-emulator.js';
 import type { RepeatSummary } from '../../src/report/repeat-summary.js';
 
 let dir: string;
+const emulators = useInProcessEmulators();
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'inferbench-repeat-'));
   writeFileSync(
@@ -27,7 +29,10 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe('run --repeat', () => {
   it('writes N runs and their aggregate, and prints the table', async () => {
     const out = join(dir, 'rep');
-    const r = await runCliInProcess(['run', join(dir, 'tiny.yaml'), '--repeat', '3', '--out', out], { cwd: dir });
+    const r = await runCliInProcess(['run', join(dir, 'tiny.yaml'), '--repeat', '3', '--out', out], {
+      cwd: dir,
+      target: await emulators.start(),
+    });
     expect(r.code, r.stderr).toBe(0);
     for (const i of [1, 2, 3]) expect(existsSync(join(out, `repeat-${i}`, 'summary.json'))).toBe(true);
     const agg = JSON.parse(readFileSync(join(out, 'repeat-summary.json'), 'utf8')) as RepeatSummary;

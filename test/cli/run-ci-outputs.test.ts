@@ -1,8 +1,8 @@
 /**
  * `run --junit FILE --markdown FILE` and $GITHUB_STEP_SUMMARY: a threshold failure shows up in CI as a failed
  * testcase of its group, and the markdown carries the verdict, every group and every threshold. One real run
- * against the embedded emulator, with one threshold made to fail; and `run --repeat 2` with both: one JUnit
- * file with a testcase per repeat and threshold, and one step summary with every repeat in one table.
+ * against an emulator in this process, with one threshold made to fail; and `run --repeat 2` with both: one
+ * JUnit file with a testcase per repeat and threshold, and one step summary with every repeat in one table.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,9 +10,11 @@ import { XMLParser } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
 import type { RunSummary } from '../../src/metrics/run-summary.js';
 import { runCliInProcess } from '../helpers/cli.js';
+import { useInProcessEmulators } from '../helpers/in-process-emulator.js';
 import { readSummary, useRunFolder } from '../helpers/run-folder.js';
 
 const folder = useRunFolder('inferbench-run-ci-');
+const emulators = useInProcessEmulators();
 
 interface JunitCase {
   '@name': string;
@@ -46,7 +48,7 @@ thresholds:
     const dir = join(folder.dir, 'out');
     const result = await runCliInProcess(
       ['run', path, '--out', dir, '--junit', 'ci/junit.xml', '--markdown', 'ci/summary.md', '--quiet'],
-      { cwd: folder.dir, env: { GITHUB_STEP_SUMMARY: stepSummary } },
+      { cwd: folder.dir, env: { GITHUB_STEP_SUMMARY: stepSummary }, target: await emulators.start() },
     );
     expect(result.code, result.stderr).toBe(99);
     const summary = readSummary(dir) as RunSummary;
@@ -98,7 +100,7 @@ thresholds:
     const dir = join(folder.dir, 'repeat-out');
     const result = await runCliInProcess(
       ['run', path, '--repeat', '2', '--out', dir, '--junit', 'ci/repeat.xml', '--markdown', 'ci/repeat.md', '--quiet'],
-      { cwd: folder.dir, env: { GITHUB_STEP_SUMMARY: stepSummary } },
+      { cwd: folder.dir, env: { GITHUB_STEP_SUMMARY: stepSummary }, target: await emulators.start() },
     );
     expect(result.code, result.stderr).toBe(99);
     const runs = [1, 2].map((i) => readSummary(join(dir, `repeat-${i}`)) as RunSummary);

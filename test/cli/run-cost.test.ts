@@ -1,8 +1,8 @@
 /**
  * What a run costs, and the --max-cost budget, end to end on real sockets: a purpose-built server on
  * 127.0.0.1 with a known usage per answer (12 prompt, 3 completion tokens) and, when asked, a public
- * catalog with prices, so every cost is hand-computable and exact; the embedded emulator, whose catalog
- * has prices; the profile's pricing over the catalog's; a --max-cost below the estimate refused before
+ * catalog with prices, so every cost is hand-computable and exact; the emulator (in this process), whose
+ * catalog has prices; the profile's pricing over the catalog's; a --max-cost below the estimate refused before
  * anything is sent (exit 4); a run whose spend reaches --max-cost stopped early with its files written.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -10,10 +10,12 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseCsvRecords } from '../../src/report/compare/parse-csv.js';
 import { runCliInProcess } from '../helpers/cli.js';
+import { useInProcessEmulators } from '../helpers/in-process-emulator.js';
 import { chunk, playScript, sendJson, sseData, startTestServer, type TestServer } from '../helpers/fault-servers.js';
 import { readSummary, useRunFolder } from '../helpers/run-folder.js';
 
 const folder = useRunFolder('inferbench-cost-');
+const emulators = useInProcessEmulators();
 
 const MODELS = { object: 'list', data: [{ id: 'test-model', object: 'model', created: 0, owned_by: 't' }] };
 const CATALOG = {
@@ -112,7 +114,7 @@ describe('the cost of a run', () => {
     expect(summary.groups[0]!.cost).toBeUndefined();
   });
 
-  it('prices a run against the embedded emulator from its catalog: tokens x prices, exactly', {
+  it('prices a run against the emulator from its catalog: tokens x prices, exactly', {
     timeout: 60_000,
   }, async () => {
     const path = folder.writeProfile(
@@ -128,7 +130,10 @@ scenarios:
 `,
     );
     const out = join(folder.dir, 'emulator');
-    const result = await runCliInProcess(['run', path, '--out', out], { cwd: folder.dir });
+    const result = await runCliInProcess(['run', path, '--out', out], {
+      cwd: folder.dir,
+      target: await emulators.start(),
+    });
     expect(result.code, result.stderr).toBe(0);
     const cost = readSummary(out).groups[0]!.cost!;
     expect(cost.source).toBe('catalog');

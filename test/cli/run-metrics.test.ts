@@ -1,5 +1,5 @@
 /**
- * `inferbench run --metrics-port` in-process against the embedded emulator, over real sockets: /metrics
+ * `inferbench run --metrics-port` in-process against an emulator in this process, over real sockets: /metrics
  * scraped while the run goes and after it, its final values equal to summary.json's, the wait for a last
  * scrape after the run (and its limit), the profile's `live:` block, and a taken port refused (exit 2)
  * before any request is sent.
@@ -10,11 +10,13 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
 import type { CliContext } from '../../src/cli/context.js';
-import { MemoryStream, runCliInProcess } from '../helpers/cli.js';
+import { MemoryStream, runCliInProcess, withTarget } from '../helpers/cli.js';
+import { type RunTarget, useInProcessEmulators } from '../helpers/in-process-emulator.js';
 import { parsePromText, promSamples, promSum, type PromSample } from '../helpers/prometheus-text.js';
 import { readSummary, useRunFolder } from '../helpers/run-folder.js';
 
 const folder = useRunFolder('inferbench-run-metrics-');
+const emulators = useInProcessEmulators();
 
 const OPEN_LOOP = `
 name: live-metrics
@@ -29,12 +31,13 @@ scenarios:
 `;
 
 /** Runs the CLI in-process and scrapes /metrics every 150 ms from when its URL is printed until it closes. */
-async function runScraping(argv: string[]) {
+async function runScraping(args: string[], target: RunTarget) {
+  const { argv, env } = withTarget(args, { PATH: process.env.PATH }, target);
   const stderr = new MemoryStream();
   const ctx: CliContext = {
     stdout: new MemoryStream(),
     stderr,
-    env: { PATH: process.env.PATH },
+    env,
     cwd: folder.dir,
     interrupt: new AbortController().signal,
     exitCode: 0,
@@ -67,7 +70,10 @@ describe('inferbench run --metrics-port', () => {
   it('serves /metrics during the run and, after it, the values summary.json has', async () => {
     const out = join(folder.dir, 'scraped');
     const profile = folder.writeProfile('open-loop', OPEN_LOOP);
-    const result = await runScraping(['run', profile, '--out', out, '--metrics-port', '0', '--quiet']);
+    const result = await runScraping(
+      ['run', profile, '--out', out, '--metrics-port', '0', '--quiet'],
+      await emulators.start(),
+    );
     expect(result.code).toBe(0);
     expect(result.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
     expect(result.scrapes[0]?.type).toBe('text/plain; version=0.0.4; charset=utf-8');
@@ -110,7 +116,7 @@ describe('inferbench run --metrics-port', () => {
   }, 30_000);
 
   it('equals summary.json with --workers, sessions, retries, faults, 429s and warmup', async () => {
-    folder.writeProfile(
+    const config = folder.writeProfile(
       'faulty-emulator',
       `models:
   - id: small-fast-8b
@@ -123,7 +129,6 @@ describe('inferbench run --metrics-port', () => {
     const profile = folder.writeProfile(
       'faulty',
       `name: faulty
-target: { emulator_config: faulty-emulator.yaml }
 scenarios:
   - name: chat
     models: [small-fast-8b, tight-8b]
@@ -138,16 +143,21 @@ live: { metrics_linger: 20s }
 `,
     );
     const out = join(folder.dir, 'faulty-run');
+    const { argv, env } = withTarget(
+      ['run', profile, '--out', out, '--metrics-port', '0', '--workers', '2', '--quiet'],
+      { PATH: process.env.PATH },
+      await emulators.start({ configPath: config }),
+    );
     const stderr = new MemoryStream();
     const ctx: CliContext = {
       stdout: new MemoryStream(),
       stderr,
-      env: { PATH: process.env.PATH },
+      env,
       cwd: folder.dir,
       interrupt: new AbortController().signal,
       exitCode: 0,
     };
-    const run = runCli(['run', profile, '--out', out, '--metrics-port', '0', '--workers', '2', '--quiet'], ctx);
+    const run = runCli(argv, ctx);
     // The one scrape after the run's end, which ends its linger.
     let url: string | undefined;
     while (url === undefined) {
@@ -191,6 +201,7 @@ live: { metrics_linger: 20s }
     const started = performance.now();
     const result = await runCliInProcess(['run', profile, '--out', join(folder.dir, 'linger'), '--quiet'], {
       cwd: folder.dir,
+      target: await emulators.start(),
     });
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/inferbench: metrics: http:\/\/127\.0\.0\.1:\d+\/metrics \(Prometheus\)/);
@@ -205,6 +216,7 @@ live: { metrics_linger: 20s }
     );
     const result = await runCliInProcess(['run', profile, '--out', join(folder.dir, 'no-linger'), '--quiet'], {
       cwd: folder.dir,
+      target: await emulators.start(),
     });
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/metrics: http:/);

@@ -9,6 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCliInProcess } from '../helpers/cli.js';
+import { useInProcessEmulators } from '../helpers/in-process-emulator.js';
 import {
   chunk,
   playScript,
@@ -21,6 +22,7 @@ import {
 import { readSummary, useRunFolder } from '../helpers/run-folder.js';
 
 const folder = useRunFolder('inferbench-stop-early-');
+const emulators = useInProcessEmulators();
 
 const MODELS = { object: 'list', data: [{ id: 'test-model', object: 'model', created: 0, owned_by: 't' }] };
 
@@ -182,7 +184,7 @@ describe('inferbench run --workers stops early', () => {
 });
 
 describe('inferbench run that breaches nothing', () => {
-  it('runs to its end against the embedded emulator: exit 0, complete, stopped null', { timeout: 90_000 }, async () => {
+  it('runs to its end against the emulator: exit 0, complete, stopped null', { timeout: 90_000 }, async () => {
     const path = folder.writeProfile(
       'calm',
       `name: calm
@@ -200,8 +202,9 @@ thresholds:
 `,
     );
     const out = join(folder.dir, 'calm');
+    const target = await emulators.start();
     const started = performance.now();
-    const result = await runCliInProcess(['run', path, '--out', out], { cwd: folder.dir });
+    const result = await runCliInProcess(['run', path, '--out', out], { cwd: folder.dir, target });
     expect(result.code, result.stderr).toBe(0);
     expect(performance.now() - started).toBeGreaterThanOrEqual(3000);
     const summary = readSummary(out);

@@ -1,6 +1,6 @@
 /**
- * `inferbench run` end to end, in-process, against the embedded emulator (a real child process) and
- * real sockets: the files of a run and their counts, exit codes (2 bad profile, 3 unreachable, 99
+ * `inferbench run` end to end, in-process, against the embedded emulator (a real child process; the first
+ * test) or an emulator in this process (the others), on real sockets: the files of a run and their counts, exit codes (2 bad profile, 3 unreachable, 99
  * threshold, 130 interrupted), --json / --quiet, and that the API key never leaks.
  */
 import { readFileSync, readdirSync, existsSync } from 'node:fs';
@@ -8,10 +8,12 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCliInProcess } from '../helpers/cli.js';
+import { useInProcessEmulators } from '../helpers/in-process-emulator.js';
 import { readSummary, useRunFolder } from '../helpers/run-folder.js';
 import type { RunSummary } from '../../src/metrics/run-summary.js';
 
 const folder = useRunFolder('inferbench-run-');
+const emulators = useInProcessEmulators();
 const { writeProfile } = folder;
 
 /** requests.csv parsed naively (the test rows contain no quoted commas in the columns read here). */
@@ -90,7 +92,7 @@ describe('inferbench run against the embedded emulator', () => {
   it('--json prints summary.json and nothing else on stdout; default out folder is reports/<run-id>', async () => {
     const result = await runCliInProcess(
       ['run', writeProfile('json', SHORT.replace('name: short', 'name: json-run')), '--json'],
-      { cwd: folder.dir },
+      { cwd: folder.dir, target: await emulators.start() },
     );
     expect(result.code).toBe(0);
     const summary = JSON.parse(result.stdout) as RunSummary;
@@ -112,7 +114,7 @@ describe('inferbench run against the embedded emulator', () => {
         out,
         '--quiet',
       ],
-      { cwd: folder.dir },
+      { cwd: folder.dir, target: await emulators.start() },
     );
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe(`report: ${out}\n`);
@@ -124,7 +126,10 @@ describe('inferbench run against the embedded emulator', () => {
   it('exits 99 and names the threshold that failed', async () => {
     const profile = writeProfile('threshold', `${SHORT}\nthresholds: ["ttft_ms.p50 < 0.001", "error_rate < 0.5"]\n`);
     const out = join(folder.dir, 'threshold');
-    const result = await runCliInProcess(['run', profile, '--out', out], { cwd: folder.dir });
+    const result = await runCliInProcess(['run', profile, '--out', out], {
+      cwd: folder.dir,
+      target: await emulators.start(),
+    });
     expect(result.code).toBe(99);
     expect(result.stderr).toContain('threshold failed: ttft_ms.p50 < 0.001');
     expect(result.stderr).not.toContain('threshold failed: error_rate');
@@ -149,6 +154,7 @@ describe('inferbench run against the embedded emulator', () => {
     const result = await runCliInProcess(['run', profile, '--out', out], {
       cwd: folder.dir,
       interrupt: interrupt.signal,
+      target: await emulators.start(),
     });
     clearInterval(poll);
     expect(result.code, result.stderr).toBe(130);

@@ -5,6 +5,7 @@
  * its charts and counters grow, that a page opened late gets the history so far, and that at the end it
  * shows the final summary with summary.json's numbers, says "ended" and does not reconnect. And a port
  * that is taken: exit 2 with a clear message, before anything is sent. Screenshots go to test-artifacts/.
+ * @module-tag browser
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';

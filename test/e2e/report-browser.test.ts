@@ -2,6 +2,7 @@
  * report.html in real headless Chromium via file://: no console errors, no network, every chart drawn,
  * key numbers present, hostile strings from the profile and the server shown as text and never run.
  * Screenshots go to test-artifacts/ (gitignored).
+ * @module-tag browser
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,9 +16,11 @@ import type { FixtureRun } from '../fixtures/make-run.js';
 import { writeHtmlReport } from '../../src/report/html/write-html-report.js';
 import { fmt } from '../../src/report/html/document-model.js';
 import { runCliInProcess } from '../helpers/cli.js';
+import { useInProcessEmulators } from '../helpers/in-process-emulator.js';
 import type { RunSummary } from '../../src/metrics/run-summary.js';
 
 const CHROMIUM = '/usr/bin/chromium';
+const emulators = useInProcessEmulators();
 const ARTIFACTS = resolve(import.meta.dirname, '..', '..', 'test-artifacts');
 /** Skipped on a developer machine without Chromium; in CI (CI=true, .ci/run installs it) a missing browser fails. */
 const hasChromium = existsSync(CHROMIUM) || process.env['CI'] === 'true';
@@ -203,7 +206,7 @@ describe.skipIf(!hasChromium)('report.html of a real run and compare.html in hea
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('a real run against the embedded emulator (2 models x 2 tiers) renders every chart', async () => {
+  it('a real run against the emulator (2 models x 2 tiers) renders every chart', async () => {
     const profile = join(dir, 'matrix.yaml');
     writeFileSync(
       profile,
@@ -219,7 +222,10 @@ scenarios:
 `,
     );
     const out = join(dir, 'run');
-    const result = await runCliInProcess(['run', profile, '--out', out, '--quiet'], { cwd: dir });
+    const result = await runCliInProcess(['run', profile, '--out', out, '--quiet'], {
+      cwd: dir,
+      target: await emulators.start(),
+    });
     expect(result.code, result.stderr).toBe(0);
     const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as RunSummary;
     expect(summary.groups).toHaveLength(4);

@@ -4,6 +4,7 @@
  * capacity line and its band, lists every step; a run without capacity has no such section. The
  * capacity summary is a known fixture (test/fixtures/capacity-summary.ts): no search runs here.
  * Screenshots go to test-artifacts/ (gitignored).
+ * @module-tag browser
  */
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

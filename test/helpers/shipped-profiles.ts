@@ -1,10 +1,11 @@
 /**
  * The profiles shipped in profiles/ (not the emulator configs beside them: files with a scenarios list),
- * and one of them run as a user would run it (`inferbench run`, in-process) against the embedded emulator,
- * shortened with --set wherever it has a duration (a scenario's, its stages', or the defaults'), checked to
- * pass its own thresholds. Two runs at a time (each with its own emulator on its own port, and its own
- * output folder): a run mostly waits on its emulator's simulated tokens, so two side by side take about
- * half the time. test/integration/runner/shipped-profiles*.test.ts split the list in halves, which vitest
+ * and one of them run as a user would run it (`inferbench run`, in-process) against the emulator (a fresh
+ * one in this process per run, with the profile's target.emulator_config if it names one, as the embedded
+ * one would have; the embedded child itself is run.test.ts's subject), shortened with --set wherever it has
+ * a duration (a scenario's, its stages', or the defaults'), checked to pass its own thresholds. Two runs at
+ * a time (each with its own emulator on its own port, and its own output folder): a run mostly waits on
+ * its emulator's simulated tokens, so two side by side take about half the time. test/integration/runner/shipped-profiles*.test.ts split the list in halves, which vitest
  * runs side by side too where it has more than one worker.
  */
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
@@ -14,10 +15,12 @@ import { afterAll, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { RunSummary } from '../../src/metrics/run-summary.js';
 import { runCliInProcess } from './cli.js';
+import { useInProcessEmulators } from './in-process-emulator.js';
 
 const PROFILES = resolve(import.meta.dirname, '..', '..', 'profiles');
 
 interface ShippedProfile {
+  target?: { emulator_config?: string };
   defaults?: { duration?: string };
   scenarios: { duration?: string; load?: { stages?: unknown } }[];
 }
@@ -64,13 +67,19 @@ export function testShippedProfiles(names: readonly string[]): void {
   const dir = mkdtempSync(join(tmpdir(), 'inferbench-shipped-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const turn = limiter(AT_ONCE);
+  const emulators = useInProcessEmulators();
   for (const name of names) {
-    const title = `${name} runs against the embedded emulator and passes its thresholds`;
+    const title = `${name} runs against the emulator and passes its thresholds`;
     it.concurrent(title, { timeout: 120_000 }, async () => {
       const out = join(dir, name.replace('.yaml', ''));
-      const sets = shortened(read(name) as ShippedProfile);
-      const result = await turn(() =>
-        runCliInProcess(['run', join(PROFILES, name), '--out', out, ...sets], { cwd: dir }),
+      const profile = read(name) as ShippedProfile;
+      const sets = shortened(profile);
+      const config = profile.target?.emulator_config;
+      const result = await turn(async () =>
+        runCliInProcess(['run', join(PROFILES, name), '--out', out, ...sets], {
+          cwd: dir,
+          target: await emulators.start(config === undefined ? {} : { configPath: resolve(PROFILES, config) }),
+        }),
       );
       expect(result.stderr).not.toMatch(/internal error|threshold failed/);
       expect(result.code, result.stderr).toBe(0);

@@ -5,10 +5,15 @@
  * bisect the bracket (geometric mean for rates, which are probed on a log scale; integer midpoint for
  * concurrency) until firstFail / lastPass - 1 <= resolution or maxSteps steps have run. Every load it asks
  * for lies strictly inside the current bracket, so no load repeats. An inconclusive step (the harness was
- * its own bottleneck, say) ends the search: a load that cannot be judged cannot be bisected around.
+ * its own bottleneck, say) ends the search: a load that cannot be judged cannot be bisected around. An
+ * undecided step (its tests ran to the step's cap without deciding: the load's share over the limit is
+ * near the allowed one) is no pass and no failure: it is a ceiling, the search goes on below it (down
+ * from it, or bisecting between the highest pass and it), so the search still ends with a pass below it
+ * (a lower bound) or a bracket.
  * Rates are rounded to 3 significant digits for readable reports, unless that would leave the bracket.
  */
 import { InferbenchError } from '../../errors.js';
+import { SEARCH_GROWTH } from './step-length.js';
 
 export interface SearchOptions {
   /** First load (from a calibration probe). */
@@ -25,9 +30,12 @@ export interface SearchOptions {
   readonly max: number;
   /** Geometric factor while probing, default 2. */
   readonly growth?: number;
+  /** Why `min` is where it is, appended to the end reason when a step fails (or is undecided) there. */
+  readonly minNote?: string;
 }
 
-export type StepOutcome = 'pass' | 'fail' | 'inconclusive';
+/** `undecided`: the step's tests ran to its cap without deciding; `inconclusive`: it could not be judged. */
+export type StepOutcome = 'pass' | 'fail' | 'undecided' | 'inconclusive';
 
 export interface SearchStep {
   readonly load: number;
@@ -41,6 +49,8 @@ export class CapacitySearch {
   readonly #history: SearchStep[] = [];
   #lastPass: number | null = null;
   #firstFail: number | null = null;
+  /** The lowest undecided load above the highest pass. */
+  #ceiling: number | null = null;
   #plan: Plan;
 
   constructor(options: SearchOptions) {
@@ -65,6 +75,8 @@ export class CapacitySearch {
     // The lowest failure above the highest pass brackets the capacity (a lower failure would be noise).
     const fails = this.#history.filter((step) => step.outcome === 'fail' && step.load > (this.#lastPass ?? 0));
     this.#firstFail = fails.length === 0 ? null : Math.min(...fails.map((step) => step.load));
+    const undecided = this.#history.filter((s) => s.outcome === 'undecided' && s.load > (this.#lastPass ?? 0));
+    this.#ceiling = undecided.length === 0 ? null : Math.min(...undecided.map((step) => step.load));
     if ('end' in this.#plan) return;
     this.#plan = this.#planNext();
   }
@@ -88,19 +100,25 @@ export class CapacitySearch {
   }
 
   #planNext(): Plan {
-    const { growth, min, max, maxSteps, integer, resolution } = this.#options;
+    const { growth, min, max, maxSteps, integer, resolution, minNote } = this.#options;
     const pass = this.#lastPass;
-    const fail = this.#firstFail;
+    // The lowest load above the highest pass that did not pass: a failure, or an undecided step.
+    const ceiling = this.#ceiling !== null && (this.#firstFail ?? Number.POSITIVE_INFINITY) > this.#ceiling;
+    const fail = ceiling ? this.#ceiling : this.#firstFail;
+    const what = ceiling ? 'undecided' : 'fails';
+    const note = minNote ? ` (${minNote})` : '';
     let load: number;
     if (fail === null) {
       if ((pass as number) >= max) return { end: 'passes at the maximum load' };
       load = Math.min(max, this.#round((pass as number) * growth, pass as number, Number.POSITIVE_INFINITY));
     } else if (pass === null) {
-      if (fail <= min) return { end: 'fails at the minimum load' };
+      if (fail <= min) return { end: `${what} at the minimum load${note}` };
       load = Math.max(min, this.#round(fail / growth, 0, fail));
     } else {
-      if (fail / pass - 1 <= resolution) return { end: `resolved to ${formatPercent(resolution)}` };
-      if (integer && fail - pass <= 1) return { end: `resolved to whole numbers (${pass} passes, ${fail} fails)` };
+      const undecided = ceiling ? ` (undecided at ${fail})` : '';
+      if (fail / pass - 1 <= resolution) return { end: `resolved to ${formatPercent(resolution)}${undecided}` };
+      if (integer && fail - pass <= 1)
+        return { end: `resolved to whole numbers (${pass} passes, ${fail} ${ceiling ? 'undecided' : 'fails'})` };
       const middle = integer ? Math.floor((pass + fail) / 2) : Math.sqrt(pass * fail);
       load = this.#round(middle, pass, fail);
     }
@@ -125,7 +143,7 @@ export class CapacitySearch {
 }
 
 function validate(options: SearchOptions): Required<SearchOptions> {
-  const { growth = 2 } = options;
+  const { growth = SEARCH_GROWTH, minNote = '' } = options;
   const { start, min, max, resolution, maxSteps } = options;
   const problems: string[] = [];
   if (!(min > 0)) problems.push(`min must be > 0, got ${min}`);
@@ -139,7 +157,7 @@ function validate(options: SearchOptions): Required<SearchOptions> {
   const integer = options.integer;
   // Concurrency is whole: the bounds become the whole numbers inside them.
   const bounds = integer ? { min: Math.max(1, Math.ceil(min)), max: Math.max(1, Math.floor(max)) } : { min, max };
-  return { start, integer, resolution, maxSteps, growth, ...bounds };
+  return { start, integer, resolution, maxSteps, growth, minNote, ...bounds };
 }
 
 function formatPercent(fraction: number): string {

@@ -32,6 +32,8 @@ import { announceConnection, loadProfileArgument, openTarget, type TargetArgs } 
 import { type MaxCostStop, parseMaxCost, prepareCostGuard, withinBudget } from '../cost-guard.js';
 import { formatUsd } from '../../report/summary-table.js';
 import { inferbenchVersion } from '../version.js';
+import { monotonicAnchorMs } from '../thread-clock.js';
+import { bottleneckRemedy, parseWorkers, workerThreadScript } from '../worker-count.js';
 import type { CommandRegistration } from './command.js';
 
 export const CAPACITY_STEPS_JSON = 'capacity-steps.json';
@@ -46,6 +48,7 @@ interface CapacityArgs extends TargetArgs {
   slo?: string | string[];
   confirm?: string;
   'max-cost'?: string;
+  workers?: string;
 }
 
 export const capacityCommand: CommandRegistration = (parser, ctx) =>
@@ -75,6 +78,11 @@ export const capacityCommand: CommandRegistration = (parser, ctx) =>
           type: 'string',
           describe: 'Confirm the capacities of this earlier capacity run folder: one step on each side of each',
         })
+        .option('workers', {
+          type: 'string',
+          describe:
+            "Send every step's load from N worker threads (or auto: one per core, leaving one on machines with more than two), for loads one thread cannot send on time",
+        })
         .option('max-cost', {
           type: 'string',
           describe:
@@ -96,6 +104,7 @@ async function runCapacityCommand(args: CapacityArgs, ctx: CliContext): Promise<
       hint: 'e.g. inferbench capacity profiles/capacity.yaml',
     });
   const maxCostUsd = parseMaxCost(args['max-cost']);
+  const workers = args.workers === undefined ? 1 : parseWorkers(args.workers);
   const loaded = loadProfileArgument(args, ctx);
   const objectives = capacityObjectives(loaded.capacity.slo, 'capacity.slo (or slo)');
   const previous = args.confirm === undefined ? new Map<string, number>() : await previousCapacities(args.confirm, ctx);
@@ -105,7 +114,10 @@ async function runCapacityCommand(args: CapacityArgs, ctx: CliContext): Promise<
   const profile = session.profile;
   const quiet = args.quiet || args.json;
   try {
-    if (!quiet) ctx.stderr.write(`inferbench: capacity of ${profile.name} against ${session.description}\n`);
+    if (!quiet)
+      ctx.stderr.write(
+        `inferbench: capacity of ${profile.name}${workers > 1 ? ` in ${workers} worker threads` : ''} against ${session.description}\n`,
+      );
     announceConnection(ctx, session, quiet);
     const cost = await prepareCostGuard({ profile, session, ctx, maxCostUsd, quiet: args.quiet, kind: 'capacity' });
     if (cost === null) return EXIT.budget;
@@ -127,6 +139,8 @@ async function runCapacityCommand(args: CapacityArgs, ctx: CliContext): Promise<
           profile,
           spec: profile.capacity,
           objectives,
+          workers:
+            workers > 1 ? { count: workers, script: workerThreadScript(), clockAnchorMs: monotonicAnchorMs() } : null,
         },
         quiet ? {} : progressEvents(ctx),
         previous,
@@ -149,6 +163,7 @@ async function runCapacityCommand(args: CapacityArgs, ctx: CliContext): Promise<
       complete: !search.aborted,
       interrupted: ctx.interrupt.aborted,
       tokenizer: tokenizer.name,
+      workers,
       ...(search.stopped === null ? {} : { stopped: search.stopped }),
     });
     const identity = {
@@ -168,6 +183,8 @@ async function runCapacityCommand(args: CapacityArgs, ctx: CliContext): Promise<
     const { problems } = await writeRunFiles(runDir, { summary: runSummary, timeSeries: [] });
     await writeCapacityCsv(runDir, summary);
     for (const problem of problems) ctx.stderr.write(`inferbench: warning: ${problem}\n`);
+    // A step the harness spoiled is run again, and ends the search if it stays spoiled: say what helps.
+    if (runSummary.harness.client_bottleneck) ctx.stderr.write(`inferbench: warning: ${bottleneckRemedy(workers)}\n`);
     return finish(summary, runDir, args, ctx, search.stopped);
   } finally {
     await session.stop();
@@ -177,9 +194,9 @@ async function runCapacityCommand(args: CapacityArgs, ctx: CliContext): Promise<
 /** Every step as it is decided, on stderr: the search is long and its decisions are the point. */
 function progressEvents(ctx: CliContext) {
   return {
-    onGroupStart: (unit: string, mode: string, start: number) =>
+    onGroupStart: (unit: string, mode: string, start: number, limits: { capMs: number; raised: string | null }) =>
       ctx.stderr.write(
-        `capacity: ${unit}: searching ${mode === 'rate' ? 'the arrival rate' : 'the streams'} from ${start}\n`,
+        `capacity: ${unit}: searching ${mode === 'rate' ? 'the arrival rate' : 'the streams'} from ${start}, steps of at most ${limits.capMs / 1000} s${limits.raised === null ? '' : ` (start raised: ${limits.raised})`}\n`,
       ),
     onStep: (unit: string, step: { step: number; load: number; outcome: string; reason: string; durationMs: number }) =>
       ctx.stderr.write(
@@ -285,6 +302,7 @@ async function reevaluate(args: CapacityArgs, ctx: CliContext): Promise<number> 
     resolution: settings.resolution,
     maxSteps: settings.max_steps,
     stepDurationMs: settings.step_duration_ms,
+    maxStepDurationMs: settings.max_step_duration_ms ?? null,
     stepWarmupMs: settings.step_warmup_ms ?? null,
     start: null,
     maxLoad: Number.POSITIVE_INFINITY,

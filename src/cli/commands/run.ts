@@ -27,7 +27,7 @@ import { parseMaxCost, prepareCostGuard } from '../cost-guard.js';
 import { EXIT } from '../exit-codes.js';
 import { inferbenchVersion } from '../version.js';
 import { monotonicAnchorMs } from '../thread-clock.js';
-import { parseWorkers, workerThreadScript } from '../worker-count.js';
+import { bottleneckRemedy, parseWorkers, workerThreadScript } from '../worker-count.js';
 import { checkLiveViewFlags, DEFAULT_DASHBOARD_PORT, refuseAnyPortWithRepeat, startLiveViews } from '../live-views.js';
 import { combineRunEvents, type LiveView } from '../live-view.js';
 import type { CommandRegistration } from './command.js';
@@ -250,6 +250,8 @@ function printOutcome(outcome: RunOutcome, args: RunArgs, ctx: CliContext): numb
     if (summary.thresholds.length > 0) ctx.stdout.write(`\nthresholds:\n${formatThresholds(summary.thresholds)}`);
   }
   for (const warning of summary.harness.warnings) ctx.stderr.write(`inferbench: warning: ${warning}\n`);
+  if (summary.harness.client_bottleneck)
+    ctx.stderr.write(`inferbench: warning: ${bottleneckRemedy(summary.workers ?? 1)}\n`);
   for (const problem of outcome.problems) ctx.stderr.write(`inferbench: warning: ${problem}\n`);
   if (!args.json) ctx.stdout.write(`report: ${outcome.runDir}\n`);
   else ctx.stderr.write(`report: ${outcome.runDir}\n`);

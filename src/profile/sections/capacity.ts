@@ -53,8 +53,12 @@ export const capacitySchema = z
       .optional()
       .meta({ description: 'Stop bisecting when the bracket is this narrow (default 10%).' }),
     max_steps: z.number().int().min(2).max(50).optional().meta({ description: 'Most steps per group (default 12).' }),
+    max_step_duration: duration.optional().meta({
+      description:
+        "Longest a step runs while its tests are undecided (default: long enough that a p99 objective decides at half the search's start load, at least 60s); steps end at their decision, and a search never runs a load too low for its SLO's tests to decide within it.",
+    }),
     step_duration: duration.optional().meta({
-      description: 'Longest a step runs before it is INCONCLUSIVE (default 60s); clear outcomes end sooner.',
+      description: 'The older name of max_step_duration (not both).',
     }),
     step_warmup: z
       .union([
@@ -64,7 +68,7 @@ export const capacitySchema = z
       .optional()
       .meta({
         description:
-          "Start of every step sent and tested by nothing, so a queue the load builds shows before a decision (default: the scenario's warmup, else 5s, at most a quarter of step_duration).",
+          "Start of every step sent and tested by nothing, so a queue the load builds shows before a decision (default: the scenario's warmup, else 5s, at most a quarter of max_step_duration or of 60s).",
       }),
     block: duration.optional().meta({ description: 'Length of the blocks the sequential test reads (default 1s).' }),
     alpha: z
@@ -159,12 +163,14 @@ function durationMs(value: number | string | undefined, fallback: number): numbe
 /** `capacity:` with its defaults; `slo` falls back to the profile's top-level slo. */
 export function resolveCapacity(input: CapacityInput | undefined, slo: Readonly<Record<string, number>>): CapacitySpec {
   const spec = input ?? {};
+  const stated = spec.max_step_duration ?? spec.step_duration;
   return {
     slo: { ...(spec.slo ?? slo) },
     minCapacity: spec.min_capacity ?? null,
     resolution: fractionOf(spec.resolution, CAPACITY_DEFAULTS.resolution),
     maxSteps: spec.max_steps ?? CAPACITY_DEFAULTS.maxSteps,
-    stepDurationMs: durationMs(spec.step_duration, CAPACITY_DEFAULTS.stepDurationMs),
+    stepDurationMs: durationMs(stated, CAPACITY_DEFAULTS.stepDurationMs),
+    maxStepDurationMs: stated === undefined ? null : durationMs(stated, CAPACITY_DEFAULTS.stepDurationMs),
     stepWarmupMs: spec.step_warmup === undefined ? null : durationMs(spec.step_warmup, 0),
     blockMs: durationMs(spec.block, CAPACITY_DEFAULTS.blockMs),
     alpha: spec.alpha ?? CAPACITY_DEFAULTS.alpha,
@@ -191,24 +197,31 @@ function durationOf(value: unknown, fallback: number): number | null {
 
 /**
  * A step's untested start (its first block and `step_warmup`, in whole blocks) must leave at least one block
- * of the step for the tests to read; otherwise every step runs its whole `step_duration` and ends INCONCLUSIVE.
+ * of the step for the tests to read; otherwise every step runs its whole `max_step_duration` and ends
+ * INCONCLUSIVE. `step_duration` is the older name of `max_step_duration`: one of the two.
  */
 export function checkCapacity(capacity: unknown): ProfileIssue[] {
   if (typeof capacity !== 'object' || capacity === null) return [];
   const fields = capacity as Record<string, unknown>;
-  if (fields.step_warmup === undefined) return [];
+  const issues: ProfileIssue[] = [];
+  if (fields.max_step_duration !== undefined && fields.step_duration !== undefined)
+    issues.push({
+      path: ['capacity', 'step_duration'],
+      message: 'step_duration is the older name of max_step_duration: set one of them',
+    });
+  if (fields.step_warmup === undefined) return issues;
+  const key = fields.max_step_duration !== undefined ? 'max_step_duration' : 'step_duration';
   const warmupMs = durationOf(fields.step_warmup, 0);
-  const durationMs = durationOf(fields.step_duration, CAPACITY_DEFAULTS.stepDurationMs);
+  const durationMs = durationOf(fields.max_step_duration ?? fields.step_duration, CAPACITY_DEFAULTS.stepDurationMs);
   const blockMs = durationOf(fields.block, CAPACITY_DEFAULTS.blockMs);
-  if (warmupMs === null || durationMs === null || blockMs === null || blockMs <= 0) return [];
+  if (warmupMs === null || durationMs === null || blockMs === null || blockMs <= 0) return issues;
   const untested = stepRampBlocks(warmupMs, blockMs);
-  if (untested < Math.floor(durationMs / blockMs)) return [];
-  return [
-    {
-      path: ['capacity', 'step_warmup'],
-      message: `a step's untested start (step_warmup ${warmupMs / 1000} s and the first block: ${untested} blocks of ${blockMs / 1000} s) leaves no block of the step (step_duration ${durationMs / 1000} s) for the tests`,
-    },
-  ];
+  if (untested < Math.floor(durationMs / blockMs)) return issues;
+  issues.push({
+    path: ['capacity', 'step_warmup'],
+    message: `a step's untested start (step_warmup ${warmupMs / 1000} s and the first block: ${untested} blocks of ${blockMs / 1000} s) leaves no block of the step (${key} ${durationMs / 1000} s) for the tests`,
+  });
+  return issues;
 }
 
 // ---- validate
@@ -241,7 +254,7 @@ export function formatCapacityPlan(profile: ResolvedProfile): string {
   const slo = Object.entries(c.slo);
   const parts = [
     `slo ${slo.length === 0 ? 'none' : slo.map(([k, v]) => `${k} < ${v}`).join(', ')}`,
-    `steps of at most ${formatDurationMs(c.stepDurationMs)}, each starting with ${formatStepWarmups(profile)} untested`,
+    `steps of at most ${c.maxStepDurationMs === null ? `${formatDurationMs(c.stepDurationMs)} (longer when a p99 needs it at half the start load: max_step_duration not set)` : formatDurationMs(c.maxStepDurationMs)}, each starting with ${formatStepWarmups(profile)} untested`,
     `blocks of ${formatDurationMs(c.blockMs)}`,
     `resolution ${Math.round(c.resolution * 1000) / 10}%`,
     `at most ${c.maxSteps} steps`,

@@ -30,6 +30,7 @@ export function capacitySummary(
       resolution: spec.resolution,
       max_steps: spec.maxSteps,
       step_duration_ms: spec.stepDurationMs,
+      max_step_duration_ms: spec.maxStepDurationMs,
       step_warmup_ms: spec.stepWarmupMs,
       block_ms: spec.blockMs,
       alpha: spec.alpha,
@@ -68,6 +69,8 @@ function groupSummary(group: GroupCapacity, spec: CapacitySpec): CapacityGroupSu
     calibration:
       group.calibration === null ? null : { e2e_ms: group.calibration.e2eMs, start_load: group.calibration.startLoad },
     step_warmup_ms: group.stepWarmupMs,
+    max_step_duration_ms: group.maxStepDurationMs,
+    lowest_load: group.lowestLoad,
     search_ms: Math.round(group.searchMs),
     steps: group.steps.map((step) => stepSummary(step, group)),
     ...(group.members === undefined
@@ -149,7 +152,7 @@ export function capacityRunResult(
     RunResult,
     'workloadHash' | 'startedAtWallMs' | 'endedAtWallMs' | 'complete' | 'interrupted' | 'tokenizer'
   > &
-    Partial<Pick<RunResult, 'stopped'>>,
+    Partial<Pick<RunResult, 'stopped' | 'workers'>>,
 ): RunResult {
   const operatingPoints: GroupSummary[] = [];
   for (const group of groups.flatMap((g) => g.members?.map((m) => ({ steps: m.steps })) ?? [g])) {

@@ -50,6 +50,8 @@ export function reevaluateCapacity(
       goodputPerS: null,
       calibration: null,
       stepWarmupMs: group.step_warmup_ms ?? null,
+      maxStepDurationMs: group.max_step_duration_ms ?? null,
+      lowestLoad: null,
       steps,
       searchMs: 0,
     };
@@ -116,6 +118,7 @@ export function capacityStepsFile(
         mode: group.mode,
         unit: group.unit,
         ...(group.stepWarmupMs === null ? {} : { step_warmup_ms: group.stepWarmupMs }),
+        ...(group.maxStepDurationMs === null ? {} : { max_step_duration_ms: group.maxStepDurationMs }),
         steps: group.steps.map((step) => ({
           step: step.step,
           load: step.load,

@@ -8,9 +8,17 @@
 import type { CapacityObjective } from '../../aggregate/capacity/capacity-slo.js';
 import type { GroupSummary, HarnessHealth } from '../../metrics/run-summary.js';
 import type { CapacitySpec, ResolvedGroup, ResolvedProfile } from '../../profile/resolved-profile.js';
+import { STEP_GRACEFUL_STOP_MS } from '../../aggregate/capacity/step-length.js';
 import { stepRampBlocks, stepWarmupMs } from '../../profile/sections/capacity.js';
 import { nowUs } from '../../util/clock.js';
-import { runProfile, type RunEnvironment, type RunResult, type RunTarget } from '../run-profile.js';
+import {
+  runProfile,
+  type RunEnvironment,
+  type RunProfileOptions,
+  type RunResult,
+  type RunTarget,
+} from '../run-profile.js';
+import { runProfileInWorkers, type WorkerPoolOptions } from '../run-in-workers.js';
 import type { StoredBlock } from './step-block.js';
 import { StepMonitor } from './step-monitor.js';
 import { stepProfile } from './step-profile.js';
@@ -40,9 +48,6 @@ export interface StepResult {
   readonly overload: string | null;
 }
 
-/** The longest a decided step waits for its requests in flight before cutting them off. */
-const STEP_GRACEFUL_STOP_MS = 10_000;
-
 export interface StepContext {
   /** The run's target connection and environment (its control and events are each step's). */
   readonly run: { readonly target: RunTarget; readonly env: Omit<RunEnvironment, 'events'> };
@@ -50,6 +55,10 @@ export interface StepContext {
   readonly profile: ResolvedProfile;
   readonly spec: CapacitySpec;
   readonly objectives: readonly CapacityObjective[];
+  /** The longest a step runs undecided (run-capacity.ts: max_step_duration or its default); default spec.stepDurationMs. */
+  readonly stepCapMs?: number;
+  /** `capacity --workers N`: every step's load sent by N worker threads (run-in-workers.ts); null: this thread. */
+  readonly workers?: WorkerPoolOptions | null;
 }
 
 /** One group of a step and the load it gets (a mixed step runs several at once, sharing the target). */
@@ -121,7 +130,8 @@ function runPart(
   settle: () => void,
   step: number,
 ): Promise<RunResult> {
-  const base = stepProfile(context.profile, part.group, part.load, context.spec, step);
+  const capMs = context.stepCapMs ?? context.spec.stepDurationMs;
+  const base = stepProfile(context.profile, part.group, part.load, capMs, step);
   const scenario = base.scenarios[0];
   const profile: ResolvedProfile =
     scenario === undefined
@@ -130,7 +140,7 @@ function runPart(
           ...base,
           scenarios: [{ ...scenario, gracefulStopMs: Math.min(scenario.gracefulStopMs, STEP_GRACEFUL_STOP_MS) }],
         };
-  return runProfile({
+  const options: RunProfileOptions = {
     profile,
     target: context.run.target,
     control: { interrupt: stop, tickIntervalMs: Math.min(250, context.spec.blockMs) },
@@ -144,7 +154,9 @@ function runPart(
         },
       },
     },
-  });
+  };
+  const workers = context.workers ?? null;
+  return workers === null ? runProfile(options) : runProfileInWorkers(options, workers);
 }
 
 function partResult(

@@ -1,17 +1,11 @@
 /**
  * The profile one capacity step runs: one group alone (its scenario with only its model and tier), at one
- * load, for at most the step's duration, with prompts seeded apart from every other step's (a server that
+ * load, for at most the step's cap (`capMs`: max_step_duration or the search's default), with prompts seeded apart from every other step's (a server that
  * caches prompts must not see the same ones again at the next load). Open loop keeps the scenario's
  * arrival process and a `max_concurrency` high enough that only a server that cannot keep up makes
  * arrivals wait; closed loop runs `load` streams.
  */
-import type {
-  CapacitySpec,
-  LoadSpec,
-  ResolvedGroup,
-  ResolvedProfile,
-  ResolvedScenario,
-} from '../../profile/resolved-profile.js';
+import type { LoadSpec, ResolvedGroup, ResolvedProfile, ResolvedScenario } from '../../profile/resolved-profile.js';
 import { hashString } from '../../util/rng.js';
 
 /** Open-loop ceiling on requests in flight, per unit of offered rate (and never below 64). */
@@ -33,7 +27,7 @@ export function stepProfile(
   profile: ResolvedProfile,
   group: ResolvedGroup,
   value: number,
-  spec: CapacitySpec,
+  capMs: number,
   step: number,
 ): ResolvedProfile {
   const scenario = profile.scenarios.find((s) => s.name === group.scenario) as ResolvedScenario;
@@ -44,7 +38,7 @@ export function stepProfile(
     // Its effort alone too, so that re-expanding the groups makes this one group again.
     ...(group.reasoningEffort ? { reasoningEfforts: [group.reasoningEffort] } : {}),
     load: stepLoad(scenario.load, value),
-    durationMs: spec.stepDurationMs,
+    durationMs: capMs,
     requests: null,
     warmupMs: 0,
     warmupRequests: 0,

@@ -7,6 +7,7 @@
  * accuracy level whose TTFT does not run from the socket write to the first token. Never a timing limit:
  * how fast the client is belongs to the benchmark, on a quiet machine, not to a test on a shared one. Runs
  * in a temporary folder, since the benchmark writes bench-results/ under its working directory.
+ * @module-tag tool
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';

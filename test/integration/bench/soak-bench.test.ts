@@ -4,6 +4,7 @@
  * series) and the curve, and writes bench-results/soak.json with every sample. Never a timing nor the
  * verdict itself: whether memory stays flat over minutes belongs to the 10-minute benchmark, not to a
  * 12-second test on a shared machine. A bad --duration is refused with exit 2 before anything runs.
+ * @module-tag tool
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';

@@ -2,6 +2,7 @@
  * The shipped busy config does what its comments promise: the tier-comparison profile run against it
  * (the real CLI, `node dist/cli/main.js run`, so build first) shows queue_time ordered
  * priority < default < flex. About 25 s: it is the profile as a user runs it.
+ * @module-tag slow
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';

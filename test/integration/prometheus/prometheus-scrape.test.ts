@@ -1,9 +1,10 @@
 /**
  * A real Prometheus (Debian's /usr/bin/prometheus) scrapes `inferbench run --metrics-port` once a second
- * during a short open-loop run against the embedded emulator; PromQL over what it stored then gives the
+ * during a short open-loop run against an emulator in this process; PromQL over what it stored then gives the
  * run's summary.json: the ok count, the ITL gap count, and a TTFT median in the bucket of the run's p50;
  * and every query of the shipped Grafana dashboard runs and finds data.
  * Skipped on a machine without the binary; in CI (CI=true, .ci/run installs it) a missing one fails.
+ * @module-tag tool
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LATENCY_BUCKETS_S } from '../../../src/aggregate/prometheus/live-buckets.js';
 import { runCliInProcess } from '../../helpers/cli.js';
 import { freePort } from '../../helpers/free-port.js';
+import { useInProcessEmulators } from '../../helpers/in-process-emulator.js';
 import { readSummary } from '../../helpers/run-folder.js';
 
 const PROMETHEUS = (process.env.PATH ?? '')
@@ -25,6 +27,7 @@ if (PROMETHEUS === undefined && !IN_CI)
     "SKIPPED Prometheus integration test: no prometheus binary on PATH (.ci/run installs Debian's prometheus)",
   );
 
+const emulators = useInProcessEmulators();
 const DASHBOARD = resolve(import.meta.dirname, '../../../profiles/grafana/inferbench-dashboard.json');
 
 const PROFILE = `
@@ -87,7 +90,7 @@ scrape_configs:
     const out = join(dir, 'run');
     const result = await runCliInProcess(
       ['run', join(dir, writeProfile(dir)), '--out', out, '--metrics-port', String(metricsPort), '--quiet'],
-      { cwd: dir },
+      { cwd: dir, target: await emulators.start() },
     );
     runEndedS = Date.now() / 1000;
     expect(result.code).toBe(0);

@@ -1,6 +1,6 @@
 /**
  * Answer checks end to end (`inferbench run`, in-process): the shipped tools-and-structured-output profile
- * against the embedded emulator passes every check and counts one per ok request; against a server that
+ * against the emulator (in this process) passes every check and counts one per ok request; against a server that
  * streams invalid tool arguments and non-conforming JSON (test/helpers/invalid-answer-server.ts) the
  * failures are counted with sample messages, the requests stay ok, requests.csv names the failed checks,
  * the table shows the pass rates and a pass-rate threshold fails the run with exit 99. The emulator's
@@ -11,10 +11,12 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseCsvRecords } from '../../../src/report/compare/parse-csv.js';
 import { runCliInProcess } from '../../helpers/cli.js';
+import { useInProcessEmulators } from '../../helpers/in-process-emulator.js';
 import { JSON_ANSWERS, TOOL_ANSWERS, startInvalidAnswerServer } from '../../helpers/invalid-answer-server.js';
 import { readSummary, useRunFolder } from '../../helpers/run-folder.js';
 
 const folder = useRunFolder('inferbench-answer-checks-');
+const emulators = useInProcessEmulators();
 const PROFILE = resolve(import.meta.dirname, '..', '..', '..', 'profiles', 'tools-and-structured-output.yaml');
 
 function csvRecords(runDir: string): Record<string, string>[] {
@@ -57,7 +59,10 @@ describe('answer checks', () => {
   it('the shipped profile against the emulator: every answer checked, pass rate 1', { timeout: 60_000 }, async () => {
     const out = join(folder.dir, 'emulator');
     const sets = ['--set', 'scenarios[0].duration=1s', '--set', 'scenarios[1].duration=1s'];
-    const result = await runCliInProcess(['run', PROFILE, '--out', out, ...sets], { cwd: folder.dir });
+    const result = await runCliInProcess(['run', PROFILE, '--out', out, ...sets], {
+      cwd: folder.dir,
+      target: await emulators.start(),
+    });
     expect(result.code, result.stderr).toBe(0);
     const [tools, structured] = readSummary(out).groups;
     expect(tools?.requests.ok).toBeGreaterThan(10);
@@ -85,7 +90,10 @@ describe('answer checks', () => {
     );
     const profile = folder.writeProfile('broken', text);
     const sets = ['--set', 'scenarios[0].duration=1s', '--set', 'scenarios[1].duration=1s'];
-    const result = await runCliInProcess(['run', profile, '--out', out, ...sets], { cwd: folder.dir });
+    const result = await runCliInProcess(['run', profile, '--out', out, ...sets], {
+      cwd: folder.dir,
+      target: await emulators.start(),
+    });
     expect(result.code).toBe(99);
     for (const group of readSummary(out).groups) {
       expect(group.requests.failed).toBe(0);

@@ -7,6 +7,7 @@
  * in-process test would; the idle run is kept light (2 in flight against a server that takes ~30 ms per
  * answer) so it stays far below the limits on a loaded machine.
  */
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startKnownTimingServer, type KnownTimingServer } from '../../../src/bench/known-timing-server.js';
@@ -70,8 +71,12 @@ describe('harness self-diagnosis', () => {
     // the least it can report for one is BLOCK_MS - 10 (measured here: about BLOCK_MS).
     expect(harness.event_loop_delay_ms.p99).toBeGreaterThanOrEqual(BLOCK_MS - 10);
     expect(harness.event_loop_delay_ms.max).toBeGreaterThanOrEqual(BLOCK_MS - 10);
-    // The user sees it too, not only summary.json.
+    // The user sees it too, not only summary.json, with the remedy and this machine's core count.
     expect(result.stderr).toContain('inferbench: warning: event-loop delay p99');
+    const cores = availableParallelism();
+    expect(result.stderr).toContain(
+      `inferbench: warning: the client was the bottleneck: use --workers ${Math.max(2, cores > 2 ? cores - 1 : cores)} (this machine has ${cores} cores) or shards`,
+    );
   });
 
   it('does not flag a light run with nothing blocking', async () => {

@@ -1,5 +1,5 @@
 /**
- * Runs with prompt.images end to end. Against the embedded emulator: every request's input_tokens in
+ * Runs with prompt.images end to end. Against the emulator (in this process): every request's input_tokens in
  * summary.json is its text tokens plus its images' tokens by the tile rule, exactly (worked by hand here).
  * Against a purpose-built server that records what it received: each image part is a data URL whose bytes
  * decode (pngjs, jpeg-js) to the asked size and format, with detail only where the profile sets it.
@@ -10,10 +10,12 @@ import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countTokens } from '../../../src/util/tokenizer.js';
 import { runCliInProcess } from '../../helpers/cli.js';
+import { useInProcessEmulators } from '../../helpers/in-process-emulator.js';
 import { readSummary, useRunFolder } from '../../helpers/run-folder.js';
 import { startVllmLikeServer, type VllmLikeServer } from '../../helpers/vllm-like-server.js';
 
 const folder = useRunFolder('inferbench-images-');
+const emulators = useInProcessEmulators();
 
 /** The emulator's text part of a one-user-message prompt: reply priming 3, message 3, the role, the text. */
 const textTokens = (text: number) => 3 + 3 + countTokens('user') + text;
@@ -37,7 +39,10 @@ scenarios:
     prompt: { images: [{ width: 1600, height: 1200, format: jpeg, detail: low }, { width: 300, height: 300, detail: high }] }
 `,
     );
-    const result = await runCliInProcess(['run', profile, '--out', out], { cwd: folder.dir });
+    const result = await runCliInProcess(['run', profile, '--out', out], {
+      cwd: folder.dir,
+      target: await emulators.start(),
+    });
     expect(result.stderr).not.toMatch(/internal error/);
     expect(result.code).toBe(0);
     const groups = readSummary(out).groups;

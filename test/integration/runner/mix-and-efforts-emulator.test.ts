@@ -1,14 +1,16 @@
 /**
- * A scenario `mix` with `reasoning_efforts` against the embedded emulator: summary.json has one group per
+ * A scenario `mix` with `reasoning_efforts` against the emulator (in this process): summary.json has one group per
  * class and effort (with `class` and `reasoning_effort`), each class sends its own prompts, and the
  * emulator's reasoning model thinks more at a higher effort; the table shows ttfo and reasoning tokens.
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCliInProcess } from '../../helpers/cli.js';
+import { useInProcessEmulators } from '../../helpers/in-process-emulator.js';
 import { readSummary, useRunFolder } from '../../helpers/run-folder.js';
 
 const folder = useRunFolder('inferbench-mix-emulator-');
+const emulators = useInProcessEmulators();
 
 describe('a mix and reasoning efforts against the emulator', () => {
   it('makes one group per class, and reasoning tokens that grow with the effort', async () => {
@@ -29,7 +31,10 @@ scenarios:
 `,
     );
     const out = join(folder.dir, 'emulator-mix');
-    const result = await runCliInProcess(['run', profile, '--out', out], { cwd: folder.dir });
+    const result = await runCliInProcess(['run', profile, '--out', out], {
+      cwd: folder.dir,
+      target: await emulators.start(),
+    });
     expect(result.code, result.stderr).toBe(0);
     const groups = readSummary(out).groups;
     expect(groups.map((g) => g.key)).toEqual([

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCliInProcess } from '../../helpers/cli.js';
+import { useInProcessEmulators } from '../../helpers/in-process-emulator.js';
 import { readSummary, useRunFolder } from '../../helpers/run-folder.js';
 import {
   startVllmLikeServer,
@@ -16,6 +17,7 @@ import {
 } from '../../helpers/vllm-like-server.js';
 
 const folder = useRunFolder('inferbench-openai-compatible-');
+const emulators = useInProcessEmulators();
 
 const servers: VllmLikeServer[] = [];
 afterEach(async () => {
@@ -200,13 +202,16 @@ describe('request fields in profiles', () => {
     expect(result.stdout).toContain('extra      {"ignore_eos":true} (not in the API spec: sent as given)');
   });
 
-  it('the embedded emulator answers a field the spec does not list with its 400, as the service would', async () => {
+  it('the emulator answers a field the spec does not list with its 400, as the service would', async () => {
     const out = join(folder.dir, 'emulator-extra');
     const path = folder.writeProfile(
       'emulator-extra',
       'name: emulator-extra\nscenarios:\n  - name: s\n    requests: 2\n    request_extra: { top_k: 5 }\n',
     );
-    const result = await runCliInProcess(['run', path, '--out', out], { cwd: folder.dir });
+    const result = await runCliInProcess(['run', path, '--out', out], {
+      cwd: folder.dir,
+      target: await emulators.start(),
+    });
     expect(result.code).toBe(3);
     const group = readSummary(out).groups[0]!;
     expect(group.requests.errors).toEqual({ http_4xx: 2 });

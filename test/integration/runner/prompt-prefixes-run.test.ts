@@ -2,7 +2,7 @@
  * prompt.prefixes through whole runs. Against a recording server: every request of a prefix group starts
  * with exactly the same K tokens (and no more in common), sends its group's prompt_cache_key, and is
  * labelled with its group in requests.csv (joined on x-request-id); summary.json and breakdowns.csv count
- * the groups. Against the embedded emulator (whose prompt cache matches prompt prefixes per
+ * the groups. Against the emulator (in this process; its prompt cache matches prompt prefixes per
  * prompt_cache_key): reused groups report cached tokens, and a cache hit ratio in (0, 1].
  */
 import { readFileSync } from 'node:fs';
@@ -12,6 +12,7 @@ import type { ChatMessage } from '../../../src/protocol/chat.js';
 import { encodeTokens } from '../../../src/util/tokenizer.js';
 import { parseCsvRecords } from '../../../src/report/compare/parse-csv.js';
 import { runCliInProcess } from '../../helpers/cli.js';
+import { useInProcessEmulators } from '../../helpers/in-process-emulator.js';
 import {
   RECORDING_MODEL,
   startRecordingChatServer,
@@ -20,6 +21,7 @@ import {
 import { readSummary, useRunFolder } from '../../helpers/run-folder.js';
 
 const folder = useRunFolder('inferbench-prefixes-');
+const emulators = useInProcessEmulators();
 const K = 300;
 
 let server: RecordingChatServer;
@@ -116,7 +118,10 @@ scenarios:
 `,
     );
     const out = join(folder.dir, 'emulated');
-    const result = await runCliInProcess(['run', profile, '--out', out], { cwd: folder.dir });
+    const result = await runCliInProcess(['run', profile, '--out', out], {
+      cwd: folder.dir,
+      target: await emulators.start(),
+    });
     expect(result.code, result.stderr).toBe(0);
     const group = readSummary(out).groups[0]!;
     const prefix = group.breakdowns!.prefix!;

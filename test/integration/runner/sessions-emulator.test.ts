@@ -1,5 +1,5 @@
 /**
- * Sessions and the tool loop against the embedded emulator: the prompt cache grows turn by turn
+ * Sessions and the tool loop against the emulator (in this process): the prompt cache grows turn by turn
  * (breakdowns.turn), and every tool-loop follow-up passes the emulator's version-2 tool-message rules (no
  * 400s) with its rounds labelled, whether the loop runs to max_rounds (tool_choice required) or ends when
  * the model answers the results with text (auto).
@@ -8,15 +8,17 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCliInProcess } from '../../helpers/cli.js';
+import { useInProcessEmulators } from '../../helpers/in-process-emulator.js';
 import { csvRows } from '../../helpers/conversation-bodies.js';
 import { readSummary, useRunFolder } from '../../helpers/run-folder.js';
 
 const folder = useRunFolder('inferbench-sessions-emulator-');
+const emulators = useInProcessEmulators();
 
 async function run(name: string, yaml: string) {
   const out = join(folder.dir, name);
   const args = ['run', folder.writeProfile(name, yaml), '--out', out, '--quiet'];
-  const result = await runCliInProcess(args, { cwd: folder.dir });
+  const result = await runCliInProcess(args, { cwd: folder.dir, target: await emulators.start() });
   return { ...result, out };
 }
 

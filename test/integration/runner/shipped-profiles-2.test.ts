@@ -1,7 +1,8 @@
 /**
- * Every profile shipped in profiles/ runs as a user would run it against the embedded emulator and passes
+ * Every profile shipped in profiles/ runs as a user would run it against the emulator and passes
  * its own thresholds (test/helpers/shipped-profiles.ts): this file the second half of them, run beside
  * shipped-profiles.test.ts (the first half), so that the two take half the time.
+ * @module-tag slow
  */
 import { describe } from 'vitest';
 import { SHIPPED_PROFILES, testShippedProfiles } from '../../helpers/shipped-profiles.js';

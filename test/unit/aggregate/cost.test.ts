@@ -125,12 +125,32 @@ describe('the spend estimate', () => {
     expect(estimate.unpriced).toEqual(['nobody']);
   });
 
-  it('a capacity search: max_steps steps of step_duration at capacity.start', () => {
-    const profile = resolveProfileText(
-      'scenarios:\n  - name: s\n    models: [theirs]\n    load: { mode: rate, rate: 1 }\n    duration: 10s\n    request: { max_completion_tokens: 10 }\n    prompt: { input_tokens: 100 }\ncapacity: { slo: { ttft_ms.p99: 1s }, start: 5, max_steps: 4, step_duration: 10s }\n',
-      'p.yaml',
-    );
-    expect(estimateCapacitySpend(profile, BOOK).requests).toBe(200);
+  it('a capacity search: bounded by every step at the highest load it can reach, for the whole cap', () => {
+    const capacity = (text: string) =>
+      estimateCapacitySpend(
+        resolveProfileText(
+          `scenarios:\n  - name: s\n    models: [theirs]\n    load: { mode: rate, rate: 1 }\n    duration: 10s\n    request: { max_completion_tokens: 10 }\n    prompt: { input_tokens: 100 }\ncapacity: ${text}\n`,
+          'p.yaml',
+        ),
+        BOOK,
+      );
+    // start 200, 4 steps of 10 s: doubling to 200 x 2.01^3 = 1624 req/s, every step up to 4 times.
+    const stated = capacity('{ slo: { ttft_ms.p90: 1s }, start: 200, max_steps: 4, max_step_duration: 10s }');
+    expect(stated.requests).toBe(Math.round(200 * 2.01 ** 3 * 16 * 10));
+    expect(stated.notes).toContain('s: 4 steps, each up to 4 times, of 10 s at up to 1624 req/s');
+    // A p99 cannot decide at 5 req/s in a 10 s step (5 s tested: the first block, a 2.5 s warmup and the
+    // last block untested): the search starts at 117 req/s, as the runner's does.
+    const raised = capacity('{ slo: { ttft_ms.p99: 1s }, start: 5, max_steps: 4, max_step_duration: 10s }');
+    expect(raised.requests).toBe(Math.round(117 * 2.01 ** 3 * 16 * 10));
+    // The default cap for a start of 10 req/s: a p99 at 5 req/s (582 requests) after 6 s untested: 124 s.
+    const auto = capacity('{ slo: { ttft_ms.p99: 1s }, start: 10, max_steps: 2 }');
+    expect(auto.requests).toBe(Math.round(10 * 2.01 * 8 * 124));
+    // No start: the calibration probe (one stream for 4 s, 0.7 s assumed per request) and a start assumed.
+    const calibrated = capacity('{ slo: { ttft_ms.p90: 1s }, max_steps: 2, max_step_duration: 10s }');
+    expect(calibrated.notes.join()).toContain('the calibration measures the start; 1.43 req/s assumed');
+    expect(calibrated.notes.join()).toContain('and a 4 s calibration');
+    // 53 p90 requests in the 5 s a 10 s step tests: 10.6 req/s, doubled once; and 4 s / 0.7 s.
+    expect(calibrated.requests).toBe(Math.round(10.6 * 2.01 * 8 * 10 + 4 / 0.7));
   });
 });
 

@@ -87,3 +87,32 @@ describe('capacity.step_warmup', () => {
     expect(plan(two)).toContain("each starting with s 8.0s (the scenario's warmup), t 5.0s (default) untested");
   });
 });
+
+describe('capacity.max_step_duration', () => {
+  it('is the cap of a step (step_duration its older name, not both); unset, the search computes it', () => {
+    const capOf = (text: string) => resolveProfileText(`${scenario()}${text}`, 'p.yaml').capacity;
+    expect(capOf('capacity: { max_step_duration: 3m }\n')).toMatchObject({
+      maxStepDurationMs: 180_000,
+      stepDurationMs: 180_000,
+    });
+    expect(capOf('capacity: { step_duration: 20s }\n')).toMatchObject({
+      maxStepDurationMs: 20_000,
+      stepDurationMs: 20_000,
+    });
+    expect(capOf('capacity: {}\n')).toMatchObject({ maxStepDurationMs: null, stepDurationMs: 60_000 });
+    expect(profileProblems(`${scenario()}capacity: { max_step_duration: 2m, step_duration: 1m }\n`)).toEqual([
+      expect.stringContaining(
+        'capacity.step_duration: step_duration is the older name of max_step_duration: set one of them',
+      ),
+    ]);
+    expect(profileProblems(`${scenario()}capacity: { max_step_duration: 10s, step_warmup: 10s }\n`)).toEqual([
+      expect.stringContaining('leaves no block of the step (max_step_duration 10 s)'),
+    ]);
+    const plan = formatProfilePlan(
+      resolveProfileText(`${scenario()}capacity: { slo: { ttft_ms.p99: 250ms } }\n`, 'p.yaml'),
+    );
+    expect(plan).toContain(
+      'steps of at most 1m00s (longer when a p99 needs it at half the start load: max_step_duration not set)',
+    );
+  });
+});

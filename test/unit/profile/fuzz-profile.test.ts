@@ -3,6 +3,7 @@
  * shipped profile, and random `--set` arguments. Loading must either succeed or throw one
  * InferbenchError('BAD_PROFILE') whose message names the file (with line and column) or the `--set`;
  * never a TypeError, a RangeError or a stack trace. In-process, hundreds of cases per property.
+ * @module-tag slow
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';

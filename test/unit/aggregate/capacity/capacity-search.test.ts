@@ -91,6 +91,21 @@ describe('CapacitySearch', () => {
     ]);
   });
 
+  it('goes on under an undecided step (a ceiling, neither pass nor fail) and ends with a pass below it', () => {
+    // Passes up to 30, undecided (its tests at the cap) from 30 to 45, fails above.
+    const search = drive(RATE, (load) => (load <= 30 ? 'pass' : load <= 45 ? 'undecided' : 'fail'));
+    expect(search.history.map((step) => step.load)).toEqual([10, 20, 40, 28.3, 33.6, 30.8, 29.5]);
+    expect(search.history[1]?.outcome).toBe('pass');
+    expect(search.history[4]?.outcome).toBe('undecided');
+    expect(search.lastPass).toBe(29.5);
+    expect(search.firstFail).toBeNull();
+    expect(search.endReason).toBe('resolved to 5% (undecided at 30.8)');
+    // Undecided at the start: down from it, and at the minimum an end that says so, with its note.
+    const low = drive({ ...RATE, start: 0.2, minNote: 'the lowest load a p99 decides at' }, () => 'undecided');
+    expect(low.history.map((step) => step.load)).toEqual([0.2, 0.1, 0.05]);
+    expect(low.endReason).toBe('undecided at the minimum load (the lowest load a p99 decides at)');
+  });
+
   it('rejects options that cannot make a search', () => {
     expect(() => new CapacitySearch({ ...RATE, growth: 1 })).toThrow(/growth/);
     expect(() => new CapacitySearch({ ...RATE, min: 0 })).toThrow(/min/);

@@ -16,6 +16,12 @@ import { CapacitySearch } from '../../../../src/aggregate/capacity/capacity-sear
 import type { CapacityObjective } from '../../../../src/aggregate/capacity/capacity-slo.js';
 import { ExceedanceSprt } from '../../../../src/aggregate/capacity/exceedance-sprt.js';
 import { pooledDesignEffect } from '../../../../src/aggregate/capacity/design-effect.js';
+import {
+  ceilTo3Digits,
+  defaultStepCapMs,
+  lowestDecidablePerS,
+  testedSeconds,
+} from '../../../../src/aggregate/capacity/step-length.js';
 import { createRng, type Rng } from '../../../../src/util/rng.js';
 import { block } from './simulate.js';
 
@@ -69,6 +75,11 @@ export const CURVES = {
 export interface SimulatedSearch {
   readonly steps: StepBlocks[];
   readonly seconds: number;
+  /** Every step's load and outcome, in order, and how the planner ended. */
+  readonly history: readonly { load: number; outcome: string }[];
+  readonly endReason: string | null;
+  readonly lastPass: number | null;
+  readonly firstFail: number | null;
 }
 
 export interface SearchSettings {
@@ -76,17 +87,45 @@ export interface SearchSettings {
   readonly maxBlocks?: number;
   /** Give each step's test the design effect pooled over the earlier steps as its floor, as the runner does; default true. */
   readonly sprtFloor?: boolean;
+  /**
+   * The runner's step-length rules (aggregate/capacity/step-length.ts): steps capped at `capMs` (default:
+   * sized for a p99 at half the start), the lowest load (and the start) raised to where the objective can
+   * decide within the cap, and an undecided step a ceiling the search goes on under. Without them (the
+   * default): `maxBlocks` tested blocks a step, and an undecided step ends the search.
+   */
+  readonly stepRules?: boolean;
+  /** With stepRules: a stated cap (max_step_duration), ms. */
+  readonly capMs?: number;
+  /** Untested blocks at the start of every step (the first block and the step warmup); default 0. */
+  readonly untestedBlocks?: number;
+}
+
+const TESTS = { alpha: 0.05, beta: 0.05, indifference: 0.5 };
+
+/** A search's limits under the step-length rules: tested blocks per step, its lowest load and start. */
+export function stepLimits(curve: Curve, settings: SearchSettings) {
+  const untestedMs = (settings.untestedBlocks ?? 0) * 1000;
+  const capMs = settings.capMs ?? defaultStepCapMs(TESTS, curve.start, untestedMs, 1000);
+  const lowest = ceilTo3Digits(lowestDecidablePerS([curve.objective], TESTS, capMs, untestedMs, 1000));
+  return {
+    capMs,
+    testedBlocks: Math.floor(testedSeconds(capMs, untestedMs, 1000)),
+    lowest,
+    start: Math.max(curve.start, lowest),
+  };
 }
 
 /** One search: each step 1-second blocks of round(load) requests until its test decides (at most `maxBlocks`). */
 export function simulateSearch(rng: Rng, curve: Curve, settings: SearchSettings = {}): SimulatedSearch {
-  const { maxBlocks = 60, sprtFloor = true } = settings;
+  const { sprtFloor = true, stepRules = false } = settings;
+  const limits = stepRules ? stepLimits(curve, settings) : null;
+  const maxBlocks = limits?.testedBlocks ?? settings.maxBlocks ?? 60;
   const search = new CapacitySearch({
-    start: curve.start,
+    start: limits?.start ?? curve.start,
     integer: false,
     resolution: 0.05,
     maxSteps: 12,
-    min: 0.05,
+    min: Math.max(0.05, limits?.lowest ?? 0),
     max: 4096,
   });
   const steps: StepBlocks[] = [];
@@ -102,12 +141,20 @@ export function simulateSearch(rng: Rng, curve: Curve, settings: SearchSettings 
       blocks.push(next);
       test.addBlock(next.exceeded, next.total);
     }
-    seconds += blocks.length + 1;
-    const outcome = test.decision === 'undecided' ? 'inconclusive' : test.decision;
+    seconds += blocks.length + 1 + (settings.untestedBlocks ?? 0);
+    const undecided = stepRules ? 'undecided' : 'inconclusive';
+    const outcome = test.decision === 'undecided' ? undecided : test.decision;
     search.record(load, outcome);
-    if (outcome !== 'inconclusive') steps.push({ load, blocks: { [curve.objective.key]: blocks } });
+    if (test.decision !== 'undecided') steps.push({ load, blocks: { [curve.objective.key]: blocks } });
   }
-  return { steps, seconds };
+  return {
+    steps,
+    seconds,
+    history: search.history,
+    endReason: search.endReason,
+    lastPass: search.lastPass,
+    firstFail: search.firstFail,
+  };
 }
 
 export interface Coverage {

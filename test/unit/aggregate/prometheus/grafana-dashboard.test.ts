@@ -89,10 +89,10 @@ describe('the Grafana dashboard', () => {
       expect(titles).toContain(title);
   });
 
-  it('is in the package npm pack makes', () => {
+  it('is in the package npm pack makes', { tags: ['tool'], timeout: 30_000 }, () => {
     const packed = JSON.parse(
       execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8' }),
     ) as { files: { path: string }[] }[];
     expect(packed[0]?.files.map((file) => file.path)).toContain('profiles/grafana/inferbench-dashboard.json');
-  }, 30_000);
+  });
 });

@@ -1,0 +1,59 @@
+/**
+ * Emulators in the test's own process for tests that make whole runs. A run without a target starts the
+ * embedded emulator as a child from dist/ (a node start and a tokenizer load, seconds on a busy machine,
+ * per run); a test whose subject is not that child gives its run `--base-url` to one of these instead
+ * (`target:` of runCliInProcess), so the tokenizer loads once per test file.
+ *
+ * Each `start()` is a fresh server on 127.0.0.1 port 0, as the embedded child was fresh for each run: no
+ * rate-limit bucket, prompt-cache entry, in-flight load or request number carries over from an earlier
+ * run of the file (a second run of one test sees what it saw with its own child). Starting one costs a
+ * listen once the first has loaded the tokenizer. Every emulator started is closed after the file's tests.
+ * Like the child, it accepts only its own throwaway keys.
+ *
+ *     const emulators = useInProcessEmulators();
+ *     const result = await runCliInProcess(['run', profile], { cwd, target: await emulators.start() });
+ */
+import { resolve } from 'node:path';
+import { afterAll } from 'vitest';
+import { loadCatalogConfig } from '../../src/emulator/catalog/config-file.js';
+import { createEmulator, type Emulator } from '../../src/emulator/emulator.js';
+
+/** What a run needs to use an emulator as its target: the URL for --base-url, the keys for its env. */
+export interface RunTarget {
+  /** Base URL without /v1. */
+  readonly url: string;
+  /** Sent as INFERENCE_API_KEY. */
+  readonly apiKey: string;
+  /** Sent as INFERENCE_MANAGEMENT_KEY (for `models: { endpoints_of: local }`). */
+  readonly managementKey: string;
+}
+
+export interface InProcessEmulators {
+  /**
+   * A fresh emulator with the built-in catalog, or the catalog of `configPath` (what a profile's
+   * target.emulator_config gives the embedded one).
+   */
+  start(options?: { readonly configPath?: string }): Promise<RunTarget>;
+}
+
+export const EMULATOR_API_KEY = 'ib-test-in-process-key';
+export const EMULATOR_MANAGEMENT_KEY = 'ib-test-in-process-management-key';
+
+/** Registers an afterAll that closes every emulator the file started. */
+export function useInProcessEmulators(): InProcessEmulators {
+  const started: Emulator[] = [];
+  afterAll(async () => {
+    await Promise.all(started.splice(0).map((emulator) => emulator.close()));
+  });
+  return {
+    async start(options = {}) {
+      const emulator = await createEmulator({
+        apiKeys: [EMULATOR_API_KEY],
+        managementKeys: [EMULATOR_MANAGEMENT_KEY],
+        ...(options.configPath === undefined ? {} : { catalog: loadCatalogConfig(resolve(options.configPath)) }),
+      });
+      started.push(emulator);
+      return { url: emulator.url, apiKey: EMULATOR_API_KEY, managementKey: EMULATOR_MANAGEMENT_KEY };
+    },
+  };
+}
