@@ -29,7 +29,7 @@ import {
 } from './capacity/step-length.js';
 import { usdNumber } from '../util/usd.js';
 import { costAtto } from './cost-of.js';
-import { stepRampBlocks, stepWarmupMs } from '../profile/resolve-capacity.js';
+import { stepRampBlocks, stepWarmupMs } from '../profile/sections/capacity.js';
 import type { PriceBook, PricedModel } from './cost-prices.js';
 
 const ASSUMED_TTFT_S = 0.5;

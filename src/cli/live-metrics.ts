@@ -11,7 +11,7 @@ import { startLivePageServer, type LivePageServer, type LiveRoute } from '../emu
 import { InferbenchError } from '../errors.js';
 import type { RunSummary } from '../metrics/run-summary.js';
 import type { ResolvedProfile } from '../profile/resolved-profile.js';
-import { DEFAULT_METRICS_LINGER_MS } from '../profile/resolve-live.js';
+import { DEFAULT_METRICS_LINGER_MS } from '../profile/sections/live.js';
 import type { ShardSpec } from '../schedule/shard.js';
 import type { CliContext } from './context.js';
 import type { LiveView } from './live-view.js';

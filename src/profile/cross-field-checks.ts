@@ -5,15 +5,37 @@
  */
 import { accessSync, constants, existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { checkAnswerSchemas } from './answer-schema-checks.js';
-import { checkCapacity } from './capacity-checks.js';
-import { checkFluidityNeedsDeadlines } from './deadline-checks.js';
-import { checkGroupDimensions, groupKeyHeads, headHint } from './dimension-checks.js';
-import { parseThreshold } from './parse-threshold.js';
 import { mergeScenario } from './merge-scenario.js';
-import { checkTraceScenario } from './trace-checks.js';
-import { checkScenarioWorkload } from './workload-checks.js';
+import { parseThreshold } from './parse-threshold.js';
 import type { ProfileIssue } from './profile-issue.js';
+import { checkAnswerSchemas } from './sections/answer-schemas.js';
+import { checkCapacity } from './sections/capacity.js';
+import { checkConversation } from './sections/conversation.js';
+import { checkDataset } from './sections/dataset.js';
+import { checkFluidityNeedsDeadlines } from './sections/deadlines.js';
+import { checkGroupDimensions, groupKeyHeads, headHint } from './sections/dimensions.js';
+import { checkImages } from './sections/images.js';
+import { checkPrefixes } from './sections/prefixes.js';
+import { checkTraceScenario } from './sections/trace/trace.js';
+import { createTraceReader, type TraceReader } from './sections/trace/trace-file.js';
+import { checkScenarioWorkload, type WorkloadChecks } from './sections/workload.js';
+
+/**
+ * The sections' rules of what a scenario (or each mix class of it) sends, in the order they report, run by
+ * sections/workload.ts on each set of merged fields.
+ */
+const WORKLOAD_CHECKS: WorkloadChecks = {
+  fields: [
+    (f, pathOf, context) => {
+      const prompt = isRecord(f.prompt) ? f.prompt : {};
+      return checkDataset(prompt.dataset, (key) => [...pathOf('prompt', 'dataset'), key], context);
+    },
+    (f, pathOf) => checkImages(isRecord(f.prompt) ? f.prompt.images : undefined, pathOf('prompt', 'images')),
+    (f, pathOf) => checkPrefixes(isRecord(f.prompt) ? f.prompt : {}, f.request, pathOf),
+    (f, pathOf) => checkConversation(f, pathOf),
+  ],
+  classRequest: checkAnswerSchemas,
+};
 
 /** Headers that carry credentials: keys come from the environment only, never from a profile. */
 const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'x-api-key', 'api-key', 'cookie']);
@@ -22,7 +44,15 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-export function crossFieldChecks(data: unknown, baseDir: string): ProfileIssue[] {
+/**
+ * Every cross-field issue of `data` (validated or not). `traces` reads the trace files the profile replays
+ * (the resolution takes the same records, so each file is read once).
+ */
+export function crossFieldChecks(
+  data: unknown,
+  baseDir: string,
+  traces: TraceReader = createTraceReader(),
+): ProfileIssue[] {
   if (!isRecord(data)) return [];
   const issues: ProfileIssue[] = [];
   const scenarios = Array.isArray(data.scenarios) ? data.scenarios : [];
@@ -38,12 +68,12 @@ export function crossFieldChecks(data: unknown, baseDir: string): ProfileIssue[]
         });
       else names.set(scenario.name, i);
     }
-    issues.push(...checkScenario(data.defaults, scenario, i, baseDir));
+    issues.push(...checkScenario(data.defaults, scenario, i, baseDir, traces));
     issues.push(...checkGroupDimensions(data.defaults, scenario, i));
     issues.push(...checkAnswerSchemas(scenario.request, ['scenarios', i, 'request']));
   });
   if (isRecord(data.defaults)) issues.push(...checkAnswerSchemas(data.defaults.request, ['defaults', 'request']));
-  // Threshold keys start with a scenario's name, or "scenario[.class][.effort]" (dimension-checks.ts).
+  // Threshold keys start with a scenario's name, or "scenario[.class][.effort]" (sections/dimensions.ts).
   const keyHeads = groupKeyHeads(data.defaults, scenarios);
   issues.push(...keyHeads.issues);
   if (Array.isArray(data.thresholds)) issues.push(...checkThresholds(data.thresholds, keyHeads.heads));
@@ -206,6 +236,7 @@ function checkScenario(
   scenario: Record<string, unknown>,
   index: number,
   baseDir: string,
+  traces: TraceReader,
 ): ProfileIssue[] {
   const issues: ProfileIssue[] = [];
   const merged = mergeScenario(defaults, scenario, index);
@@ -220,8 +251,8 @@ function checkScenario(
     issues.push({ path: merged.pathOf('warmup_requests'), message: 'set warmup or warmup_requests, not both' });
   }
   issues.push(...checkLoad(load, isRecord(f.load), hasStages, (...rest) => merged.pathOf('load', ...rest)));
-  issues.push(...checkTraceScenario(f, merged.pathOf, baseDir));
-  issues.push(...checkScenarioWorkload(merged, index, baseDir));
+  issues.push(...checkTraceScenario(f, merged.pathOf, baseDir, traces));
+  issues.push(...checkScenarioWorkload(merged, index, baseDir, WORKLOAD_CHECKS));
   for (const key of ['models', 'tiers']) {
     const list = f[key];
     if (Array.isArray(list)) {

@@ -4,35 +4,19 @@
  * sees exactly what a run would do (defaults included) before sending anything.
  */
 import { formatDurationMs } from '../util/duration.js';
-import { formatCapacityPlan } from './format-capacity.js';
-import { formatDataset } from './format-dataset.js';
-import { formatConversation } from './format-conversation.js';
-import { formatDimensions } from './format-dimensions.js';
-import { formatTraceLoad, formatTracePrompt } from './format-trace.js';
-import type {
-  LengthDistribution,
-  LoadSpec,
-  MaxErrorRateSpec,
-  ResolvedProfile,
-  ResolvedScenario,
-} from './resolved-profile.js';
-import { formatImages } from './resolve-images.js';
-import { formatModelSelector, modelSelectorSource } from './model-selector.js';
+import { formatLength } from './field-kinds.js';
+import type { LoadSpec, MaxErrorRateSpec, ResolvedProfile, ResolvedScenario } from './resolved-profile.js';
+import { formatCapacityPlan } from './sections/capacity.js';
+import { formatConversation } from './sections/conversation.js';
+import { formatDataset } from './sections/dataset.js';
+import { formatDimensions } from './sections/dimensions.js';
+import { formatImages } from './sections/images.js';
+import { formatModelSelector, modelSelectorSource } from './sections/models.js';
+import { formatTraceLoad, formatTracePrompt } from './sections/trace/trace.js';
 
 const LABEL_WIDTH = 11;
 const row = (label: string, value: string): string => `  ${label.padEnd(LABEL_WIDTH)}${value}\n`;
 const duration = (ms: number): string => formatDurationMs(ms);
-
-export function formatLength(length: LengthDistribution): string {
-  switch (length.dist) {
-    case 'fixed':
-      return `${length.value} tokens`;
-    case 'uniform':
-      return `uniform ${length.min}..${length.max} tokens`;
-    default:
-      return `${length.dist} mean ${length.mean} stddev ${length.stddev} tokens, clamped to ${length.min}..${length.max}`;
-  }
-}
 
 export function formatLoad(load: LoadSpec): string {
   const stages = load.stages
@@ -125,7 +109,7 @@ function formatScenario(s: ResolvedScenario, groupKeys: readonly string[]): stri
     row('encoding', `${s.encoding.contentType}${s.encoding.gzip ? ' + gzip' : ''}`) +
     row('seed', String(s.seed)) +
     formatDimensions(s, formatPrompt) +
-    formatConversation(s, formatLength) +
+    formatConversation(s) +
     (s.maxErrorRate ? row('stop early', formatMaxErrorRate(s.maxErrorRate)) : '') +
     row('groups', groupKeys.join(', '))
   );

@@ -53,7 +53,7 @@ export function expandGroups(scenarios: readonly ResolvedScenario[]): ResolvedGr
 /**
  * A new frozen profile in which scenarios without models use `firstModel` (the target's first model from
  * GET /v1/models) and group keys are recomputed. The input is not changed. A scenario with a `models:`
- * selector is left alone: its models come from the selector (profile/model-selector.ts), never the first one.
+ * selector is left alone: its models come from the selector (profile/sections/models.ts), never the first one.
  */
 export function resolveGroupModels(profile: ResolvedProfile, firstModel: string): ResolvedProfile {
   const scenarios = profile.scenarios.map((scenario) =>

@@ -3,7 +3,9 @@
  * definitions) and the closest one to what was written, so `duraton` says `did you mean "duration"?`.
  */
 import type { z } from 'zod';
-import type { IssuePath } from './profile-issue.js';
+
+/** A field's path (profile-issue.ts's IssuePath, restated: that file imports this one). */
+type IssuePath = readonly (string | number)[];
 
 interface Def {
   readonly type: string;

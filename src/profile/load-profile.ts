@@ -18,6 +18,7 @@ import type { IssuePath, ProfileIssue } from './profile-issue.js';
 import { crossFieldChecks } from './cross-field-checks.js';
 import { resolveProfileInput } from './resolve-profile.js';
 import { deepFreeze } from './deep-freeze.js';
+import { createTraceReader } from './sections/trace/trace-file.js';
 
 export interface LoadProfileOptions {
   /** `--set path=value` arguments, applied in order. */
@@ -74,9 +75,11 @@ export function resolveProfileText(
   const data = applied.data;
   const result = profileSchema.safeParse(data);
   if (!result.success) issues.push(...fromZodIssues(result.error.issues, profileSchema, data));
-  issues.push(...crossFieldChecks(data, baseDir));
+  // Trace files are read once: by the checks, whose records the resolution takes.
+  const traces = createTraceReader();
+  issues.push(...crossFieldChecks(data, baseDir, traces));
   if (issues.length > 0 || !result.success) throw profileError(source, parsedOverrides, issues);
-  return deepFreeze(resolveProfileInput(result.data, sourceName, baseDir));
+  return deepFreeze(resolveProfileInput(result.data, sourceName, baseDir, traces));
 }
 
 function profileError(

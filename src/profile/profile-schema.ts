@@ -1,63 +1,30 @@
 /**
  * The profile YAML as users write it (snake_case keys of DESIGN.md), as one zod schema: strict objects so
  * that unknown keys are errors, and no transforms so that the same schema also generates the JSON Schema
- * editors use (schema/profile.schema.json). Defaults and unit conversion happen after validation, in
- * resolve-profile.ts, never here.
+ * editors use (schema/profile.schema.json). Each section's own block is its section's schema
+ * (profile/sections/); defaults and unit conversion happen after validation, in resolve-profile.ts and the
+ * sections, never here.
  */
 import { z } from 'zod';
 import { CHAT_REQUEST_PARAMETERS, SERVICE_TIERS } from '../protocol/chat.js';
 import type { ServiceTier } from '../protocol/chat.js';
 import { ERROR_CLASSES } from '../protocol/error-classes.js';
-import { capacitySchema } from './capacity-schema.js';
-import { datasetSchema } from './dataset-schema.js';
-import { deadlinesSchema } from './deadlines-schema.js';
-import { reasoningEffortsSchema } from './effort-schema.js';
-import { imagesSchema } from './images-schema.js';
-import { liveSchema } from './live-schema.js';
+import { duration, lengthDistribution } from './field-kinds.js';
 import { METRIC_OR_GROUP_VALUE_PATTERN, METRIC_STAT_PATTERN } from './metric-names.js';
-import { modelsSchema } from './models-schema.js';
-import { pricingSchema } from './pricing-schema.js';
-import { traceLoadFields } from './trace-schema.js';
-import { prefixesSchema } from './prefixes-schema.js';
-import { sessionSchema, toolLoopSchema } from './session-schema.js';
-
-/** Mirrors util/duration.ts: "250ms", "30s", "2m", "1m30s", "1.5h", or a bare number of seconds. */
-const DURATION_PATTERN = '^\\s*(?:\\d+(?:\\.\\d+)?|(?:\\d+(?:\\.\\d+)?(?:us|ms|s|m|h))+)\\s*$';
-const DURATION_MESSAGE = 'expected a duration like "30s", "250ms", "2m" or a number of seconds';
-
-const duration = z
-  .union([z.string().regex(new RegExp(DURATION_PATTERN), { error: DURATION_MESSAGE }), z.number().nonnegative()], {
-    error: DURATION_MESSAGE,
-  })
-  .meta({ id: 'duration', description: 'A duration: "250ms", "30s", "2m", "1m30s", or a number of seconds.' });
+import { capacitySchema } from './sections/capacity.js';
+import { sessionSchema, toolLoopSchema } from './sections/conversation.js';
+import { datasetSchema } from './sections/dataset.js';
+import { deadlinesSchema } from './sections/deadlines.js';
+import { reasoningEffortsSchema } from './sections/dimensions.js';
+import { imagesSchema } from './sections/images.js';
+import { liveSchema } from './sections/live.js';
+import { modelsSchema } from './sections/models.js';
+import { prefixesSchema } from './sections/prefixes.js';
+import { pricingSchema } from './sections/pricing.js';
+import { traceLoadFields } from './sections/trace/trace.js';
 
 const positiveInt = z.number().int().min(1);
 const tokenCount = z.number().int().min(0);
-
-/** A token length: a number (fixed) or a seeded distribution. */
-const lengthDistribution = z
-  .union(
-    [
-      z.number().int().min(1),
-      z.discriminatedUnion('dist', [
-        z.strictObject({ dist: z.literal('fixed'), value: z.number().int().min(1) }),
-        z.strictObject({ dist: z.literal('uniform'), min: z.number().int().min(1), max: z.number().int().min(1) }),
-        z.strictObject({
-          dist: z.enum(['normal', 'lognormal']),
-          mean: z.number().positive(),
-          stddev: z.number().nonnegative(),
-          min: z.number().int().min(1).optional(),
-          max: z.number().int().min(1).optional(),
-        }),
-      ]),
-    ],
-    { error: 'expected a number of tokens or { dist: fixed|uniform|normal|lognormal, ... }' },
-  )
-  .meta({
-    id: 'tokenLength',
-    description:
-      'Tokens: a number (fixed) or { dist: fixed, value } | { dist: uniform, min, max } | { dist: normal|lognormal, mean, stddev, min?, max? }.',
-  });
 
 const stage = z.strictObject({
   duration,
@@ -242,7 +209,7 @@ const scenarioFields = {
   encoding: encoding.optional(),
   seed: z.number().int().min(0).optional(),
   max_error_rate: maxErrorRate.optional(),
-  session: sessionSchema(duration, lengthDistribution).optional(),
+  session: sessionSchema.optional(),
   tool_loop: toolLoopSchema.optional(),
   reasoning_efforts: reasoningEffortsSchema.optional(),
   mix: z
@@ -377,7 +344,7 @@ export const profileSchema = z
     capacity: capacitySchema.optional(),
     deadlines: deadlinesSchema.optional(),
     pricing: pricingSchema.optional(),
-    live: liveSchema(duration).optional(),
+    live: liveSchema.optional(),
     compare: z
       .strictObject({
         tolerances: z
@@ -398,7 +365,3 @@ export type ScenarioInput = z.infer<typeof scenario>;
 export type ScenarioFieldsInput = Omit<ScenarioInput, 'name'>;
 export type ThresholdInput = z.infer<typeof threshold>;
 export type MaxErrorRateInput = z.infer<typeof maxErrorRate>;
-export type LengthInput = z.infer<typeof lengthDistribution>;
-export type DurationInput = z.infer<typeof duration>;
-export type SessionInput = NonNullable<ScenarioFieldsInput['session']>;
-export type ToolLoopInput = z.infer<typeof toolLoopSchema>;

@@ -5,25 +5,12 @@
  */
 import { basename, extname, resolve } from 'node:path';
 import { parseDurationMs } from '../util/duration.js';
-import { resolveCapacity } from './resolve-capacity.js';
-import { resolveDataset } from './resolve-dataset.js';
-import { resolveImages } from './resolve-images.js';
-import { resolvePrefixes } from './resolve-prefixes.js';
-import { resolvePricing } from './resolve-pricing.js';
-import { resolveLive } from './resolve-live.js';
-import { withGroupDimensions } from './resolve-dimensions.js';
-import { resolveConversation } from './resolve-session.js';
-import { sweepPhases, THROUGHPUT_CONCURRENCY } from './sweep-phases.js';
+import { type DurationInput, resolveLength } from './field-kinds.js';
+import { expandGroups } from './groups.js';
+import { mergeScenario } from './merge-scenario.js';
+import { parseThreshold } from './parse-threshold.js';
+import type { MaxErrorRateInput, ProfileInput, ScenarioFieldsInput, ThresholdInput } from './profile-schema.js';
 import type {
-  DurationInput,
-  LengthInput,
-  MaxErrorRateInput,
-  ProfileInput,
-  ScenarioFieldsInput,
-  ThresholdInput,
-} from './profile-schema.js';
-import type {
-  LengthDistribution,
   LoadSpec,
   LoadStage,
   MaxErrorRateSpec,
@@ -32,11 +19,19 @@ import type {
   ThresholdSpec,
   TlsSpec,
 } from './resolved-profile.js';
-import { mergeScenario } from './merge-scenario.js';
-import { resolveTraceLoad } from './resolve-trace.js';
-import { parseThreshold } from './parse-threshold.js';
-import { expandGroups } from './groups.js';
-import { resolveModels } from './model-selector.js';
+import { resolveCapacity } from './sections/capacity.js';
+import { resolveConversation } from './sections/conversation.js';
+import { resolveDataset } from './sections/dataset.js';
+import { resolveDeadlines } from './sections/deadlines.js';
+import { withGroupDimensions } from './sections/dimensions.js';
+import { resolveImages } from './sections/images.js';
+import { resolveLive } from './sections/live.js';
+import { resolveModels } from './sections/models.js';
+import { resolvePrefixes } from './sections/prefixes.js';
+import { resolvePricing } from './sections/pricing.js';
+import { sweepPhases, THROUGHPUT_CONCURRENCY } from './sections/sweep.js';
+import { resolveTraceLoad } from './sections/trace/trace.js';
+import { createTraceReader, type TraceReader } from './sections/trace/trace-file.js';
 
 /** Defaults of DESIGN.md and the README's profile reference, in one place. */
 export const PROFILE_DEFAULTS = {
@@ -55,8 +50,6 @@ export const PROFILE_DEFAULTS = {
   retryOn: ['http_429', 'http_5xx', 'connect', 'reset'],
   retryBackoffMs: 500,
   seed: 1,
-  /** normal/lognormal lengths without max are clamped to mean + this many stddevs. */
-  lengthMaxStddevs: 5,
   /** max_error_rate applies once a group has this many ended requests (ok + failed). */
   maxErrorRateMinRequests: 20,
 } as const;
@@ -64,11 +57,18 @@ export const PROFILE_DEFAULTS = {
 const ms = (value: DurationInput | undefined, fallback: number): number =>
   value === undefined ? fallback : (parseDurationMs(value) as number);
 
-export function resolveProfileInput(input: ProfileInput, sourceName: string | null, baseDir: string): ResolvedProfile {
+/** `traces` reads the files of trace replays (the checks' reader, so each file is read once). */
+export function resolveProfileInput(
+  input: ProfileInput,
+  sourceName: string | null,
+  baseDir: string,
+  traces: TraceReader = createTraceReader(),
+): ResolvedProfile {
   const scenarios = input.scenarios.flatMap((scenario, i) => {
     const merged = mergeScenario(input.defaults, scenario, i).fields as ScenarioFieldsInput;
     const streamUsage = input.target?.stream_usage ?? PROFILE_DEFAULTS.streamUsage;
-    const resolveFields = (fields: ScenarioFieldsInput) => resolveScenario(scenario.name, fields, baseDir, streamUsage);
+    const resolveFields = (fields: ScenarioFieldsInput) =>
+      resolveScenario(scenario.name, fields, baseDir, streamUsage, traces);
     const resolved = withGroupDimensions(resolveFields(merged), merged, resolveFields);
     return sweepPhases(resolved, merged.load?.mode === 'sweep' ? (merged.load.steps ?? 3) : null);
   });
@@ -95,12 +95,7 @@ export function resolveProfileInput(input: ProfileInput, sourceName: string | nu
     slo: { ...(input.slo ?? {}) },
     compare: { tolerances: { ...(input.compare?.tolerances ?? {}) } },
     capacity: resolveCapacity(input.capacity, input.slo ?? {}),
-    deadlines: input.deadlines
-      ? {
-          ttftMs: parseDurationMs(input.deadlines.ttft) as number,
-          tbtMs: parseDurationMs(input.deadlines.tbt) as number,
-        }
-      : null,
+    deadlines: resolveDeadlines(input.deadlines),
     ...resolvePricing(input.pricing),
     ...resolveLive(input.live),
   };
@@ -159,8 +154,9 @@ function resolveScenario(
   f: ScenarioFieldsInput,
   baseDir: string,
   streamUsage: boolean,
+  traces: TraceReader,
 ): ResolvedScenario {
-  const load = f.load?.mode === 'trace' ? resolveTraceLoad(f.load, baseDir) : resolveLoad(f.load);
+  const load = f.load?.mode === 'trace' ? resolveTraceLoad(f.load, baseDir, traces) : resolveLoad(f.load);
   const stageTotalMs = load.stages?.reduce((sum, stage) => sum + stage.durationMs, 0) ?? null;
   const prompt = f.prompt ?? {};
   const { model: _model, messages: _messages, service_tier: _tier, ...request } = f.request ?? {};
@@ -204,8 +200,8 @@ function resolveScenario(
     seed: f.seed ?? PROFILE_DEFAULTS.seed,
     // Only when set: profiles without it resolve (and are recorded in summary.json) as before.
     ...resolveMaxErrorRate(f.max_error_rate),
-    // Only when set, likewise: session and tool_loop (resolve-session.ts).
-    ...resolveConversation(f, resolveLength(prompt.input_tokens ?? PROFILE_DEFAULTS.inputTokens), resolveLength),
+    // Only when set, likewise: session and tool_loop (sections/conversation.ts).
+    ...resolveConversation(f, resolveLength(prompt.input_tokens ?? PROFILE_DEFAULTS.inputTokens)),
   };
 }
 
@@ -214,9 +210,9 @@ function resolveLoad(load: ScenarioFieldsInput['load']): LoadSpec {
   // As fast as the server takes: every request starts the moment one ends, up to max_concurrency.
   if (l.mode === 'throughput')
     return { mode: 'concurrency', concurrency: l.max_concurrency ?? THROUGHPUT_CONCURRENCY, stages: null };
-  // A sweep's phases are made from the open-loop settings (sweep-phases.ts).
+  // A sweep's phases are made from the open-loop settings (sections/sweep.ts).
   const mode =
-    // (mode trace is resolved by resolve-trace.ts; here it would be an open loop.)
+    // (mode trace is resolved by sections/trace/trace.ts; here it would be an open loop.)
     l.mode === 'sweep' || l.mode === 'trace'
       ? 'rate'
       : (l.mode ?? (l.rate !== undefined || l.arrival !== undefined ? 'rate' : 'concurrency'));
@@ -240,22 +236,4 @@ function resolveLoad(load: ScenarioFieldsInput['load']): LoadSpec {
       l.max_concurrency ?? (l.mode === 'sweep' ? THROUGHPUT_CONCURRENCY : PROFILE_DEFAULTS.maxConcurrency),
     stages,
   };
-}
-
-function resolveLength(length: LengthInput): LengthDistribution {
-  if (typeof length === 'number') return { dist: 'fixed', value: length };
-  switch (length.dist) {
-    case 'fixed':
-      return { dist: 'fixed', value: length.value };
-    case 'uniform':
-      return { dist: 'uniform', min: length.min, max: length.max };
-    default:
-      return {
-        dist: length.dist,
-        mean: length.mean,
-        stddev: length.stddev,
-        min: length.min ?? 1,
-        max: length.max ?? Math.max(Math.ceil(length.mean + PROFILE_DEFAULTS.lengthMaxStddevs * length.stddev), 1),
-      };
-  }
 }

@@ -3,15 +3,8 @@
  * expanded into groups. Everything after profile/ reads only this, never the YAML.
  */
 import type { ReasoningEffort, ServiceTier } from '../protocol/chat.js';
+import type { ImageDetail } from '../protocol/image-tokens.js';
 import type { PublicModelCapability } from '../protocol/models.js';
-import type { CapacitySpec } from './resolve-capacity.js';
-
-export type { CapacitySpec } from './resolve-capacity.js';
-export type { ImageFormat, ImageSpec } from './resolve-images.js';
-import type { ImageSpec } from './resolve-images.js';
-import type { TraceSpec } from './trace-file.js';
-
-export type { TraceSpec } from './trace-file.js';
 
 /** A length in tokens: fixed, or drawn per request from a seeded distribution (clamped to [min, max]). */
 export type LengthDistribution =
@@ -42,7 +35,23 @@ export interface PromptSpec {
   readonly images?: readonly ImageSpec[];
 }
 
-/** `prompt.prefixes`, resolved (resolve-prefixes.ts). */
+/** `prompt.images` (profile/sections/images.ts). */
+export type ImageFormat = 'png' | 'jpeg';
+
+/** One kind of image of `prompt.images`, resolved. */
+export interface ImageSpec {
+  readonly width: number;
+  readonly height: number;
+  readonly format: ImageFormat;
+  /** Sent as image_url.detail; null: not sent (the server's default, auto). */
+  readonly detail: ImageDetail | null;
+  /** Images of this kind in each request. */
+  readonly count: number;
+  /** Distinct images of this kind made at workload build; each request picks among them (seeded). */
+  readonly variants: number;
+}
+
+/** `prompt.prefixes`, resolved (profile/sections/prefixes.ts). */
 export interface PrefixesSpec {
   readonly groups: number;
   readonly tokens: number;
@@ -94,6 +103,48 @@ export type LoadSpec =
       readonly trace?: TraceSpec;
     };
 
+/** The trace formats of `load: { mode: trace }` (profile/sections/trace/trace-file.ts). */
+export type TraceFormat = 'inferbench' | 'mooncake' | 'burstgpt';
+export type TimestampUnit = 'ms' | 's';
+
+/** The records a replay sends, in order: offsets from the replay's start (trace ms, unscaled) and lengths. */
+export interface ParsedTrace {
+  readonly format: TraceFormat;
+  readonly timestampUnit: TimestampUnit;
+  readonly count: number;
+  readonly offsetsMs: Float64Array;
+  readonly inputTokens: Uint32Array;
+  readonly outputTokens: Uint32Array;
+}
+
+/** A trace file's records and its content hash, read once when the profile is resolved. */
+export interface TraceRecords extends ParsedTrace {
+  /** SHA-256 of the file's bytes (the workload hash's view of it). */
+  readonly sha256: string;
+}
+
+/** `load` of a trace replay as resolved: the rest of an open loop (max_concurrency, drops) applies. */
+export interface TraceSpec {
+  /** Absolute path of the trace file. */
+  readonly path: string;
+  /** `auto`: from the fields of the first record. */
+  readonly format: TraceFormat | 'auto';
+  /** null: the format's unit (ms for inferbench and mooncake, s for burstgpt). */
+  readonly timestampUnit: TimestampUnit | null;
+  /** Replay speed: 2 replays twice as fast (offsets divided by it). */
+  readonly timeScale: number;
+  /** Trace time (ms from the first record) at which the replay starts; earlier records are skipped. */
+  readonly startMs: number;
+  /** Set by sharding (schedule/shard.ts): this share replays records index-1, index-1+count, ... */
+  readonly shard?: { readonly index: number; readonly count: number };
+  /**
+   * The file's records from startMs on (before sharding), read when the profile was resolved: the schedule
+   * and the workload read these, never the file. Left out of summary.json and `validate --json`
+   * (recordedProfile in profile/sections/trace/trace.ts); typed arrays, so a worker thread gets a copy.
+   */
+  readonly records: TraceRecords;
+}
+
 export interface TimeoutSpec {
   readonly connectMs: number;
   readonly headersMs: number;
@@ -115,7 +166,7 @@ export interface EncodingSpec {
   readonly gzip: boolean;
 }
 
-/** Which of the target's models a scenario runs, asked of the target when the run starts (profile/model-selector.ts). */
+/** Which of the target's models a scenario runs, asked of the target when the run starts (profile/sections/models.ts). */
 export type ModelSelector =
   | { readonly kind: 'all' }
   | { readonly kind: 'capability'; readonly capabilities: readonly PublicModelCapability[] }
@@ -155,7 +206,7 @@ export interface ResolvedScenario {
   /** `max_error_rate`: stop the run when a group of this scenario only produces errors; absent: never. */
   readonly maxErrorRate?: MaxErrorRateSpec;
   /**
-   * A rate phase of a sweep (profile/sweep-phases.ts): its rate is set when it starts, at `index` of
+   * A rate phase of a sweep (profile/sections/sweep.ts): its rate is set when it starts, at `index` of
    * `steps + 1` between the measured rates of `<source>.sync` and `<source>.throughput`. Absent otherwise.
    */
   readonly sweep?: { readonly source: string; readonly index: number; readonly steps: number };
@@ -191,7 +242,7 @@ export type ThinkTimeDistribution =
   | { readonly dist: 'exponential'; readonly meanMs: number; readonly maxMs: number }
   | { readonly dist: 'lognormal'; readonly meanMs: number; readonly stddevMs: number; readonly maxMs: number };
 
-/** `session:`, resolved (resolve-session.ts). */
+/** `session:`, resolved (profile/sections/conversation.ts). */
 export interface SessionSpec {
   /** User turns per session; null: a dataset conversation's own count (turns omitted with prompt.dataset). */
   readonly turns: LengthDistribution | null;
@@ -313,6 +364,42 @@ export interface ResolvedProfile {
   readonly pricing?: Readonly<Record<string, ModelPrice>>;
   /** `live:` (what the run shows while it goes); absent when the profile sets none. */
   readonly live?: LiveSpec;
+}
+
+/** `capacity:` with its defaults (profile/sections/capacity.ts). */
+export interface CapacitySpec {
+  /** The SLO of the search, as written (e.g. { "ttft_ms.p99": "500ms", error_rate: "1%" }). */
+  readonly slo: Readonly<Record<string, number | string>>;
+  readonly minCapacity: number | null;
+  readonly resolution: number;
+  readonly maxSteps: number;
+  /**
+   * `max_step_duration` (or its older name `step_duration`), else 60 s: what the default step warmup is
+   * a quarter of at most, and the floor of the default cap.
+   */
+  readonly stepDurationMs: number;
+  /** `max_step_duration` as set; null: the default, computed per search (aggregate/capacity/step-length.ts). */
+  readonly maxStepDurationMs: number | null;
+  /** `step_warmup`; null: the default (sections/capacity.ts stepWarmupMs). */
+  readonly stepWarmupMs: number | null;
+  readonly blockMs: number;
+  readonly alpha: number;
+  readonly beta: number;
+  readonly indifference: number;
+  /** First load; null: from a calibration probe. */
+  readonly start: number | null;
+  readonly maxLoad: number;
+  readonly seed: number;
+  /** `mix`: each scenario's tiers searched together on the total load, split by weight; null: each group alone. */
+  readonly mix: readonly MixMember[] | null;
+}
+
+/** One tier of `capacity.mix`. */
+export interface MixMember {
+  readonly tier: ServiceTier;
+  readonly weight: number;
+  /** Its own SLO, as written; null: capacity.slo. */
+  readonly slo: Readonly<Record<string, number | string>> | null;
 }
 
 /** `live:` resolved: flags override it (cli/live-metrics.ts). */

@@ -10,6 +10,7 @@ import { breakdownOverflowWarnings } from '../aggregate/breakdown-accumulator.js
 import { SUMMARY_SCHEMA_VERSION } from '../metrics/run-summary.js';
 import type { HarnessHealth, RunStopped, RunSummary, ThresholdResult } from '../metrics/run-summary.js';
 import type { ResolvedProfile, TlsSpec } from '../profile/resolved-profile.js';
+import { recordedProfile } from '../profile/sections/trace/trace.js';
 import { workloadHashWithoutModels } from '../workload/workload-hash.js';
 import type { RunResult } from './run-profile.js';
 
@@ -48,7 +49,8 @@ export function buildRunSummary(result: RunResult, identity: RunIdentity, thresh
     profile: {
       name: result.profile.name,
       source: result.profile.sourcePath,
-      resolved: secretFreeProfile(result.profile),
+      // A trace replay's records stay out (its spec says which file was replayed).
+      resolved: recordedProfile(secretFreeProfile(result.profile)),
     },
     workload_hash: result.workloadHash,
     workload_hash_without_models: workloadHashWithoutModels(result.profile),

@@ -1,5 +1,5 @@
 /**
- * The rate of a sweep's rate phase (profile/sweep-phases.ts), set as the phase starts from what the sweep
+ * The rate of a sweep's rate phase (profile/sections/sweep.ts), set as the phase starts from what the sweep
  * measured so far for the same model, tier and effort: `<source>.sync` (one request at a time) and
  * `<source>.throughput` (as fast as the server takes), both completed requests per second. Phase i of N
  * runs at sync + (throughput - sync) x i / (N + 1): evenly spaced, strictly between the two. When the

@@ -1,7 +1,7 @@
 /**
  * Trace replay (`load: { mode: trace }`): request n starts at start + offset(n) / time_scale, offset(n)
- * being record n's timestamp from the replay's start (profile/trace-file.ts). It is an open loop whose
- * arrivals come from a file: same single re-armed PreciseWake, due arrivals started at once with their
+ * being record n's timestamp from the replay's start (the records the resolved profile carries,
+ * profile/sections/trace/trace-file.ts). It is an open loop whose arrivals come from a file: same single re-armed PreciseWake, due arrivals started at once with their
  * original intended time, and an arrival that finds max_concurrency requests in flight dropped and
  * counted. A dropped record still takes its number (the runner moves its workload index on), so record n
  * always carries record n's lengths. A shard replays every count-th record from index-1, which is exactly
@@ -11,7 +11,6 @@
  * the first N records (of this share), dropped ones included.
  */
 import type { LoadSpec, TraceSpec } from '../profile/resolved-profile.js';
-import { loadTrace } from '../profile/trace-file.js';
 import { LaunchTracker } from './launch-tracker.js';
 import { PreciseWake } from './precise-wake.js';
 import type { ScheduleCallbacks, ScheduleDeps, ScheduleLimits, ScheduleRun } from './types.js';
@@ -20,7 +19,7 @@ type RateLoad = Extract<LoadSpec, { mode: 'rate' }>;
 
 /** The replayed offsets (ms from the schedule's start, scaled) of `trace`'s share, in order. */
 export function traceOffsetsMs(trace: TraceSpec): Float64Array {
-  const records = loadTrace(trace);
+  const records = trace.records;
   const first = (trace.shard?.index ?? 1) - 1;
   const step = trace.shard?.count ?? 1;
   const count = Math.max(0, Math.ceil((records.count - first) / step));

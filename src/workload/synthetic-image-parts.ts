@@ -11,7 +11,7 @@
  * every request, and added to its expected input tokens: the estimate when a server sends no usage.
  */
 import { InferbenchError } from '../errors.js';
-import { LARGE_BODY_IMAGE_BYTES, MAX_BODY_IMAGE_BYTES } from '../profile/images-checks.js';
+import { LARGE_BODY_IMAGE_BYTES, MAX_BODY_IMAGE_BYTES } from '../profile/sections/images.js';
 import type { ChatMessage, ContentPart, ImagePart } from '../protocol/chat.js';
 import { imageTokens } from '../protocol/image-tokens.js';
 import type { ImageSpec, ResolvedScenario } from '../profile/resolved-profile.js';
@@ -72,7 +72,7 @@ function attach(messages: readonly ChatMessage[], images: readonly ImagePart[]):
 /**
  * The most image data one request body carries (each kind's `count` images at its largest variant's data
  * URL, one byte a character): above MAX_BODY_IMAGE_BYTES a BAD_PROFILE error (the profile check,
- * images-checks.ts, estimates it before anything is built; this measures what was built); above
+ * profile/sections/images.ts, estimates it before anything is built; this measures what was built); above
  * LARGE_BODY_IMAGE_BYTES a warning (the emulator and many servers refuse bodies that large).
  */
 function checkBodyImageBytes(scenario: string, pools: readonly KindPool[]): string | null {

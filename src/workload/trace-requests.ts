@@ -1,7 +1,8 @@
 /**
- * Trace replay's requests (`load: { mode: trace }`): request n is record n of the trace
- * (profile/trace-file.ts), its user message exactly the record's input tokens of synthetic token-exact
- * text and its max_completion_tokens the record's output tokens. A record of 0 tokens (BurstGPT logs
+ * Trace replay's requests (`load: { mode: trace }`): request n is record n of the trace (the records the
+ * resolved profile carries, read when it was resolved: profile/sections/trace/trace-file.ts), its user
+ * message exactly the record's input tokens of synthetic token-exact text and its max_completion_tokens the
+ * record's output tokens. A record of 0 tokens (BurstGPT logs
  * failed requests so) is sent with 1: the arrival is part of the load, and no prompt or answer is shorter.
  * Everything is read and sized when the workload is built; a request takes two array lookups and a window
  * of the text pool.
@@ -9,7 +10,6 @@
 import { InferbenchError } from '../errors.js';
 import type { ChatMessage } from '../protocol/chat.js';
 import type { ResolvedGroup, ResolvedScenario } from '../profile/resolved-profile.js';
-import { loadTrace } from '../profile/trace-file.js';
 import { o200kTokenizer } from '../util/tokenizer.js';
 import type { EncodingTokenizer } from '../util/tokenizer.js';
 import type { PromptSource } from './prompt-sources.js';
@@ -31,7 +31,7 @@ export function traceRequests(
 ): TraceRequests | null {
   const trace = scenario.load.mode === 'rate' ? scenario.load.trace : undefined;
   if (trace === undefined) return null;
-  const records = loadTrace(trace);
+  const records = trace.records;
   const count = records.count;
   if (count === 0)
     throw new InferbenchError('BAD_PROFILE', `trace ${trace.path} has no records to replay`, {

@@ -69,7 +69,8 @@ function traceHashPart(scenario: ResolvedScenario): Record<string, unknown> | un
   const trace = scenario.load.mode === 'rate' ? scenario.load.trace : undefined;
   if (trace === undefined) return undefined;
   const { format, timestampUnit, startMs } = trace;
-  return { sha256: fileHash(trace.path), format, timestamp_unit: timestampUnit, start_ms: startMs };
+  // The hash of the file as it was read when the profile was resolved (the records replayed are that file's).
+  return { sha256: trace.records.sha256, format, timestamp_unit: timestampUnit, start_ms: startMs };
 }
 
 /** A mix class as its scenario's fields are hashed: its share, request fields and prompt (its dataset by content). */

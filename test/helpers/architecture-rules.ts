@@ -90,7 +90,19 @@ export const PACKAGE_LAYERS: Readonly<Record<string, readonly Layer[]>> = {
  */
 export const PROCESS_LAYERS: readonly Layer[] = ['cli', 'bench'];
 
-export type ViolationKind = 'unknown-layer' | 'layer' | 'type-layer' | 'cycle' | 'package' | 'process';
+/**
+ * Folders of sections (DESIGN: "Sections of the profile never import each other by value"), relative to
+ * src/. A file below such a folder belongs to the section named by its first part there: `capacity.ts` is
+ * section `capacity`, `trace/trace-file.ts` section `trace` (a section past about 300 lines is a folder).
+ * A file of one section never value-imports a file of another section of the same folder; type imports,
+ * imports within a section, and imports of the layer's shared files outside the folder (profile/'s
+ * field-kinds.ts, profile-issue.ts, ...) are allowed. What the sections have in common goes outside the
+ * folder, and what combines them (profile-schema.ts, cross-field-checks.ts, resolve-profile.ts, format-plan.ts)
+ * imports them from outside it.
+ */
+export const SECTION_FOLDERS: readonly string[] = ['profile/sections'];
+
+export type ViolationKind = 'unknown-layer' | 'layer' | 'type-layer' | 'cycle' | 'package' | 'process' | 'section';
 
 export interface Violation {
   readonly kind: ViolationKind;
@@ -257,6 +269,16 @@ function isLayer(name: string): name is Layer {
   return (LAYERS as readonly string[]).includes(name);
 }
 
+/** The section folder and section of a file (a path relative to src/, with "/"), or null outside any section folder. */
+export function sectionOf(relativePath: string): { folder: string; section: string } | null {
+  for (const folder of SECTION_FOLDERS) {
+    if (!relativePath.startsWith(`${folder}/`)) continue;
+    const first = relativePath.slice(folder.length + 1).split('/')[0] as string;
+    return { folder, section: first.replace(/\.ts$/, '') };
+  }
+  return null;
+}
+
 /** Every violation of DESIGN's rules in `tree`: src/'s layers, bench/ (imported by none) and the others' imports of it. */
 export function checkArchitecture(tree: ArchitectureTree): Violation[] {
   const files = [...walk(tree.src), ...walk(tree.bench)];
@@ -277,6 +299,19 @@ export function checkArchitecture(tree: ArchitectureTree): Violation[] {
     for (const entry of imports) {
       const where = `${rel(file)}:${entry.line}`;
       if (entry.relative) {
+        const fromSection = sectionOf(rel(file));
+        const toSection = inside(tree.src, entry.target) ? sectionOf(rel(entry.target)) : null;
+        if (
+          !entry.typeOnly &&
+          fromSection !== null &&
+          toSection !== null &&
+          fromSection.folder === toSection.folder &&
+          fromSection.section !== toSection.section
+        )
+          violations.push({
+            kind: 'section',
+            message: `${where} imports ${rel(entry.target)} (section ${fromSection.section} -> section ${toSection.section} of ${fromSection.folder}/)`,
+          });
         const violation = relativeImportViolation(tree, from, entry, where, rel);
         if (violation) violations.push(violation);
         continue;

@@ -8,7 +8,8 @@ import { isAbsolute, resolve } from 'node:path';
 import type { Argv } from 'yargs';
 import { loadProfile } from '../../profile/load-profile.js';
 import { formatProfilePlan } from '../../profile/format-plan.js';
-import { hasUnresolvedSelector } from '../../profile/model-selector.js';
+import { hasUnresolvedSelector } from '../../profile/sections/models.js';
+import { recordedProfile } from '../../profile/sections/trace/trace.js';
 import type { ResolvedProfile } from '../../profile/resolved-profile.js';
 import { loadHfTokenizer } from '../../util/hf-tokenizer.js';
 import { o200kTokenizer } from '../../util/tokenizer.js';
@@ -54,7 +55,7 @@ async function runValidate(args: ValidateArgs, ctx: CliContext): Promise<number>
   const hash = workloadHash(profile);
   if (args.json) {
     ctx.stdout.write(
-      `${JSON.stringify({ valid: true, workload_hash: hash, profile, first_requests: firstRequests }, null, 2)}\n`,
+      `${JSON.stringify({ valid: true, workload_hash: hash, profile: recordedProfile(profile), first_requests: firstRequests }, null, 2)}\n`,
     );
     return EXIT.ok;
   }

@@ -22,7 +22,7 @@ import {
   lowestDecidablePerS,
   slowestObjective,
 } from '../../aggregate/capacity/step-length.js';
-import { stepRampBlocks, stepWarmupMs } from '../../profile/resolve-capacity.js';
+import { stepRampBlocks, stepWarmupMs } from '../../profile/sections/capacity.js';
 import type { ResolvedGroup, ResolvedProfile } from '../../profile/resolved-profile.js';
 import { runStep, type StepContext, type StepResult } from './run-step.js';
 import {
@@ -49,7 +49,7 @@ export interface GroupCapacity {
   /** Goodput (req/s meeting every SLO) of the highest passing step. */
   readonly goodputPerS: number | null;
   readonly calibration: { readonly e2eMs: number; readonly startLoad: number } | null;
-  /** The untested start of each of its steps (profile/resolve-capacity.ts stepWarmupMs); null: not known. */
+  /** The untested start of each of its steps (profile/sections/capacity.ts stepWarmupMs); null: not known. */
   readonly stepWarmupMs: number | null;
   /** The cap its steps had (max_step_duration, or the default computed for its start); null: not known. */
   readonly maxStepDurationMs: number | null;

@@ -9,7 +9,7 @@ import type { CapacityObjective } from '../../aggregate/capacity/capacity-slo.js
 import type { GroupSummary, HarnessHealth } from '../../metrics/run-summary.js';
 import type { CapacitySpec, ResolvedGroup, ResolvedProfile } from '../../profile/resolved-profile.js';
 import { STEP_GRACEFUL_STOP_MS } from '../../aggregate/capacity/step-length.js';
-import { stepRampBlocks, stepWarmupMs } from '../../profile/resolve-capacity.js';
+import { stepRampBlocks, stepWarmupMs } from '../../profile/sections/capacity.js';
 import { nowUs } from '../../util/clock.js';
 import {
   runProfile,

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { formatProfilePlan } from '../../../src/profile/format-plan.js';
 import { resolveProfileText } from '../../../src/profile/load-profile.js';
-import { stepRampBlocks, stepWarmupMs } from '../../../src/profile/resolve-capacity.js';
+import { stepRampBlocks, stepWarmupMs } from '../../../src/profile/sections/capacity.js';
 import { profileProblems } from '../../helpers/profile-problems.js';
 
 const scenario = (extra = ''): string =>

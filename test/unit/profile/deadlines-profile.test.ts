@@ -1,5 +1,5 @@
 /**
- * The `deadlines:` block (profile/deadlines-schema.ts) and the SLOs and thresholds on fluidity_index it
+ * The `deadlines:` block (profile/sections/deadlines.ts) and the SLOs and thresholds on fluidity_index it
  * enables: resolved to milliseconds, units required, and fluidity_index refused without deadlines.
  */
 import { describe, expect, it } from 'vitest';

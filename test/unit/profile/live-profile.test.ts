@@ -1,5 +1,5 @@
 /**
- * The `live:` block (profile/live-schema.ts): resolved with its defaults, absent when unset, strict about
+ * The `live:` block (profile/sections/live.ts): resolved with its defaults, absent when unset, strict about
  * its keys and values, and `--set live.metrics_port=...` works like any other override.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,15 +1,20 @@
 /**
- * Trace replay's file (profile/trace-file.ts) and its profile keys: each public format with its unit,
+ * Trace replay's file (profile/sections/trace/trace-file.ts) and its profile keys: each public format with its unit,
  * unit overrides, start, CSV, and a bad record reported as file:line: field at profile load (validate).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { resolveGroupModels } from '../../../src/profile/groups.js';
 import { resolveProfileText } from '../../../src/profile/load-profile.js';
 import { fileText } from '../../../src/profile/file-text.js';
-import { loadTrace, parseTrace } from '../../../src/profile/trace-file.js';
-import type { ParsedTrace } from '../../../src/profile/trace-file.js';
+import type { ParsedTrace } from '../../../src/profile/resolved-profile.js';
+import { recordedProfile } from '../../../src/profile/sections/trace/trace.js';
+import { parseTrace, readTrace } from '../../../src/profile/sections/trace/trace-file.js';
+import { traceOffsetsMs } from '../../../src/schedule/trace-schedule.js';
+import { createWorkload } from '../../../src/workload/create-workload.js';
+import { workloadHash } from '../../../src/workload/workload-hash.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'inferbench-trace-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -134,6 +139,16 @@ describe('bad trace records name the file, line and field', () => {
     );
   });
 
+  it('a CSV record out of time order names its line and the previous one, blank lines counted', () => {
+    const csv = 'Timestamp,Request tokens,Response tokens\n10,1,1\n\n   \n5,1,1\n';
+    expect(() => parseTrace(csv, 'x.csv', 'auto', null)).toThrow(
+      /^x\.csv:5: Timestamp: 5 is earlier than the previous record's \(line 2\); records must be in time order$/,
+    );
+    expect(() => parseTrace('Timestamp,Request tokens,Response tokens\n1,2,x\n', 'x.csv', 'auto', null)).toThrow(
+      /^x\.csv:2: Response tokens: expected a number, got "x"$/,
+    );
+  });
+
   it('a quoted CSV (read by csv-parse): wrong columns and an unclosed quote name their lines', () => {
     const wrong = 'Timestamp,Request tokens,Response tokens\n1,2,"3"\n4,5\n';
     expect(() => parseTrace(wrong, 'x.csv', 'auto', null)).toThrow(
@@ -179,9 +194,18 @@ describe('trace replay in a profile', () => {
       burstiness: 1,
       maxConcurrency: 8,
       stages: null,
-      trace: { path, format: 'auto', timestampUnit: null, timeScale: 2, startMs: 0 },
+      trace: { path, format: 'auto', timestampUnit: null, timeScale: 2, startMs: 0, records: expect.anything() },
     });
-    expect(loadTrace(scenario.load.mode === 'rate' ? scenario.load.trace! : (undefined as never)).count).toBe(3);
+    // The records, read when the profile was resolved, travel with it.
+    const records = scenario.load.mode === 'rate' ? scenario.load.trace!.records : (undefined as never);
+    expect(plain(records)).toEqual({
+      format: 'inferbench',
+      unit: 'ms',
+      offsets: [0, 2000, 4000],
+      inputs: [4, 8, 8],
+      outputs: [2, 3, 3],
+    });
+    expect(records.sha256).toMatch(/^[0-9a-f]{64}$/);
   });
 
   it('refuses what a trace sets itself, and trace keys in another mode', () => {
@@ -217,10 +241,10 @@ describe('trace replay in a profile', () => {
 describe('review fixes: file text', () => {
   it('reads a JSONL or CSV trace that starts with a UTF-8 byte order mark', () => {
     const jsonl = write('bom.jsonl', '\uFEFF{"timestamp": 0, "input_tokens": 4, "output_tokens": 2}\n');
-    const spec = { format: 'auto', timestampUnit: null, timeScale: 1, startMs: 0 } as const;
-    expect(plain(loadTrace({ ...spec, path: jsonl }))).toMatchObject({ format: 'inferbench', inputs: [4] });
+    const spec = { format: 'auto', timestampUnit: null, startMs: 0 } as const;
+    expect(plain(readTrace({ ...spec, path: jsonl }))).toMatchObject({ format: 'inferbench', inputs: [4] });
     const csv = write('bom.csv', '\uFEFFtimestamp,input_tokens,output_tokens\n0,7,3\n');
-    expect(plain(loadTrace({ ...spec, path: csv }))).toMatchObject({ inputs: [7], outputs: [3] });
+    expect(plain(readTrace({ ...spec, path: csv }))).toMatchObject({ inputs: [7], outputs: [3] });
   });
 
   it('turns a file too large for one string into a BAD_PROFILE error naming it', () => {
@@ -243,5 +267,48 @@ describe('review fixes: file text', () => {
       '/data/trace.jsonl: too large to read (600 MiB; Node holds at most about 512 MiB of text in one string)',
     );
     expect((caught as { hint?: string }).hint).toMatch(/split the file/);
+  });
+});
+
+describe('the trace is read once, when the profile is resolved', () => {
+  it('the schedule, the workload and the workload hash replay the records read then, not the file as it is later', () => {
+    const path = write(
+      'once.jsonl',
+      '{"timestamp": 0, "input_tokens": 5, "output_tokens": 2}\n{"timestamp": 1000, "input_tokens": 6, "output_tokens": 3}\n',
+    );
+    const profile = resolveGroupModels(
+      resolveProfileText('scenarios:\n  - name: t\n    load: { mode: trace, path: once.jsonl }\n', join(dir, 'p.yaml')),
+      'model-x',
+    );
+    const hash = workloadHash(profile);
+    // The same size, so a cache keyed on the file's size and time could miss the change; any later read would see it.
+    writeFileSync(
+      path,
+      '{"timestamp": 0, "input_tokens": 7, "output_tokens": 4}\n{"timestamp": 3000, "input_tokens": 8, "output_tokens": 5}\n',
+    );
+    const scenario = profile.scenarios[0]!;
+    const trace = scenario.load.mode === 'rate' ? scenario.load.trace! : (undefined as never);
+    expect([...traceOffsetsMs(trace)]).toEqual([0, 1000]);
+    const workload = createWorkload(scenario, profile.groups[0]!);
+    expect([0, 1].map((index) => workload.next(index).body.max_completion_tokens)).toEqual([2, 3]);
+    expect(workloadHash(profile)).toBe(hash);
+  });
+
+  it('summary.json and validate --json record the trace spec without its records', () => {
+    write('rec.jsonl', '{"timestamp": 0, "input_tokens": 4, "output_tokens": 2}\n');
+    const profile = resolveProfileText(
+      'scenarios:\n  - name: t\n    load: { mode: trace, path: rec.jsonl, time_scale: 2 }\n  - name: s\n    requests: 1\n',
+      join(dir, 'p.yaml'),
+    );
+    const recorded = JSON.parse(JSON.stringify(recordedProfile(profile)));
+    expect(recorded.scenarios[0].load.trace).toEqual({
+      path: join(dir, 'rec.jsonl'),
+      format: 'auto',
+      timestampUnit: null,
+      timeScale: 2,
+      startMs: 0,
+    });
+    expect(recorded.scenarios[1]).toEqual(JSON.parse(JSON.stringify(profile.scenarios[1])));
+    expect(recorded.groups).toEqual(JSON.parse(JSON.stringify(profile.groups)));
   });
 });

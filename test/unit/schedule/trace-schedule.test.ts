@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { LoadSpec, TraceSpec } from '../../../src/profile/resolved-profile.js';
+import { readTrace } from '../../../src/profile/sections/trace/trace-file.js';
 import { shardLoad, shardProfile, shardScenario } from '../../../src/schedule/shard.js';
 import { startSchedule } from '../../../src/schedule/start-schedule.js';
 import type { ScheduleCallbacks, ScheduleLimits } from '../../../src/schedule/types.js';
@@ -27,6 +28,8 @@ writeFileSync(
 );
 
 function traceLoad(trace: Partial<TraceSpec> = {}, maxConcurrency = 1000): Extract<LoadSpec, { mode: 'rate' }> {
+  // The records as the profile's resolution reads them (from startMs on).
+  const records = readTrace({ path, format: 'auto', timestampUnit: null, startMs: trace.startMs ?? 0 });
   return {
     mode: 'rate',
     rate: 1,
@@ -34,7 +37,7 @@ function traceLoad(trace: Partial<TraceSpec> = {}, maxConcurrency = 1000): Extra
     burstiness: 1,
     maxConcurrency,
     stages: null,
-    trace: { path, format: 'auto', timestampUnit: null, timeScale: 1, startMs: 0, ...trace },
+    trace: { path, format: 'auto', timestampUnit: null, timeScale: 1, startMs: 0, records, ...trace },
   };
 }
 

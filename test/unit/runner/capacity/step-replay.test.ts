@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { CapacityObjective } from '../../../../src/aggregate/capacity/capacity-slo.js';
 import { pooledDesignEffect } from '../../../../src/aggregate/capacity/design-effect.js';
 import type { CapacityStepsFile, StoredBlock } from '../../../../src/metrics/capacity-summary.js';
-import { resolveCapacity } from '../../../../src/profile/resolve-capacity.js';
+import { resolveCapacity } from '../../../../src/profile/sections/capacity.js';
 import { capacitySummary } from '../../../../src/runner/capacity/capacity-result.js';
 import { capacityStepsFile, reevaluateCapacity } from '../../../../src/runner/capacity/reevaluate.js';
 import { designEffectFloors } from '../../../../src/runner/capacity/search-unit.js';

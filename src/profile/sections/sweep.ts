@@ -6,7 +6,7 @@
  * measured rates. Those rates exist only once the first two phases ran: the runner sets them
  * (runner/sweep-rates.ts); here they are 0 with a note of where they come from.
  */
-import type { ResolvedScenario } from './resolved-profile.js';
+import type { ResolvedScenario } from '../resolved-profile.js';
 
 /** Default ceiling of a throughput phase (and of `mode: throughput`). */
 export const THROUGHPUT_CONCURRENCY = 256;

@@ -1,8 +1,9 @@
 /**
  * Trace replay's input (`load: { mode: trace, path }`): a file of timestamped requests, read and checked
- * once, then shared by the schedule (arrival times) and the workload (each request's lengths). It lives in
- * profile/ because both need it and neither may import the other; a bad file is a profile error found at
- * load time, naming the file, line and field.
+ * once when the profile is resolved; its records travel in the resolved profile (`load.trace.records`) to
+ * the schedule (arrival times) and the workload (each request's lengths), which never read the file. It
+ * lives in profile/ because both need it and neither may import the other; a bad file is a profile error
+ * found at load time, naming the file, line and field.
  *
  * Formats (one record per line, timestamps relative to the first record):
  * - `inferbench`: JSONL `{ timestamp, input_tokens, output_tokens }`, timestamps in ms by default;
@@ -14,46 +15,35 @@
  * later one is an error, never silently sorted, so that record n is always the n-th line's request.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
-import { fileText } from './file-text.js';
+import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
-import { InferbenchError } from '../errors.js';
 import { parse } from 'csv-parse/sync';
+import { InferbenchError } from '../../../errors.js';
+import { fileText } from '../../file-text.js';
+import type { ParsedTrace, TimestampUnit, TraceFormat, TraceRecords, TraceSpec } from '../../resolved-profile.js';
 
-export const TRACE_FORMATS = ['inferbench', 'mooncake', 'burstgpt'] as const;
-export type TraceFormat = (typeof TRACE_FORMATS)[number];
-export type TimestampUnit = 'ms' | 's';
+export const TRACE_FORMATS = ['inferbench', 'mooncake', 'burstgpt'] as const satisfies readonly TraceFormat[];
 
-/** `load` of a trace replay as resolved: the rest of an open loop (max_concurrency, drops) applies. */
-export interface TraceSpec {
-  /** Absolute path of the trace file. */
-  readonly path: string;
-  /** `auto`: from the fields of the first record. */
-  readonly format: TraceFormat | 'auto';
-  /** null: the format's unit (ms for inferbench and mooncake, s for burstgpt). */
-  readonly timestampUnit: TimestampUnit | null;
-  /** Replay speed: 2 replays twice as fast (offsets divided by it). */
-  readonly timeScale: number;
-  /** Trace time (ms from the first record) at which the replay starts; earlier records are skipped. */
-  readonly startMs: number;
-  /** Set by sharding (schedule/shard.ts): this share replays records index-1, index-1+count, ... */
-  readonly shard?: { readonly index: number; readonly count: number };
-}
+/** What decides a trace's records: the file and how it is read (not the replay speed or the shard). */
+export type TraceSource = Pick<TraceSpec, 'path' | 'format' | 'timestampUnit' | 'startMs'>;
 
-/** The records a replay sends, in order: offsets from the replay's start (trace ms, unscaled) and lengths. */
-export interface ParsedTrace {
-  readonly format: TraceFormat;
-  readonly timestampUnit: TimestampUnit;
-  readonly count: number;
-  readonly offsetsMs: Float64Array;
-  readonly inputTokens: Uint32Array;
-  readonly outputTokens: Uint32Array;
-}
+/**
+ * Reads traces for one profile resolution: each file (with its settings) is read once, when the checks
+ * first look at it, and the resolution takes the same records. Nothing is kept beyond the reader.
+ */
+export type TraceReader = (source: TraceSource) => TraceRecords;
 
-/** A trace file's records and its content hash. */
-export interface TraceRecords extends ParsedTrace {
-  /** SHA-256 of the file's bytes (the workload hash's view of it). */
-  readonly sha256: string;
+export function createTraceReader(): TraceReader {
+  const read = new Map<string, TraceRecords>();
+  return (source) => {
+    const key = JSON.stringify([source.path, source.format, source.timestampUnit, source.startMs]);
+    let records = read.get(key);
+    if (records === undefined) {
+      records = readTrace(source);
+      read.set(key, records);
+    }
+    return records;
+  };
 }
 
 const FIELDS = {
@@ -65,31 +55,17 @@ const FIELDS = {
 const HINT =
   'a trace is JSONL of { timestamp, input_tokens, output_tokens } (or Mooncake\'s { timestamp, input_length, output_length }, or BurstGPT\'s CSV/JSONL with "Timestamp", "Request tokens", "Response tokens"), in time order';
 
-const cache = new Map<string, TraceRecords>();
-
-/** The records `spec` replays (before sharding); read once per file, format, unit and start. */
-export function loadTrace(spec: TraceSpec): TraceRecords {
-  let stamp: string;
+/** Reads and parses the records `source` replays (before sharding), with the file's content hash. */
+export function readTrace(source: TraceSource): TraceRecords {
+  let bytes: Buffer;
   try {
-    const stat = statSync(spec.path);
-    stamp = `${stat.size}:${stat.mtimeMs}`;
+    bytes = readFileSync(source.path);
   } catch (error) {
-    throw unreadable(spec.path, error);
+    throw unreadable(source.path, error);
   }
-  const key = [spec.path, stamp, spec.format, spec.timestampUnit ?? '', spec.startMs].join('\u0000');
-  let records = cache.get(key);
-  if (records === undefined) {
-    let bytes: Buffer;
-    try {
-      bytes = readFileSync(spec.path);
-    } catch (error) {
-      throw unreadable(spec.path, error);
-    }
-    const parsed = parseTrace(fileText(bytes, spec.path), spec.path, spec.format, spec.timestampUnit, spec.startMs);
-    records = { ...parsed, sha256: createHash('sha256').update(bytes).digest('hex') };
-    cache.set(key, records);
-  }
-  return records;
+  const text = fileText(bytes, source.path);
+  const parsed = parseTrace(text, source.path, source.format, source.timestampUnit, source.startMs);
+  return { ...parsed, sha256: createHash('sha256').update(bytes).digest('hex') };
 }
 
 /** Trace length of a replay in ms of trace time (first to last replayed record). */
@@ -109,30 +85,27 @@ export function parseTrace(
   startMs = 0,
 ): ParsedTrace {
   const table = readRows(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, name);
-  const first = table.rows[0];
-  if (first === undefined) throw new InferbenchError('BAD_PROFILE', `trace ${name} has no records`, { hint: HINT });
-  const resolved = format === 'auto' ? detectFormat(table.columns(first), name, first.line, extname(name)) : format;
+  if (table.count === 0) throw new InferbenchError('BAD_PROFILE', `trace ${name} has no records`, { hint: HINT });
+  const resolved = format === 'auto' ? detectFormat(table, name, extname(name)) : format;
   const fields = FIELDS[resolved];
   const timestampUnit = unit ?? fields.unit;
   const msPer = timestampUnit === 's' ? 1000 : 1;
-  const read = (row: Row, field: string, count: boolean): number =>
-    numberField(table.value(row, field), field, name, row.line, count);
+  const read = (row: number, field: string, count: boolean): number =>
+    numberField(table.value(row, field), field, name, () => table.line(row), count);
   const offsets: number[] = [];
   const inputs: number[] = [];
   const outputs: number[] = [];
   let firstMs = Number.NaN;
   let previousMs = Number.NEGATIVE_INFINITY;
-  let previousLine = 0;
-  for (const row of table.rows) {
+  for (let row = 0; row < table.count; row++) {
     const ms = read(row, fields.timestamp, false) * msPer;
     if (ms < previousMs)
       throw new InferbenchError(
         'BAD_PROFILE',
-        `${name}:${row.line}: ${fields.timestamp}: ${ms / msPer} is earlier than the previous record's (line ${previousLine}); records must be in time order`,
+        `${name}:${table.line(row)}: ${fields.timestamp}: ${ms / msPer} is earlier than the previous record's (line ${table.line(row - 1)}); records must be in time order`,
         { hint: 'sort the trace by timestamp first (e.g. sort -n, or jq -s "sort_by(.timestamp)[]" -c)' },
       );
     previousMs = ms;
-    previousLine = row.line;
     const input = read(row, fields.input, true);
     const output = read(row, fields.output, true);
     if (Number.isNaN(firstMs)) firstMs = ms;
@@ -152,25 +125,22 @@ export function parseTrace(
   };
 }
 
-/** A record: a JSONL line's object, or a CSV line's cells (read through the header). */
-interface Row {
-  readonly line: number;
-  readonly data: Record<string, unknown> | string[];
-}
-
-/** The rows of a file, with how to read a field of one and which fields it has. */
+/** A file's records (JSONL objects or CSV rows), by index: a field's value, the fields, the line. */
 interface Table {
-  readonly rows: Row[];
-  value(row: Row, field: string): unknown;
-  columns(row: Row): readonly string[];
+  readonly count: number;
+  value(row: number, field: string): unknown;
+  columns(row: number): readonly string[];
+  /** 1-based line of the record in the file (for messages). */
+  line(row: number): number;
 }
 
 /** JSONL objects, or CSV rows keyed by the header when the first line is not a JSON object. */
 function readRows(text: string, name: string): Table {
   const lines = text.split(/\r?\n/);
   const firstIndex = lines.findIndex((line) => line.trim() !== '');
-  const rows: Row[] = [];
   if (firstIndex >= 0 && !lines[firstIndex]!.trimStart().startsWith('{')) return readCsv(text, name);
+  const rows: Record<string, unknown>[] = [];
+  const lineOf: number[] = [];
   lines.forEach((line, i) => {
     if (line.trim() === '') return;
     let value: unknown;
@@ -181,66 +151,75 @@ function readRows(text: string, name: string): Table {
     }
     if (typeof value !== 'object' || value === null || Array.isArray(value))
       throw new InferbenchError('BAD_PROFILE', `${name}:${i + 1}: expected a JSON object`, { hint: HINT });
-    rows.push({ line: i + 1, data: value as Record<string, unknown> });
+    rows.push(value as Record<string, unknown>);
+    lineOf.push(i + 1);
   });
   return {
-    rows,
-    value: (row, field) => (row.data as Record<string, unknown>)[field],
-    columns: (row) => Object.keys(row.data),
+    count: rows.length,
+    value: (row, field) => rows[row]?.[field],
+    columns: (row) => Object.keys(rows[row] ?? {}),
+    line: (row) => lineOf[row] ?? 0,
   };
 }
 
 /**
- * CSV with a header row, read by csv-parse (quoted cells, "" escapes, CRLF); its errors name the line. Rows
- * are kept as cell arrays and read through the header's column index. A file without a single double quote
- * (BurstGPT's 1.4 M lines) has no quoting to undo: its lines are split on commas directly, the same cells
- * csv-parse gives, several times faster (csv-parse's per-record line info is most of its cost there).
+ * CSV with a header row, read by csv-parse (quoted cells, "" escapes, CRLF). Rows are cell arrays read
+ * through the header's column index. csv-parse's per-record line info costs about as much again as the
+ * parse (BurstGPT has 1.4 M lines), and only a message needs a line: the text is parsed again with it
+ * then, which happens at most once, on the way to an error.
  */
 function readCsv(text: string, name: string): Table {
-  const parsed = text.includes('"') ? parseQuotedCsv(text, name) : splitPlainCsv(text);
-  const header = parsed[0]?.record ?? [];
-  const headerLine = parsed[0]?.info.lines ?? 1;
+  const records = parseCsv(text, name);
+  const header = records[0] ?? [];
   const index = new Map(header.map((column, c) => [column, c]));
-  const rows: Row[] = parsed.slice(1).map(({ record, info }) => {
+  let lines: number[] | null = null;
+  const line = (record: number): number => {
+    lines ??= parseCsvLines(text, name);
+    return lines[record] ?? 0;
+  };
+  for (let r = 1; r < records.length; r++) {
+    const record = records[r]!;
     if (record.length !== header.length)
       throw new InferbenchError(
         'BAD_PROFILE',
-        `${name}:${info.lines}: ${record.length} columns where the header (line ${headerLine}) has ${header.length}`,
+        `${name}:${line(r)}: ${record.length} columns where the header (line ${line(0)}) has ${header.length}`,
         { hint: HINT },
       );
-    return { line: info.lines, data: record };
-  });
+  }
   return {
-    rows,
+    count: Math.max(0, records.length - 1),
     value: (row, field) => {
       const c = index.get(field);
-      return c === undefined ? undefined : (row.data as string[])[c];
+      return c === undefined ? undefined : records[row + 1]?.[c];
     },
     columns: () => header,
+    line: (row) => line(row + 1),
   };
 }
 
-/** Cells and line number of every non-empty line of CSV text without quotes. */
-function splitPlainCsv(text: string): CsvRecord[] {
-  const records: CsvRecord[] = [];
-  const lines = text.split(/\r?\n/);
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
-    if (line.trim() !== '')
-      records.push({ record: line.split(',').map((cell) => cell.trim()), info: { lines: i + 1 } });
-  }
-  return records;
+const CSV_OPTIONS = { skip_empty_lines: true, trim: true, relax_column_count: true } as const;
+
+/** A line of only spaces is skipped as an empty one is (csv-parse gives it as one empty cell). */
+const blank = (record: readonly string[]): boolean => record.length === 1 && record[0] === '';
+
+/** The records of CSV text (column counts are checked by the caller, where the message can name the header's line). */
+function parseCsv(text: string, name: string): string[][] {
+  return csvParse(name, () => (parse(text, CSV_OPTIONS) as string[][]).filter((record) => !blank(record)));
 }
 
-function parseQuotedCsv(text: string, name: string): CsvRecord[] {
+/** The line of each record of parseCsv, by a second parse with csv-parse's line info. */
+function parseCsvLines(text: string, name: string): number[] {
+  return csvParse(name, () =>
+    (parse(text, { ...CSV_OPTIONS, info: true }) as unknown as CsvRecord[])
+      .filter((entry) => !blank(entry.record))
+      .map((entry) => entry.info.lines),
+  );
+}
+
+/** Runs a csv-parse call; its error becomes a BAD_PROFILE error naming the file and line. */
+function csvParse<T>(name: string, run: () => T): T {
   try {
-    // Column counts are checked by the caller, where the message can name the header's line.
-    return parse(text, {
-      info: true,
-      skip_empty_lines: true,
-      trim: true,
-      relax_column_count: true,
-    }) as unknown as CsvRecord[];
+    return run();
   } catch (error) {
     const at = (error as { lines?: number }).lines;
     throw new InferbenchError('BAD_PROFILE', `${name}${at === undefined ? '' : `:${at}`}: ${csvProblem(error)}`, {
@@ -260,21 +239,22 @@ function csvProblem(error: unknown): string {
   return message.replace(/\s*(?:on|at) line \d+\s*$/, '');
 }
 
-function detectFormat(columns: readonly string[], name: string, line: number, extension: string): TraceFormat {
+function detectFormat(table: Table, name: string, extension: string): TraceFormat {
+  const columns = table.columns(0);
   for (const format of TRACE_FORMATS) if (columns.includes(FIELDS[format].input)) return format;
   const csv = extension.toLowerCase() === '.csv' ? ' header' : '';
   throw new InferbenchError(
     'BAD_PROFILE',
-    `${name}:${line}: the first record${csv} has none of input_tokens, input_length, "Request tokens": cannot tell the trace's format`,
+    `${name}:${table.line(0)}: the first record${csv} has none of input_tokens, input_length, "Request tokens": cannot tell the trace's format`,
     { hint: `${HINT}; or set load.format` },
   );
 }
 
 /** A finite number (JSON number or numeric CSV cell); token counts must be whole and >= 0. */
-function numberField(raw: unknown, field: string, name: string, line: number, count: boolean): number {
+function numberField(raw: unknown, field: string, name: string, line: () => number, count: boolean): number {
   const value = typeof raw === 'number' ? raw : typeof raw === 'string' && raw !== '' ? Number(raw) : Number.NaN;
   if (count ? Number.isInteger(value) && value >= 0 && value <= 0xffffffff : Number.isFinite(value)) return value;
-  const at = `${name}:${line}: ${field}`;
+  const at = `${name}:${line()}: ${field}`;
   if (raw === undefined || raw === null || raw === '')
     throw new InferbenchError('BAD_PROFILE', `${at}: missing`, { hint: HINT });
   if (!Number.isFinite(value))

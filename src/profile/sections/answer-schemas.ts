@@ -4,8 +4,8 @@
  * A schema that does not is a profile problem at its own line, found by `validate` before anything is sent,
  * rather than a run that cannot check its answers.
  */
-import { createSchemaCompiler, type SchemaCompiler } from '../util/json-schema-compiler.js';
-import type { IssuePath, ProfileIssue } from './profile-issue.js';
+import { createSchemaCompiler, type SchemaCompiler } from '../../util/json-schema-compiler.js';
+import type { IssuePath, ProfileIssue } from '../profile-issue.js';
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -1,20 +1,15 @@
 /**
  * The cross-field rules of what a scenario sends (prompt, request, request_extra, session, tool_loop), run
  * once on the scenario or, when it has a `mix`, once per class on the class's fields merged over the
- * scenario's (one level deep, the class winning, as resolve-dimensions.ts merges them): every request of a
+ * scenario's (one level deep, the class winning, as sections/dimensions.ts merges them): every request of a
  * mix is sent as some class, so a class's merged fields must pass the same rules the scenario's do, with
- * paths rooted at `scenarios[i].mix[k]` where the class wrote the field.
+ * paths rooted at `scenarios[i].mix[k]` where the class wrote the field. The rules of the other sections
+ * (dataset, images, prefixes, conversation, answer schemas) are given by the caller (cross-field-checks.ts),
+ * so this section imports none of them.
  */
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { CHAT_REQUEST_PARAMETERS } from '../protocol/chat.js';
-import { checkAnswerSchemas } from './answer-schema-checks.js';
-import { checkDataset } from './dataset-checks.js';
-import { checkImages } from './images-checks.js';
-import type { MergedScenario } from './merge-scenario.js';
-import { checkPrefixes } from './prefixes-checks.js';
-import type { IssuePath, ProfileIssue } from './profile-issue.js';
-import { checkConversation } from './session-checks.js';
+import { CHAT_REQUEST_PARAMETERS } from '../../protocol/chat.js';
+import type { MergedScenario } from '../merge-scenario.js';
+import type { IssuePath, ProfileIssue } from '../profile-issue.js';
 
 /** request_extra carries only what the spec does not list: a spec field there would skip its checks. */
 const SPEC_REQUEST_FIELDS = new Set<string>([...CHAT_REQUEST_PARAMETERS, 'stream_options']);
@@ -24,6 +19,19 @@ const CLASS_KEYS = ['prompt', 'request', 'request_extra'] as const;
 
 type PathOf = (key: string, ...rest: (string | number)[]) => IssuePath;
 
+/** One section's rules of a set of merged fields (a scenario's, or a class's over its scenario's). */
+export type SentFieldsCheck = (
+  fields: Readonly<Record<string, unknown>>,
+  pathOf: PathOf,
+  context: { readonly baseDir: string; readonly inMix: boolean },
+) => ProfileIssue[];
+
+/** The rules the caller adds: on each set of merged fields, and on a mix class's own `request`. */
+export interface WorkloadChecks {
+  readonly fields: readonly SentFieldsCheck[];
+  readonly classRequest: (request: unknown, path: IssuePath) => ProfileIssue[];
+}
+
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -32,8 +40,8 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 function checkSentFields(
   f: Readonly<Record<string, unknown>>,
   pathOf: PathOf,
-  baseDir: string,
-  inMix: boolean,
+  context: { readonly baseDir: string; readonly inMix: boolean },
+  checks: WorkloadChecks,
 ): ProfileIssue[] {
   const issues: ProfileIssue[] = [];
   const prompt = isRecord(f.prompt) ? f.prompt : {};
@@ -42,20 +50,7 @@ function checkSentFields(
     if (isRecord(dist) && typeof dist.min === 'number' && typeof dist.max === 'number' && dist.min > dist.max)
       issues.push({ path: pathOf('prompt', key), message: `min (${dist.min}) is greater than max (${dist.max})` });
   }
-  const dataset = isRecord(prompt.dataset) ? prompt.dataset : null;
-  const datasetPath = (key: string): IssuePath => [...pathOf('prompt', 'dataset'), key];
-  if (dataset && typeof dataset.path === 'string' && !existsSync(resolve(baseDir, dataset.path)))
-    issues.push({ path: datasetPath('path'), message: `file not found: ${resolve(baseDir, dataset.path)}` });
-  issues.push(...checkDataset(dataset ?? undefined, datasetPath));
-  if (inMix && dataset?.sample === 'without_replacement')
-    issues.push({
-      path: datasetPath('sample'),
-      message:
-        'without_replacement does not hold in a mix (entries are drawn by the schedule-wide request index, which the classes share); use cycle or with_replacement, or a scenario of its own',
-    });
-  issues.push(...checkImages(prompt.images, pathOf('prompt', 'images')));
-  issues.push(...checkPrefixes(prompt, f.request, pathOf));
-  issues.push(...checkConversation(f, pathOf));
+  for (const check of checks.fields) issues.push(...check(f, pathOf, context));
   if (isRecord(f.request_extra)) {
     for (const key of Object.keys(f.request_extra)) {
       const message = BUILT_FIELDS.has(key)
@@ -93,17 +88,22 @@ const startsWith = (path: IssuePath, prefix: IssuePath): boolean => prefix.every
  * The rules of what a scenario sends: on its own fields, or with a mix on each class's. A problem at the
  * scenario's own field that only some classes have names them; one every class has is reported once.
  */
-export function checkScenarioWorkload(merged: MergedScenario, index: number, baseDir: string): ProfileIssue[] {
+export function checkScenarioWorkload(
+  merged: MergedScenario,
+  index: number,
+  baseDir: string,
+  checks: WorkloadChecks,
+): ProfileIssue[] {
   const mix = Array.isArray(merged.fields.mix) ? merged.fields.mix : [];
   const classes = mix.flatMap((item, k) => (isRecord(item) ? [{ item, k }] : []));
-  if (classes.length === 0) return checkSentFields(merged.fields, merged.pathOf, baseDir, false);
+  if (classes.length === 0) return checkSentFields(merged.fields, merged.pathOf, { baseDir, inMix: false }, checks);
   const found = new Map<string, { issue: ProfileIssue; classes: string[] }>();
   for (const { item, k } of classes) {
     const classPath: IssuePath = ['scenarios', index, 'mix', k];
     const view = classView(merged, item, classPath);
     const issues = [
-      ...checkSentFields(view.fields, view.pathOf, baseDir, true),
-      ...checkAnswerSchemas(item.request, [...classPath, 'request']),
+      ...checkSentFields(view.fields, view.pathOf, { baseDir, inMix: true }, checks),
+      ...checks.classRequest(item.request, [...classPath, 'request']),
     ];
     for (const issue of issues) {
       const id = JSON.stringify([issue.path, issue.message]);
