@@ -1,8 +1,8 @@
 /**
  * `capacity` searches a load in requests per second (or streams) and reads its numbers as requests; a
  * scenario with `session` or `tool_loop` starts a whole conversation per arrival, so it is refused: exit 2,
- * a message naming the scenario, and not one chat completion sent.
- * @module-tag timing
+ * a message naming the scenario, and not one chat completion sent. Nothing is timed: it runs beside the
+ * other files.
  */
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';

@@ -98,6 +98,8 @@ export interface SearchSettings {
   readonly capMs?: number;
   /** Untested blocks at the start of every step (the first block and the step warmup); default 0. */
   readonly untestedBlocks?: number;
+  /** capacity.resolution; default 0.05. */
+  readonly resolution?: number;
 }
 
 const TESTS = { alpha: 0.05, beta: 0.05, indifference: 0.5 };
@@ -123,7 +125,7 @@ export function simulateSearch(rng: Rng, curve: Curve, settings: SearchSettings 
   const search = new CapacitySearch({
     start: limits?.start ?? curve.start,
     integer: false,
-    resolution: 0.05,
+    resolution: settings.resolution ?? 0.05,
     maxSteps: 12,
     min: Math.max(0.05, limits?.lowest ?? 0),
     max: 4096,
