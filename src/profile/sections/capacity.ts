@@ -108,7 +108,7 @@ export const capacitySchema = z
       }),
   })
   .meta({
-    description: '`inferbench capacity`: the highest load each group takes under the SLO (see README, Capacity).',
+    description: '`inferbench capacity`: the highest load each group takes under the SLO (see docs/capacity.md).',
   });
 
 export type CapacityInput = z.infer<typeof capacitySchema>;
