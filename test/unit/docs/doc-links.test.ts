@@ -42,7 +42,12 @@ function readPage(path: string): Page {
 }
 
 function markdownFiles(): string[] {
-  return [join(ROOT, 'README.md'), ...readdirSync(DOCS).filter((name) => name.endsWith('.md')).map((name) => join(DOCS, name))];
+  return [
+    join(ROOT, 'README.md'),
+    ...readdirSync(DOCS)
+      .filter((name) => name.endsWith('.md'))
+      .map((name) => join(DOCS, name)),
+  ];
 }
 
 const pages = new Map(markdownFiles().map((path) => [path, readPage(path)]));
@@ -54,7 +59,8 @@ function brokenLink(from: string, href: string): string | undefined {
   const target = pathPart === '' ? from : resolve(dirname(from), decodeURI(pathPart));
   if (!existsSync(target)) return `${href}: no file ${relative(ROOT, target)}`;
   if (anchor === undefined || anchor === '') return undefined;
-  if (statSync(target).isDirectory() || !target.endsWith('.md')) return `${href}: an anchor into a file that is not Markdown`;
+  if (statSync(target).isDirectory() || !target.endsWith('.md'))
+    return `${href}: an anchor into a file that is not Markdown`;
   const page = pages.get(target) ?? readPage(target);
   return page.anchors.has(anchor) ? undefined : `${href}: no heading #${anchor} in ${relative(ROOT, target)}`;
 }
@@ -78,9 +84,13 @@ describe('documentation links', () => {
     expect(firstBlock).toContain('npm ci && npm start');
     expect(firstBlock).toContain('npm ci && npm test');
     const linked = new Set(
-      (pages.get(join(ROOT, 'README.md'))?.links ?? []).map((href) => href.split('#')[0]).filter((href) => href?.startsWith('docs/')),
+      (pages.get(join(ROOT, 'README.md'))?.links ?? [])
+        .map((href) => href.split('#')[0])
+        .filter((href) => href?.startsWith('docs/')),
     );
-    const docs = readdirSync(DOCS).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`);
+    const docs = readdirSync(DOCS)
+      .filter((name) => name.endsWith('.md'))
+      .map((name) => `docs/${name}`);
     expect(docs.filter((doc) => !linked.has(doc))).toEqual([]);
   });
 
