@@ -26,7 +26,7 @@ export interface LoadProfileOptions {
 }
 
 const HINT =
-  'fix the fields listed above (`inferbench validate <profile>` checks a profile without sending anything); the keys are documented in the README, section "Profiles"';
+  'fix the fields listed above (`inferbench validate <profile>` checks a profile without sending anything); every key is documented in docs/profiles.md';
 
 /** Reads and resolves a profile file. Throws InferbenchError('BAD_PROFILE') listing every problem. */
 export function loadProfile(path: string, options: LoadProfileOptions = {}): ResolvedProfile {

@@ -358,7 +358,7 @@ export const profileSchema = z
       })
       .optional(),
   })
-  .meta({ title: 'inferbench profile', description: 'A load-test profile for inferbench (see README, "Profiles").' });
+  .meta({ title: 'inferbench profile', description: 'A load-test profile for inferbench (see docs/profiles.md).' });
 
 export type ProfileInput = z.infer<typeof profileSchema>;
 export type ScenarioInput = z.infer<typeof scenario>;

@@ -33,7 +33,7 @@ import { sweepPhases, THROUGHPUT_CONCURRENCY } from './sections/sweep.js';
 import { resolveTraceLoad } from './sections/trace/trace.js';
 import { createTraceReader, type TraceReader } from './sections/trace/trace-file.js';
 
-/** Defaults of DESIGN.md and the README's profile reference, in one place. */
+/** Defaults of DESIGN.md and the profile reference (docs/profiles.md), in one place. */
 export const PROFILE_DEFAULTS = {
   apiKeyEnv: 'INFERENCE_API_KEY',
   managementKeyEnv: 'INFERENCE_MANAGEMENT_KEY',

@@ -7,7 +7,7 @@ export const HEADER = {
   integration: 'x-service-3rd-party-integration',
   queueThreshold: 'queue_threshold',
   retryAfter: 'retry-after',
-  /** Emulator only: per-request fault injection (see README, "Faults"). */
+  /** Emulator only: per-request fault injection (see docs/emulator.md#capacity-tiers-rate-limits-prompt-cache-and-faults). */
   emulatorFault: 'x-emulator-fault',
 } as const;
 

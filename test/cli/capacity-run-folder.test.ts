@@ -1,7 +1,7 @@
 /**
- * `inferbench capacity` without `--out` writes `reports/<time>-<profile>-capacity/` (the README says so):
+ * `inferbench capacity` without `--out` writes `reports/<time>-<profile>-capacity/` (docs/capacity.md says so):
  * the UTC start to the second, the profile's name, then `-capacity`, so a search sorts with the runs of
- * its time; the form the README gives is read from it and checked against the folder written. A short
+ * its time; the form docs/capacity.md gives is read from it and checked against the folder written. A short
  * search (two steps of 2 s) against a server of known capacity (test/helpers/slots-server.ts); `report`
  * then reads the folder it wrote.
  */
@@ -22,11 +22,11 @@ afterAll(async () => {
   await server.close();
 });
 
-/** The README's capacity folder, e.g. `<time>-<profile>-capacity`, as a pattern of folder names. */
+/** docs/capacity.md's capacity folder, e.g. `<time>-<profile>-capacity`, as a pattern of folder names. */
 function documentedFolder(profile: string): RegExp {
-  const readme = readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
+  const readme = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'capacity.md'), 'utf8');
   const form = /Outputs \(a run folder, `reports\/([^`]+)\/`/.exec(readme)?.[1];
-  if (form === undefined) throw new Error('README.md: the capacity Outputs paragraph names no reports/ folder');
+  if (form === undefined) throw new Error('docs/capacity.md: the capacity Outputs paragraph names no reports/ folder');
   const pattern = form
     .split(/(<time>|<profile>)/)
     .map((part) =>

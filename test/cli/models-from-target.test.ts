@@ -96,7 +96,7 @@ scenarios:
     load: { mode: rate, rate: 4 }
     duration: 2s
     prompt: { input_tokens: 16, output_tokens: 4 }
-capacity: { slo: { ttft_ms.p95: 2000ms }, start: 4, max_steps: 2, step_duration: 1s }
+capacity: { slo: { ttft_ms.p50: 2000ms }, start: 8, max_steps: 2, max_step_duration: 3s, step_warmup: 0s }
 `,
     );
     const out = `${folder.dir}/capacity-run`;

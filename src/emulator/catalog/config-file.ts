@@ -317,6 +317,6 @@ function formatPath(path: readonly (string | number)[]): string {
 
 function badConfig(lines: readonly string[]): InferbenchError {
   return new InferbenchError('BAD_CONFIG', `invalid emulator config:\n  ${lines.join('\n  ')}`, {
-    hint: 'see the README section "The emulator" for the config file format',
+    hint: 'see docs/emulator.md for the config file format',
   });
 }

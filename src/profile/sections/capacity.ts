@@ -108,7 +108,7 @@ export const capacitySchema = z
       }),
   })
   .meta({
-    description: '`inferbench capacity`: the highest load each group takes under the SLO (see README, Capacity).',
+    description: '`inferbench capacity`: the highest load each group takes under the SLO (see docs/capacity.md).',
   });
 
 export type CapacityInput = z.infer<typeof capacitySchema>;
@@ -196,8 +196,8 @@ function durationOf(value: unknown, fallback: number): number | null {
 }
 
 /**
- * A step's untested start (its first block and `step_warmup`, in whole blocks) must leave at least one block
- * of the step for the tests to read; otherwise every step runs its whole `max_step_duration` and ends
+ * A step's untested start (its first block and `step_warmup`, in whole blocks) and its last block must
+ * leave at least one block of the step for the tests to read; otherwise every step runs its whole `max_step_duration` and ends
  * INCONCLUSIVE. `step_duration` is the older name of `max_step_duration`: one of the two.
  */
 export function checkCapacity(capacity: unknown): ProfileIssue[] {
@@ -216,10 +216,12 @@ export function checkCapacity(capacity: unknown): ProfileIssue[] {
   const blockMs = durationOf(fields.block, CAPACITY_DEFAULTS.blockMs);
   if (warmupMs === null || durationMs === null || blockMs === null || blockMs <= 0) return issues;
   const untested = stepRampBlocks(warmupMs, blockMs);
-  if (untested < Math.floor(durationMs / blockMs)) return issues;
+  // The runner's arithmetic (aggregate/capacity/step-length.ts testedSeconds): the last block may close
+  // after the step ends and is not counted on either.
+  if (untested + 1 < Math.floor(durationMs / blockMs)) return issues;
   issues.push({
     path: ['capacity', 'step_warmup'],
-    message: `a step's untested start (step_warmup ${warmupMs / 1000} s and the first block: ${untested} blocks of ${blockMs / 1000} s) leaves no block of the step (${key} ${durationMs / 1000} s) for the tests`,
+    message: `a step's untested start (step_warmup ${warmupMs / 1000} s and the first block: ${untested} blocks of ${blockMs / 1000} s) and its last block leave no block of the step (${key} ${durationMs / 1000} s) for the tests: make ${key} at least ${((untested + 2) * blockMs) / 1000} s`,
   });
   return issues;
 }

@@ -67,7 +67,7 @@ export const MAX_POOL_IMAGE_BYTES = 1024 * 1024 * 1024;
 
 /**
  * Encoded bytes per pixel of the synthetic images (seeded waves with light noise), a little above what
- * they measure: about 1.62 as PNG and 0.18 as JPEG at 512x512 to 1280x720 (README, Images).
+ * they measure: about 1.62 as PNG and 0.18 as JPEG at 512x512 to 1280x720 (docs/workloads.md#images-promptimages).
  */
 const BYTES_PER_PIXEL = { png: 1.75, jpeg: 0.2 } as const;
 

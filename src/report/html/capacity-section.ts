@@ -107,7 +107,7 @@ export function capacitySection(capacity: CapacitySummary): Section {
       `SLO: ${capacity.objectives.map(objectiveLabel).join(', ')}. Each step's decision is a sequential test ` +
       `(alpha ${fmt(s.alpha, 3)}, beta ${fmt(s.beta, 3)}) on ${fmt(s.block_ms / 1000, 1)} s blocks; the capacity is ` +
       `where the monotone fit of exceedance against load crosses the allowed fraction, with a 95% interval ` +
-      `(nominal: see the README). Markers: dot pass, cross fail, ring inconclusive. In rate mode the latency chart's x is the ` +
+      `(nominal: see docs/capacity.md). Markers: dot pass, cross fail, ring inconclusive. In rate mode the latency chart's x is the ` +
       `achieved rate, while the capacity line is on the offered rate.`,
     tone: 'muted',
   };

@@ -12,6 +12,7 @@
  * scenario's groups (its tiers) are searched together instead (search-unit.ts): the total load split by
  * weight, every tier against its own SLO, the capacity the highest total at which every tier holds.
  */
+import { InferbenchError } from '../../errors.js';
 import type { CapacityEstimate } from '../../aggregate/capacity/capacity-fit.js';
 import { CapacitySearch } from '../../aggregate/capacity/capacity-search.js';
 import {
@@ -192,6 +193,14 @@ function plannedSearch(
     (startPerS === null ? spec.stepDurationMs : defaultStepCapMs(spec, startPerS, untestedMs, spec.blockMs));
   const objectives = unit.parts.flatMap((part) => part.objectives);
   const lowestPerS = lowestDecidablePerS(objectives, spec, capMs, untestedMs, spec.blockMs);
+  if (lowestPerS === Number.POSITIVE_INFINITY)
+    throw new InferbenchError(
+      'BAD_PROFILE',
+      `capacity.max_step_duration ${capMs / 1000} s leaves no time for the tests of ${unit.key}: its untested start (${untestedMs / 1000} s: the first block and the step warmup) and its last block (${spec.blockMs / 1000} s) take the whole step`,
+      {
+        hint: `make capacity.max_step_duration at least ${(untestedMs + 2 * spec.blockMs) / 1000} s, or shorten capacity.step_warmup`,
+      },
+    );
   const unitPerS = perS(1);
   let lowest: number | null = null;
   if (unitPerS !== null && unitPerS > 0) {

@@ -83,10 +83,12 @@ async function stream(
   body: Record<string, unknown>,
   headers: Record<string, string> = {},
   signal?: AbortSignal,
+  onHeaders?: () => void,
 ): Promise<Streamed> {
   const started = performance.now();
   const res = await post({ ...body, stream: true }, headers, signal);
   const headersMs = performance.now() - started;
+  onHeaders?.();
   const events: { atMs: number; data: unknown }[] = [];
   let buffer = '';
   let error: unknown = null;
@@ -124,8 +126,18 @@ describe('tiers under contention', () => {
     const busy = new AbortController();
     controllers.push(busy);
     // Take the endpoint's only slot for ~0.8 s; its headers mean the job is in the engine.
-    const holding = stream({ model: 'ep-one-slot', messages: USER, max_completion_tokens: 80 }, {}, busy.signal);
-    await new Promise((r) => setTimeout(r, 50));
+    // Wait for them (not a fixed time): a loaded machine may read and plan it later than the others.
+    let inEngine = (): void => {};
+    const headersSeen = new Promise<void>((resolve) => {
+      inEngine = resolve;
+    });
+    const holding = stream(
+      { model: 'ep-one-slot', messages: USER, max_completion_tokens: 80 },
+      {},
+      busy.signal,
+      inEngine,
+    );
+    await headersSeen;
     const tiers = ['flex', 'default', 'priority', 'auto'] as const;
     const results = await Promise.all(
       tiers.map((tier) => send({ model: 'ep-one-slot', messages: USER, max_completion_tokens: 3, service_tier: tier })),

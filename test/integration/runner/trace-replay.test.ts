@@ -5,6 +5,7 @@
  * latencies start at the scheduled time (one schedule_lag_ms sample per record). A record dropped at
  * max_concurrency does not shift the lengths of the records after it, and shards together replay the
  * trace once.
+ * @module-tag timing
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

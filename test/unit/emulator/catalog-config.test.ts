@@ -125,17 +125,14 @@ describe('config file', () => {
   });
 });
 
-describe('README', () => {
-  it('the config example of the emulator section parses', async () => {
+describe('docs/emulator.md', () => {
+  it('the config example of the emulator page parses', async () => {
     const { readFileSync } = await import('node:fs');
-    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
-    const section = readme.slice(
-      readme.indexOf('<!-- section: emulator -->'),
-      readme.indexOf('<!-- /section: emulator -->'),
-    );
+    const page = readFileSync(new URL('../../../docs/emulator.md', import.meta.url), 'utf8');
+    const section = page.slice(0, page.indexOf('## Limits and timeouts'));
     const example = /```yaml\n([\s\S]*?)```/.exec(section)?.[1];
     expect(example).toBeDefined();
-    const catalog = parseCatalogConfig(example!, 'README.md');
+    const catalog = parseCatalogConfig(example!, 'docs/emulator.md');
     expect(catalog.models.find((m) => m.id === 'my-model')?.capacity.slots).toBe(16);
     expect(catalog.endpoints.map((e) => e.endpointId)).toContain('ep-my-model');
   });

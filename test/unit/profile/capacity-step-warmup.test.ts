@@ -45,10 +45,10 @@ describe('capacity.step_warmup', () => {
     expect(stepRampBlocks(1200, 250)).toBe(6);
   });
 
-  it('must leave a block of the step tested, and be a duration', () => {
+  it('must leave a block of the step tested (the last block is read by no test either), and be a duration', () => {
     expect(profileProblems(`${scenario()}capacity:\n  step_duration: 10s\n  step_warmup: 10s\n`)).toEqual([
       expect.stringMatching(
-        /p\.yaml:7:\d+: capacity\.step_warmup: a step's untested start \(step_warmup 10 s and the first block: 11 blocks of 1 s\) leaves no block of the step \(step_duration 10 s\) for the tests/,
+        /p\.yaml:7:\d+: capacity\.step_warmup: a step's untested start \(step_warmup 10 s and the first block: 11 blocks of 1 s\) and its last block leave no block of the step \(step_duration 10 s\) for the tests: make step_duration at least 13 s/,
       ),
     ]);
     // 9 s of warmup plus the first block is the whole 10 s step: nothing would be tested.
@@ -58,9 +58,17 @@ describe('capacity.step_warmup', () => {
     expect(profileProblems(`${scenario()}capacity:\n  step_duration: 10s\n  step_warmup: 7s\n  block: 2s\n`)).toEqual([
       expect.stringContaining('5 blocks of 2 s'),
     ]);
+    // 8 s of warmup, the first block and the last one: the whole 10 s step (the runner counts the same).
+    expect(profileProblems(`${scenario()}capacity:\n  step_duration: 10s\n  step_warmup: 8s\n`)).toEqual([
+      expect.stringContaining('9 blocks of 1 s'),
+    ]);
     expect(() =>
-      resolveProfileText(`${scenario()}capacity:\n  step_duration: 10s\n  step_warmup: 8s\n`, 'p.yaml'),
+      resolveProfileText(`${scenario()}capacity:\n  step_duration: 10s\n  step_warmup: 7s\n`, 'p.yaml'),
     ).not.toThrow();
+    // The issue's 2 s step with no warmup: the first block and the last are the step.
+    expect(profileProblems(`${scenario()}capacity: { max_step_duration: 2s, step_warmup: 0s }\n`)).toEqual([
+      expect.stringContaining('make max_step_duration at least 3 s'),
+    ]);
     expect(profileProblems(`${scenario()}capacity: { step_warmup: 90s }\n`)).toEqual([
       expect.stringContaining('step_duration 60 s'),
     ]);
@@ -106,7 +114,7 @@ describe('capacity.max_step_duration', () => {
       ),
     ]);
     expect(profileProblems(`${scenario()}capacity: { max_step_duration: 10s, step_warmup: 10s }\n`)).toEqual([
-      expect.stringContaining('leaves no block of the step (max_step_duration 10 s)'),
+      expect.stringContaining('leave no block of the step (max_step_duration 10 s)'),
     ]);
     const plan = formatProfilePlan(
       resolveProfileText(`${scenario()}capacity: { slo: { ttft_ms.p99: 250ms } }\n`, 'p.yaml'),
