@@ -69,8 +69,8 @@ export async function startKnownLatencyServer(options: KnownLatencyOptions): Pro
 
 /**
  * `groups` one-step searches at one stream (both the start and the most allowed) against the known-latency
- * model, a p90 SLO of 40 ms: each group's last step is one decision. The profile of the decision test
- * (test/integration/runner/capacity-coverage.test.ts) and of `npm run bench capacity`'s decisions.
+ * model, a p90 SLO of 40 ms: each group's last step is one decision. The profile of `npm run bench
+ * capacity`'s decisions (their error rates are tested over simulated steps: exceedance-sprt.test.ts).
  */
 export function oneStepProfile(name: string, groups: number, offset: number): string {
   const scenarios = Array.from(

@@ -25,7 +25,7 @@ describe('ExceedanceSprt error rates (2000 seeded runs each, blocks of 20 reques
   it('FAILs a p90 step 5% over at most alpha and PASSes one 15% over at most beta, in small blocks', () => {
     // The edges of a p90's indifference zone in blocks of 5 (one stream's requests in a 250 ms block): the
     // claim 10 one-step searches against test/helpers/known-latency-server.ts made on sockets before
-    // (test/integration/runner/capacity-coverage.test.ts), over 2000 runs.
+    // (test/integration/runner/capacity-coverage.test.ts, now removed), over 2000 runs.
     const P90 = { allowed: 0.1 };
     const fails = rateOf('fail', RUNS, seeds(5000), P90, 0.05, { blockSize: 5 });
     const passes = rateOf('pass', RUNS, seeds(6000), P90, 0.15, { blockSize: 5 });
