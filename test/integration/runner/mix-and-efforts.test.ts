@@ -84,9 +84,10 @@ describe('a mix and reasoning efforts in a run', () => {
       const chats = server.chats.filter((chat) => chat.body.reasoning_effort === effort);
       expect(chats).toHaveLength(90);
       expect(countBy(chats, (chat) => classOf(chat.body))).toEqual(expected);
-      // One stream at 40/s: 89 gaps of 25 ms (three streams, one per class, would take a third of that).
+      // One stream at 40/s: 89 gaps of 25 ms, 2.2 s (three streams, one per class, would take a third of
+      // that, 0.74 s). A late first arrival shortens the span on a loaded machine (1.93 s seen).
       const spanMs = chats.at(-1)!.arrivedMs - chats[0]!.arrivedMs;
-      expect(spanMs).toBeGreaterThan(2000);
+      expect(spanMs).toBeGreaterThan(1200);
       expect(spanMs).toBeLessThan(6000);
     }
     for (const chat of server.chats) {

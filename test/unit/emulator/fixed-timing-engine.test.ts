@@ -1,4 +1,8 @@
-/** The fixed-timing engine: every token released exactly once, batched per tick, time_info consistent, cancel stops callbacks. */
+/**
+ * The fixed-timing engine on the real clock: every token released exactly once, batched per tick,
+ * time_info consistent, cancel stops callbacks.
+ * @module-tag timing
+ */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TimeInfo } from '../../../src/protocol/chat.js';
 import { FixedTimingEngine } from '../../../src/emulator/fixed-timing-engine.js';
