@@ -52,7 +52,7 @@ export class GroupAccumulator {
   readonly breakdowns = new BreakdownAccumulator();
   /** Answer checks per check name (check-accumulator.ts); fed by the collector. */
   readonly checks = new CheckAccumulator();
-  /** The group's last seconds, for the first GROUP_WINDOWS groups (the dashboard's charts); fed by the collector. */
+  /** The group's last seconds, for the first GROUP_WINDOWS groups when a live view asked (the dashboard's charts); fed by the collector. */
   readonly window: ProgressWindow | null;
   readonly #histograms = new Map<MetricName, Histogram>();
   started = 0;
@@ -76,10 +76,10 @@ export class GroupAccumulator {
   firstLaunchUs = Number.POSITIVE_INFINITY;
   lastEndUs = Number.NEGATIVE_INFINITY;
 
-  constructor(group: ResolvedGroup) {
+  constructor(group: ResolvedGroup, withWindow: boolean) {
     this.group = group;
     this.series = new GroupTimeSeries(group.key);
-    this.window = group.index < GROUP_WINDOWS ? new ProgressWindow() : null;
+    this.window = withWindow && group.index < GROUP_WINDOWS ? new ProgressWindow() : null;
   }
 
   /** Records `value` (already in the histogram's integer unit) unless NaN; negatives clamp to 0. */

@@ -39,7 +39,7 @@ class GroupedRunCollector implements RunCollector {
 
   constructor(options: CollectorOptions) {
     this.#runStartUs = options.runStartUs;
-    this.#groups = options.groups.map((group) => new GroupAccumulator(group));
+    this.#groups = options.groups.map((group) => new GroupAccumulator(group, options.groupWindows === true));
     this.#slo = createSloEvaluator(options.slo);
   }
 

@@ -16,6 +16,11 @@ export interface CollectorOptions {
   readonly slo: Readonly<Record<string, number>>;
   /** Monotonic microseconds of the run's start: second 0 of the time series. */
   readonly runStartUs: number;
+  /**
+   * Keep the last seconds of the first GROUP_WINDOWS groups (progress-window.ts) for the live dashboard's
+   * charts; off by default, so a run without a live view pays nothing per request for them.
+   */
+  readonly groupWindows?: boolean;
 }
 
 export interface ProgressSnapshot {

@@ -47,7 +47,8 @@ export function attachLiveViews(deps: RunnerDeps, views: readonly LiveView[]): R
   return {
     ...deps,
     createCollector: (options) => {
-      const collector = deps.createCollector(options);
+      // The dashboard charts the first groups' last seconds: only a run with a live view keeps them.
+      const collector = deps.createCollector({ ...options, groupWindows: true });
       const numbers: LiveGroups = (index) => collector.live?.(index);
       for (const view of views) view.attach(numbers);
       return collector;

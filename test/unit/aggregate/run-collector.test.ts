@@ -99,6 +99,18 @@ describe('run collector', () => {
     expect(timeSeries.filter((p) => p.group === g.key).reduce((sum, p) => sum + p.throttled, 0)).toBe(3);
   });
 
+  it("keeps the first groups' last seconds only when a live view asks (groupWindows), so a plain run pays nothing for them", () => {
+    const plain = createRunCollector({ groups: GROUPS, slo: {}, runStartUs: RUN_START_US });
+    const live = createRunCollector({ groups: GROUPS, slo: {}, runStartUs: RUN_START_US, groupWindows: true });
+    for (const collector of [plain, live])
+      feed(collector, [okRecord(0, 0, 100, 10, 11), okRecord(0, 100, 200, 10, 11)]);
+    expect(plain.live?.(0)?.window).toBeNull();
+    expect(plain.live?.(0)?.ok).toBe(2);
+    const window = live.live?.(0)?.window;
+    expect(window).not.toBeNull();
+    expect(window?.read(0).ended).toBe(2);
+  });
+
   it('counts outcomes per group, keeps 429 apart from failures, samples messages, ignores warmup', () => {
     const collector = createRunCollector({ groups: GROUPS, slo: {}, runStartUs: RUN_START_US });
     const warm = okRecord(0, 0, 999, 1, 3);

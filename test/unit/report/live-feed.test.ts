@@ -37,7 +37,12 @@ function feedAt(groups = GROUPS, maxPoints?: number, collectorGroups = groups, r
     nowUs: () => now,
     ...(maxPoints ? { maxPoints } : {}),
   });
-  const collector = createRunCollector({ groups: collectorGroups, slo: {}, runStartUs: ORIGIN_US + runStartMs * 1000 });
+  const collector = createRunCollector({
+    groups: collectorGroups,
+    slo: {},
+    runStartUs: ORIGIN_US + runStartMs * 1000,
+    groupWindows: true,
+  });
   feed.attach((index) => collector.live?.(index));
   return {
     feed,
@@ -122,7 +127,7 @@ describe('live feed', () => {
     feed.scenarioStarted([{ ...(GROUPS[1] as ResolvedGroup), model: 'm', key: 'chat/m/flex' }]);
     expect(feed.state().status.groups[1]?.key).toBe('chat/m/flex');
     // With --workers no scenario start is told: the collector's groups have their models resolved.
-    const collector = createRunCollector({ groups: resolved, slo: {}, runStartUs: ORIGIN_US });
+    const collector = createRunCollector({ groups: resolved, slo: {}, runStartUs: ORIGIN_US, groupWindows: true });
     feed.attach((index) => collector.live?.(index));
     now += 1000;
     expect(feed.state().status.groups[1]?.key).toBe('chat/n/flex');
