@@ -1,32 +1,35 @@
 /**
- * The client against the real emulator in its own process (`inferbench serve`, built dist/): a normal
- * stream, a reasoning model, a non-streaming answer, msgpack+gzip bodies, [DONE], a wrong key, and the
- * emulator's injected faults each landing in their error class and phase.
+ * The client against the real emulator (in this process, on a real socket: the subject is the client, so
+ * `inferbench serve` as a child, test/cli/serve.test.ts's subject, is not needed): a normal stream, a
+ * reasoning model, a non-streaming answer, msgpack+gzip bodies, [DONE], a wrong key, and the emulator's
+ * injected faults each landing in their error class and phase. What the client reads is the subject, not
+ * when: the models decode 50 times faster (fastBuiltinCatalog), a 300-token answer takes ms, not seconds.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createInferenceClient } from '../../../src/client/inference-client.js';
 import { createRequestRecord, type RequestRecord } from '../../../src/client/request-record.js';
 import type { ClientOptions, InferenceClient } from '../../../src/client/types.js';
+import { createEmulator, type Emulator } from '../../../src/emulator/emulator.js';
 import { countTokens } from '../../../src/util/tokenizer.js';
-import { startEmulatorProcess, type EmulatorProcess } from '../../helpers/emulator-process.js';
+import { fastBuiltinCatalog } from '../../helpers/in-process-emulator.js';
 
 const KEY = 'sk-emulator-test-key-777';
 const TIMEOUTS = { connectMs: 5_000, headersMs: 20_000, firstTokenMs: 20_000, idleMs: 20_000, totalMs: 60_000 };
 
-let emulator: EmulatorProcess;
-let doneEmulator: EmulatorProcess;
+let emulator: Emulator;
+let doneEmulator: Emulator;
 const clients: InferenceClient[] = [];
 
 beforeAll(async () => {
   [emulator, doneEmulator] = await Promise.all([
-    startEmulatorProcess(['--api-key', KEY]),
-    startEmulatorProcess(['--api-key', KEY, '--done-marker']),
+    createEmulator({ apiKeys: [KEY], catalog: fastBuiltinCatalog() }),
+    createEmulator({ apiKeys: [KEY], catalog: fastBuiltinCatalog(), doneMarker: true }),
   ]);
 });
 
 afterAll(async () => {
   await Promise.all(clients.map((c) => c.close()));
-  await Promise.all([emulator?.stop(), doneEmulator?.stop()]);
+  await Promise.all([emulator?.close(), doneEmulator?.close()]);
 });
 
 function client(overrides: Partial<ClientOptions> = {}, url = emulator.url): InferenceClient {
