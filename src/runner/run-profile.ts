@@ -17,7 +17,7 @@ import type { RequestRecord } from '../client/request-record.js';
 import type { ClientOptions } from '../client/types.js';
 import type { ProxySettings } from '../client/proxy.js';
 import { createEarlyStop } from '../aggregate/early-stop.js';
-import type { SpendBudget } from '../aggregate/cost-meter.js';
+import type { SpendBudget } from '../aggregate/cost/cost-meter.js';
 import type { RecordedValues } from '../metrics/request-values.js';
 import type { ResolvedGroup, ResolvedProfile, ResolvedScenario } from '../profile/resolved-profile.js';
 import type { GroupSummary, HarnessHealth, RunStopped, TimeSeriesPoint } from '../metrics/run-summary.js';
