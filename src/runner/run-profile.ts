@@ -431,6 +431,7 @@ function clientOptions(
     clock: options.env.clock,
     headers,
     requestIdHeader: profile.target.requestIdHeader,
+    traceContext: profile.target.traceContext,
     maxConnections,
     timeouts: scenario.timeouts,
     retry: scenario.retry,
