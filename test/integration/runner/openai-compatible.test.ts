@@ -122,7 +122,8 @@ scenarios:
     );
     const out = join(folder.dir, 'no-trace');
     expect((await runCliInProcess(['run', path, '--out', out], { cwd: folder.dir })).code).toBe(0);
-    for (const r of server.requests.filter((r) => r.method === 'POST')) expect(r.headers['traceparent']).toBeUndefined();
+    for (const r of server.requests.filter((r) => r.method === 'POST'))
+      expect(r.headers['traceparent']).toBeUndefined();
     for (const row of csvRecords(out)) {
       expect(row['trace_id']).toBe('');
       expect(row['server_request_id']).toBe('');
