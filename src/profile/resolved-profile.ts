@@ -426,7 +426,7 @@ export interface ServerMetricsSpec {
   readonly timeoutMs: number;
   /** Extra names to keep: exact names or regexes over names. */
   readonly metrics: readonly (string | RegExp)[];
-  /** Keep only series whose label equals the string (or matches the regex). */
+  /** Of the series that have the label, keep those whose value equals the string (or matches the regex). */
   readonly labels: Readonly<Record<string, string | RegExp>>;
   readonly headers: Readonly<Record<string, string>>;
   /** Variable holding a bearer key (the key itself is read at run time, never stored); null: none. */

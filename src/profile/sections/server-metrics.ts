@@ -58,7 +58,7 @@ const endpointSchema = z.strictObject({
     .optional()
     .meta({
       description:
-        'Keep only the series whose labels have these values, e.g. { model_name: my-model }; a value "/regex/" matches by regex.',
+        'Of the series that have these labels, keep those with these values, e.g. { model_name: my-model } (a series without the label is kept); a value "/regex/" matches by regex.',
     }),
   headers: z
     .record(z.string(), z.union([z.string(), z.number()]))
