@@ -79,6 +79,8 @@ export function createEndpointGetter(
     });
     try {
       const response = await client.request({ path, method: 'GET', headers, signal: controller.signal });
+      // undici's body emits an abort error when destroyed unread (a refused answer): never an unhandled one.
+      response.body.on('error', () => undefined);
       if (response.statusCode !== 200) {
         response.body.destroy();
         return fail('http_status', `HTTP ${response.statusCode}`);
