@@ -1,13 +1,12 @@
 /**
  * One scrape of one Prometheus endpoint: a GET over the endpoint's own keep-alive connection (never the
  * run's pool), given up after its timeout on the run's clock, its body read up to a byte limit and no
- * further, parsed by exposition.ts. Never throws: every outcome is a ScrapeOutcome, a failure classified by
- * kind with a message that carries no key.
+ * further (the scraper parses it: exposition.ts). Never throws: every outcome is a ScrapeOutcome, a failure
+ * classified by kind with a message that carries no key.
  */
 import { Client } from 'undici';
 import type { Clock } from '../../util/clock.js';
 import { createScrubber } from '../scrub-secret.js';
-import { looksLikeOtherFormat, parseExposition, type ExpositionResult } from './exposition.js';
 
 /** Why a scrape failed. */
 export type ScrapeErrorKind = 'timeout' | 'connect' | 'http_status' | 'too_large' | 'parse' | 'not_prometheus';
@@ -32,7 +31,7 @@ export interface ScrapeLimits {
 export const DEFAULT_SCRAPE_LIMITS: ScrapeLimits = { maxBodyBytes: 8 * 1024 * 1024, maxSeries: 10_000 };
 
 export type ScrapeOutcome =
-  | (Extract<ExpositionResult, { ok: true }> & { readonly bytes: number })
+  | { readonly ok: true; readonly text: string; readonly bytes: number }
   | { readonly ok: false; readonly kind: ScrapeErrorKind; readonly message: string; readonly bytes: number };
 
 /** What scrapes one endpoint again and again over one connection. */
@@ -104,10 +103,7 @@ export function createEndpointGetter(
         }
         chunks.push(chunk);
       }
-      const text = Buffer.concat(chunks).toString('utf8');
-      if (looksLikeOtherFormat(text)) return fail('not_prometheus', 'not Prometheus text (markup or JSON)');
-      const parsed = parseExposition(text, limits.maxSeries);
-      return parsed.ok ? { ...parsed, bytes } : fail(parsed.kind, parsed.message);
+      return { ok: true, text: Buffer.concat(chunks).toString('utf8'), bytes };
     } catch (error) {
       if (controller.signal.aborted) return fail('timeout', `no complete answer within ${timeoutMs} ms`);
       const code = (error as NodeJS.ErrnoException).code;

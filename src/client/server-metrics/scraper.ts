@@ -14,7 +14,7 @@
 import type { ServerMetricsSpec } from '../../profile/resolved-profile.js';
 import type { Clock, TimerHandle } from '../../util/clock.js';
 import { detectPreset, ENGINE_PRESETS, presetSampleNames, type EngineName } from './engine-presets.js';
-import type { Sample } from './exposition.js';
+import { parseExposition, sampleNames, type Sample } from './exposition.js';
 import {
   createEndpointGetter,
   DEFAULT_SCRAPE_LIMITS,
@@ -90,20 +90,23 @@ function redactUrl(url: string): string {
   }
 }
 
-/** Which samples of a scrape are kept for an engine: its preset's names, the extra names, the label filters. */
-function sampleFilter(spec: ServerMetricsSpec, engine: EngineName | null): (sample: Sample) => boolean {
+/** Which metric names are kept for an engine: its preset's names and the extra names of `metrics:`. */
+function nameFilter(spec: ServerMetricsSpec, engine: EngineName | null): (name: string) => boolean {
   const names = engine === null ? new Set<string>() : presetSampleNames(ENGINE_PRESETS[engine]);
   const exact = new Set(spec.metrics.filter((m): m is string => typeof m === 'string'));
   const patterns = spec.metrics.filter((m): m is RegExp => m instanceof RegExp);
+  return (name) => names.has(name) || exact.has(name) || patterns.some((p) => p.test(name));
+}
+
+/** Which series pass `labels:`: of those that have a label, the ones whose value is wanted. */
+function labelFilter(spec: ServerMetricsSpec): (sample: Sample) => boolean {
   const labels = Object.entries(spec.labels);
-  return (sample) => {
-    if (!names.has(sample.name) && !exact.has(sample.name) && !patterns.some((p) => p.test(sample.name))) return false;
-    // A series without the label is not of one model (or GPU) or another: kept (e.g. process metrics).
-    return labels.every(([key, want]) => {
+  // A series without the label is not of one model (or GPU) or another: kept (e.g. process metrics).
+  return (sample) =>
+    labels.every(([key, want]) => {
       const value = sample.labels[key];
       return value === undefined || (typeof want === 'string' ? value === want : want.test(value));
     });
-  };
 }
 
 /** Starts scraping every endpoint (none: a session that does nothing). */
@@ -135,7 +138,8 @@ export function startServerMetrics(
       },
     };
     const getter = open(spec, apiKey, clock);
-    let keep = spec.preset === 'auto' ? null : sampleFilter(spec, log.engine);
+    let keep = spec.preset === 'auto' ? null : nameFilter(spec, log.engine);
+    const labelsPass = labelFilter(spec);
     let inFlight: Promise<void> | null = null;
     let timer: TimerHandle | null = null;
     const originMs = clock.nowMs();
@@ -147,19 +151,20 @@ export function startServerMetrics(
       const outcome = await getter.get(spec.timeoutMs);
       const endUs = clock.nowUs();
       if (stopped) return;
-      if (!outcome.ok) {
+      if (outcome.ok && keep === null) {
+        // auto: the first scrape that answers names the engine, once (from its names alone).
+        log.engine = detectPreset(sampleNames(outcome.text));
+        keep = nameFilter(spec, log.engine);
+      }
+      const parsed = outcome.ok ? parseExposition(outcome.text, limits.maxSeries, keep ?? (() => false)) : outcome;
+      if (!parsed.ok) {
         log.failures.count++;
-        log.failures.byKind[outcome.kind]++;
-        log.failures.last = { startUs, endUs, kind: outcome.kind, message: outcome.message };
-        log.failures.at.push({ startUs, kind: outcome.kind });
+        log.failures.byKind[parsed.kind]++;
+        log.failures.last = { startUs, endUs, kind: parsed.kind, message: parsed.message };
+        log.failures.at.push({ startUs, kind: parsed.kind });
         return;
       }
-      if (keep === null) {
-        // auto: the first scrape that answers names the engine, once.
-        log.engine = detectPreset(new Set(outcome.samples.map((s) => s.name)));
-        keep = sampleFilter(spec, log.engine);
-      }
-      log.scrapes.push({ startUs, endUs, bytes: outcome.bytes, samples: outcome.samples.filter(keep) });
+      log.scrapes.push({ startUs, endUs, bytes: outcome.bytes, samples: parsed.samples.filter(labelsPass) });
     };
 
     const tick = (): void => {

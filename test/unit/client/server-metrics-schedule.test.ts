@@ -27,16 +27,7 @@ function scriptedGetter(clock: ManualClock, delaysMs: readonly number[]) {
           return;
         }
         clock.setTimer(
-          () =>
-            resolve({
-              ok: true,
-              bytes: 40,
-              types: new Map(),
-              samples: [
-                { name: 'vllm:num_requests_waiting', labels: {}, value: i },
-                { name: 'unrelated_metric', labels: {}, value: 1 },
-              ],
-            }),
+          () => resolve({ ok: true, bytes: 40, text: `vllm:num_requests_waiting ${i}\nunrelated_metric 1\n` }),
           delay,
         );
       });
