@@ -424,10 +424,10 @@ export interface ServerMetricsSpec {
   readonly intervalMs: number;
   /** A scrape is given up after this long (at most intervalMs). */
   readonly timeoutMs: number;
-  /** Extra names to keep: exact names or regexes over names. */
-  readonly metrics: readonly (string | RegExp)[];
-  /** Of the series that have the label, keep those whose value equals the string (or matches the regex). */
-  readonly labels: Readonly<Record<string, string | RegExp>>;
+  /** Extra names to keep: exact names, or "/regex/" over names (kept as written: summary.json records them). */
+  readonly metrics: readonly string[];
+  /** Of the series that have the label, keep those whose value equals the string (or matches a "/regex/"). */
+  readonly labels: Readonly<Record<string, string>>;
   readonly headers: Readonly<Record<string, string>>;
   /** Variable holding a bearer key (the key itself is read at run time, never stored); null: none. */
   readonly apiKeyEnv: string | null;

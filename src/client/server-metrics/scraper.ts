@@ -12,6 +12,7 @@
  * before the first request; `await scraping.stop()` after the last, which returns every endpoint's log.
  */
 import type { ServerMetricsSpec } from '../../profile/resolved-profile.js';
+import { regexBody } from '../../profile/sections/server-metrics.js';
 import type { Clock, TimerHandle } from '../../util/clock.js';
 import { detectPreset, ENGINE_PRESETS, presetSampleNames, type EngineName } from './engine-presets.js';
 import { parseExposition, sampleNames, type Sample } from './exposition.js';
@@ -93,14 +94,20 @@ function redactUrl(url: string): string {
 /** Which metric names are kept for an engine: its preset's names and the extra names of `metrics:`. */
 function nameFilter(spec: ServerMetricsSpec, engine: EngineName | null): (name: string) => boolean {
   const names = engine === null ? new Set<string>() : presetSampleNames(ENGINE_PRESETS[engine]);
-  const exact = new Set(spec.metrics.filter((m): m is string => typeof m === 'string'));
-  const patterns = spec.metrics.filter((m): m is RegExp => m instanceof RegExp);
+  const exact = new Set(spec.metrics.filter((m) => regexBody(m) === null));
+  const patterns = spec.metrics.flatMap((m) => {
+    const body = regexBody(m);
+    return body === null ? [] : [new RegExp(body)];
+  });
   return (name) => names.has(name) || exact.has(name) || patterns.some((p) => p.test(name));
 }
 
 /** Which series pass `labels:`: of those that have a label, the ones whose value is wanted. */
 function labelFilter(spec: ServerMetricsSpec): (sample: Sample) => boolean {
-  const labels = Object.entries(spec.labels);
+  const labels = Object.entries(spec.labels).map(([key, text]): [string, string | RegExp] => {
+    const body = regexBody(text);
+    return [key, body === null ? text : new RegExp(body)];
+  });
   // A series without the label is not of one model (or GPU) or another: kept (e.g. process metrics).
   return (sample) =>
     labels.every(([key, want]) => {

@@ -88,7 +88,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** A "/regex/" pattern's body, or null for a plain name or value. */
+/** A "/regex/" pattern's body, or null for a plain name or value (the scraper compiles the same way). */
 export function regexBody(text: string): string | null {
   return text.length >= 2 && text.startsWith('/') && text.endsWith('/') ? text.slice(1, -1) : null;
 }
@@ -155,10 +155,6 @@ function asMs(value: unknown): number | undefined {
 /** One endpoint with its defaults, durations in ms, `/regex/` texts as RegExps. */
 function resolveEndpoint(input: EndpointInput): ServerMetricsSpec {
   const intervalMs = input.interval === undefined ? SERVER_METRICS_DEFAULTS.intervalMs : asMs(input.interval)!;
-  const pattern = (text: string): string | RegExp => {
-    const body = regexBody(text);
-    return body === null ? text : new RegExp(body);
-  };
   return {
     url: input.url,
     preset: input.preset ?? 'auto',
@@ -167,8 +163,8 @@ function resolveEndpoint(input: EndpointInput): ServerMetricsSpec {
       input.timeout === undefined
         ? Math.round(intervalMs * SERVER_METRICS_DEFAULTS.timeoutShare)
         : asMs(input.timeout)!,
-    metrics: (input.metrics ?? []).map(pattern),
-    labels: Object.fromEntries(Object.entries(input.labels ?? {}).map(([k, v]) => [k, pattern(v)])),
+    metrics: [...(input.metrics ?? [])],
+    labels: { ...(input.labels ?? {}) },
     headers: Object.fromEntries(Object.entries(input.headers ?? {}).map(([k, v]) => [k, String(v)])),
     apiKeyEnv: input.api_key_env ?? null,
   };
@@ -213,9 +209,9 @@ export function formatServerMetrics(endpoints: readonly ServerMetricsSpec[] | un
       `every ${formatDurationMs(e.intervalMs)}`,
       `timeout ${formatDurationMs(e.timeoutMs)}`,
     ];
-    if (e.metrics.length > 0) parts.push(`also ${e.metrics.map(String).join(', ')}`);
+    if (e.metrics.length > 0) parts.push(`also ${e.metrics.join(', ')}`);
     const labels = Object.entries(e.labels);
-    if (labels.length > 0) parts.push(`labels ${labels.map(([k, v]) => `${k}=${String(v)}`).join(', ')}`);
+    if (labels.length > 0) parts.push(`labels ${labels.map(([k, v]) => `${k}=${v}`).join(', ')}`);
     if (Object.keys(e.headers).length > 0) parts.push(`headers: ${Object.keys(e.headers).join(', ')}`);
     if (e.apiKeyEnv !== null) parts.push(`key from $${e.apiKeyEnv}`);
     return `  ${e.url}: ${parts.join(', ')}\n`;

@@ -136,7 +136,7 @@ describe('presets over a window of known values', () => {
   });
 
   it('labels as a /regex/ keep the models it matches', async () => {
-    const { window } = await scrapeSteps('vllm', { labels: { model_name: /^[ab]$/ } });
+    const { window } = await scrapeSteps('vllm', { labels: { model_name: '/^[ab]$/' } });
     expect(window.concepts.running).toEqual(gauge(at4.running * 3, ['vllm:num_requests_running']));
   });
 

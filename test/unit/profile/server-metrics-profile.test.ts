@@ -36,8 +36,9 @@ describe('target.server_metrics', () => {
     expect(dcgm?.preset).toBe('dcgm');
     expect(dcgm?.intervalMs).toBe(2000);
     expect(dcgm?.timeoutMs).toBe(1600);
-    expect(dcgm?.metrics).toEqual(['vllm:spec_decode_num_drafts_total', /^DCGM_FI_PROF_/]);
-    expect(dcgm?.labels).toEqual({ gpu: '0', model_name: /llama/ });
+    // Kept as written (summary.json records the profile as JSON); the scraper compiles the /regex/ ones.
+    expect(dcgm?.metrics).toEqual(['vllm:spec_decode_num_drafts_total', '/^DCGM_FI_PROF_/']);
+    expect(dcgm?.labels).toEqual({ gpu: '0', model_name: '/llama/' });
     expect(dcgm?.headers).toEqual({ 'X-Tenant': 'a' });
     expect(dcgm?.apiKeyEnv).toBe('METRICS_KEY');
   });
