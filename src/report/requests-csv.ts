@@ -82,7 +82,9 @@ const COLUMNS: readonly Column[] = [
   column('attempts', ({ record }) => record.attempts),
   column('retried_errors', ({ record }) => record.retriedErrors.join(';')),
   column('request_id', ({ record }) => record.requestId ?? ''),
+  column('trace_id', ({ record }) => record.traceId ?? ''),
   column('response_id', ({ record }) => record.responseId ?? ''),
+  column('server_request_id', ({ record }) => record.serverRequestId ?? ''),
   column('system_fingerprint', ({ record }) => record.systemFingerprint ?? ''),
   column('error_message', ({ record }) => record.errorMessage ?? ''),
 ];
