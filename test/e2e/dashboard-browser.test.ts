@@ -228,10 +228,15 @@ describe.skipIf(!hasChromium)('the live dashboard in headless Chromium', () => {
     // EventSource reconnects by itself when a stream ends (readyState 0, connecting) unless the page closes
     // it (2). Closed, it never reconnects: so the end is the page's one stream, closed, not a wait.
     for (const watched of [first, late]) {
-      const states = await waitFor('the stream closed', async () => {
-        const seen = await sourceStates(watched.page);
-        return seen.length > 0 && seen.every((state) => state === 2) ? seen : undefined;
-      });
+      // The page closes it on the stream's end, at once; the 10-second fallback close is not what passes here.
+      const states = await waitFor(
+        'the page to close its event stream',
+        async () => {
+          const seen = await sourceStates(watched.page);
+          return seen.length > 0 && seen.every((state) => state === 2) ? seen : undefined;
+        },
+        5_000,
+      );
       expect(states).toEqual([2]);
       expect(watched.consoleErrors).toEqual([]);
       expect(watched.failed).toEqual([]);
