@@ -3,7 +3,7 @@
  * (the shipped profiles and schema inside it, no bench code, a real run against the embedded emulator, the
  * completion script). One pack and one install serve every test. The tarball is packed from the dist/ that
  * `npm test` built (its pretest), without running the build again; the install reads only the npm cache
- * that `npm ci` filled (--offline).
+ * that `npm ci` filled where it has the packages (--prefer-offline: a cache without one still installs).
  * @module-tag tool
  */
 import { execFile } from 'node:child_process';
@@ -51,10 +51,14 @@ describe('npm pack, installed into an empty folder', () => {
     const tarball = readdirSync(dir).find((name) => name.endsWith('.tgz'));
     expect(tarball).toBe(`inferbench-${VERSION}.tgz`);
     // From the cache `npm ci` filled: no registry round trip, no audit, nothing but the install itself.
-    await run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--omit', 'dev', `./${tarball as string}`], {
-      cwd: dir,
-      timeout: 240_000,
-    });
+    await run(
+      'npm',
+      ['install', '--prefer-offline', '--no-audit', '--no-fund', '--omit', 'dev', `./${tarball as string}`],
+      {
+        cwd: dir,
+        timeout: 240_000,
+      },
+    );
   }, 300_000);
 
   afterAll(() => {
