@@ -48,7 +48,9 @@ function histogram(name: string, labels: string, step: number, factor = 1, heade
   const lines = header ? [`# HELP ${name} a histogram`, `# TYPE ${name} histogram`] : [];
   // vLLM's order: _sum first, then buckets, then _count (prometheus_client's order differs: both are read).
   lines.push(`${name}_sum{${labels}} ${PER_STEP.sum * step * factor}`);
-  BUCKETS.forEach((le, i) => lines.push(`${name}_bucket{le="${le}"${sep}${labels}} ${cumulative[i]}`));
+  BUCKETS.forEach((le, i) => {
+    lines.push(`${name}_bucket{le="${le}"${sep}${labels}} ${cumulative[i]}`);
+  });
   lines.push(`${name}_bucket{le="+Inf"${sep}${labels}} ${cumulative[2]}`);
   lines.push(`${name}_count{${labels}} ${cumulative[2]}`);
   return lines.join('\n');

@@ -31,10 +31,13 @@ async function until(condition: () => boolean, what: string, limitMs = 10_000): 
 
 describe('scraping the emulator', () => {
   it('recognises vLLM; token increases equal the answered usage; TTFT counts every answer', async () => {
-    const session = startServerMetrics([endpointSpec(`${emulator.url}/metrics`, { metrics: [], intervalMs: 250, timeoutMs: 200 })], {
-      clock: systemClock,
-      env: {},
-    });
+    const session = startServerMetrics(
+      [endpointSpec(`${emulator.url}/metrics`, { metrics: [], intervalMs: 250, timeoutMs: 200 })],
+      {
+        clock: systemClock,
+        env: {},
+      },
+    );
     const log = session.logs[0] as EndpointLog;
     await until(() => log.scrapes.length >= 1, 'a first scrape');
     const fromUs = log.scrapes.at(-1)!.startUs;
