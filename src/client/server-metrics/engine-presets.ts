@@ -188,7 +188,8 @@ export const ENGINE_PRESETS: Readonly<Record<EngineName, PresetRules>> = {
   },
   dynamo: {
     // The frontend's view; a worker's /metrics also passes the engine's own names through (use that preset).
-    running: gauge('sum', { name: 'dynamo_frontend_inflight_requests' }),
+    // active_requests replaces inflight_requests (deprecated) in recent releases.
+    running: gauge('sum', { name: 'dynamo_frontend_active_requests' }, { name: 'dynamo_frontend_inflight_requests' }),
     waiting: gauge('sum', { name: 'dynamo_frontend_queued_requests' }),
     server_ttft: histogram('dynamo_frontend_time_to_first_token_seconds'),
     server_itl: histogram('dynamo_frontend_inter_token_latency_seconds'),
