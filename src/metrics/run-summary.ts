@@ -13,6 +13,7 @@ import { capacitySummarySchema } from './capacity-summary.js';
 import { METRIC_NAMES } from './metric-registry.js';
 import { harnessHealthSchema, UNMEASURED_HARNESS } from './harness-health.js';
 import { compressedHistogram, resultCount } from './result-values.js';
+import { groupServerSchema, serverEndpointSchema } from './server-summary.js';
 
 export type { HarnessHealth, WorkerHealth } from './harness-health.js';
 
@@ -175,6 +176,8 @@ export const groupSummarySchema = z.object({
   breakdowns_overflow: countsByName.optional(),
   /** Answer checks of the ok requests, per check name (metrics/check-summary.ts); absent when none was checked. */
   checks: z.partialRecord(z.enum(ANSWER_CHECK_NAMES), checkStatsSchema).optional(),
+  /** target.server_metrics: the server's concepts over the group's phases (metrics/server-summary.ts); absent without. */
+  server: groupServerSchema.optional(),
 });
 export type GroupSummary = z.output<typeof groupSummarySchema>;
 
@@ -305,6 +308,8 @@ export const runSummarySchema = z.object({
   capacity: capacitySummarySchema.optional(),
   /** What the run cost (a capacity search: every step); absent when no model had a price. */
   cost: runCostSchema.optional(),
+  /** target.server_metrics: each endpoint scraped and how its scrapes went; absent when none was scraped. */
+  server_metrics: z.array(serverEndpointSchema).optional(),
 });
 /** schema_version is a number in memory: a reader meets other versions (and says it does not read them). */
 export type RunSummary = Omit<z.output<typeof runSummarySchema>, 'schema_version'> & { schema_version: number };
@@ -324,4 +329,10 @@ export interface TimeSeriesPoint {
   e2e_p50_ms: number | null;
   ratelimit_remaining_requests: number | null;
   ratelimit_remaining_tokens: number | null;
+  /**
+   * target.server_metrics: the server's concepts in this second, column name -> value (`server_running`,
+   * `server_ttft_p50_ms`, ...; null when the second had none); the same columns on every point of a run,
+   * absent when nothing was scraped.
+   */
+  server?: Readonly<Record<string, number | null>>;
 }

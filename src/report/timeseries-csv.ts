@@ -26,15 +26,20 @@ export const TIMESERIES_NULLABLE_COLUMNS = [
   'ratelimit_remaining_tokens',
 ] as const satisfies readonly (keyof TimeSeriesPoint)[];
 
-const COLUMNS: readonly (keyof TimeSeriesPoint)[] = [
-  'group',
-  ...TIMESERIES_COUNT_COLUMNS,
-  ...TIMESERIES_NULLABLE_COLUMNS,
-];
+type ClientColumn = Exclude<keyof TimeSeriesPoint, 'server'>;
+const COLUMNS: readonly ClientColumn[] = ['group', ...TIMESERIES_COUNT_COLUMNS, ...TIMESERIES_NULLABLE_COLUMNS];
 
+/**
+ * The client's columns, then the server's (target.server_metrics: `server_running`, ..., the same on every
+ * point) when the run scraped something.
+ */
 export function formatTimeSeriesCsv(points: readonly TimeSeriesPoint[]): string {
-  const rows = points.map((point) => COLUMNS.map((column) => cell(point[column])));
-  return stringify(rows, { header: true, columns: [...COLUMNS] });
+  const serverColumns = Object.keys(points.find((point) => point.server !== undefined)?.server ?? {});
+  const rows = points.map((point) => [
+    ...COLUMNS.map((column) => cell(point[column])),
+    ...serverColumns.map((column) => cell(point.server?.[column] ?? null)),
+  ]);
+  return stringify(rows, { header: true, columns: [...COLUMNS, ...serverColumns] });
 }
 
 export async function writeTimeSeriesCsv(runDir: string, points: readonly TimeSeriesPoint[]): Promise<string> {

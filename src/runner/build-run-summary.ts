@@ -67,12 +67,13 @@ export function buildRunSummary(result: RunResult, identity: RunIdentity, thresh
     groups: result.groups,
     thresholds,
     stopped: stoppedOf(result),
-    harness: withWarnings(
-      withTlsWarning(result.harness, result.profile.target.tls),
-      breakdownOverflowWarnings(result.groups),
-    ),
+    harness: withWarnings(withTlsWarning(result.harness, result.profile.target.tls), [
+      ...breakdownOverflowWarnings(result.groups),
+      ...(result.serverMetrics?.warnings ?? []),
+    ]),
     // Only when some model had a price: summaries of unpriced runs stay as they were.
     ...(cost === undefined ? {} : { cost }),
+    ...(result.serverMetrics === undefined ? {} : { server_metrics: result.serverMetrics.endpoints }),
   };
 }
 
@@ -113,7 +114,23 @@ function secretFreeProfile(profile: ResolvedProfile): ResolvedProfile {
       SECRET_HEADER.test(name) ? '<redacted>' : value,
     ]),
   );
-  return { ...profile, target: { ...profile.target, headers } };
+  // A server_metrics URL may carry a password (http://user:pass@host/metrics): hidden as the scraper hides it.
+  const serverMetrics = profile.target.serverMetrics?.map((spec) => ({ ...spec, url: withoutPassword(spec.url) }));
+  return {
+    ...profile,
+    target: { ...profile.target, headers, ...(serverMetrics === undefined ? {} : { serverMetrics }) },
+  };
+}
+
+function withoutPassword(raw: string): string {
+  try {
+    const url = new URL(raw);
+    if (url.password === '') return raw;
+    url.password = '***';
+    return url.toString();
+  } catch {
+    return raw;
+  }
 }
 
 function withoutCredentials(baseUrl: string): string {

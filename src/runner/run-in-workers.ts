@@ -21,6 +21,7 @@ import { startTicker, type RunProfileOptions, type RunResult } from './run-profi
 import { defaultRunnerDeps } from './runner-deps.js';
 import { waitUntilWall } from './start-at.js';
 import { mergeRanOutWarnings } from './workload-warnings.js';
+import { startServerScraping, type ServerScraping } from './server-scraping.js';
 import { type WorkerEnd, WorkerThreadHandle } from './worker-thread-handle.js';
 import type { WorkerEvent } from './worker-protocol.js';
 
@@ -97,13 +98,21 @@ export async function runProfileInWorkers(options: RunProfileOptions, pool: Work
       stopped: null,
       runStartUs,
     };
-    apply = eventApplier(collector, profile, pool.count, options, stop.check);
+    // Only this thread scrapes target.server_metrics (the workers are given no scrape environment).
+    const scraping = startServerScraping(profile, control.serverMetricsEnv, outer, clock, runStartUs);
+    apply = eventApplier(collector, profile, pool.count, options, stop.check, scraping);
     for (const thread of threads) thread.send({ type: 'go' });
     const scenarios = scenarioStarts(options, sent);
     scenarios.starting(sent.scenarios[0]?.name);
     const ticker = startMergedTicker(options, collector, threads, sent, stop, scenarios.starting);
-    const ends = await Promise.all(threads.map((thread) => thread.finished)).finally(() => ticker.stop());
-    const result = collector.finish(clock.nowUs());
+    const ends = await Promise.all(threads.map((thread) => thread.finished))
+      .finally(() => ticker.stop())
+      .catch(async (error: unknown) => {
+        await scraping.finish({ groups: [], timeSeries: [] });
+        throw error;
+      });
+    const collected = collector.finish(clock.nowUs());
+    const result = await scraping.finish(collected);
     const harness = workersHealth(threads, ends);
     return {
       profile,
@@ -120,6 +129,7 @@ export async function runProfileInWorkers(options: RunProfileOptions, pool: Work
       shard: outer,
       startAtWallMs,
       workers: pool.count,
+      ...(result.serverMetrics === undefined ? {} : { serverMetrics: result.serverMetrics }),
       stopped:
         stop.stopped ??
         (control.interrupt.aborted ? { reason: 'interrupted', at_s: secondsSince(clock, runStartUs) } : null),
@@ -145,6 +155,7 @@ function eventApplier(
   workers: number,
   options: RunProfileOptions,
   earlyStop: EarlyStop | null,
+  scraping: ServerScraping,
 ): (worker: number, events: readonly WorkerEvent[]) => void {
   const groups: ResolvedGroup[] = [];
   for (const group of profile.groups) groups[group.index] = group;
@@ -163,6 +174,7 @@ function eventApplier(
       // Worker w's n-th request is the run's n x workers + (w - 1): unique, and close to launch order.
       record.id = record.id * workers + worker - 1;
       if (!record.warmup) collector.completed(record, values);
+      scraping.observe(record, values);
       const group = groups[record.groupIndex];
       if (onRecord && group) {
         try {

@@ -38,6 +38,7 @@ import { waitUntilWall } from './start-at.js';
 import { sweepRate } from './sweep-rates.js';
 import { type GroupPhases, groupPhases, type PhaseContext } from './run-phase.js';
 import type { RunnerDeps, Workload } from './runner-deps.js';
+import { startServerScraping, type ServerMetricsOutcome, type ServerScraping } from './server-scraping.js';
 
 /** The target connection: where the requests go, as cli/ resolved it. */
 export interface RunTarget {
@@ -73,6 +74,11 @@ export interface RunControl {
   readonly startGate?: (ready: { readonly profile: ResolvedProfile; readonly tokenizer: string }) => Promise<void>;
   /** Tick interval (default 1000 ms on the clock). */
   readonly tickIntervalMs?: number;
+  /**
+   * The environment target.server_metrics reads its api_key_env from (the CLI's); given, the run scrapes the
+   * profile's endpoints (server-scraping.ts). Absent: it scrapes nothing (worker threads: the coordinator does).
+   */
+  readonly serverMetricsEnv?: Readonly<Record<string, string | undefined>> | null;
 }
 
 /** The environment the run is given (STYLE 8): its clock, probes, identity, layers and sinks. */
@@ -125,6 +131,8 @@ export interface RunResult {
   readonly workers?: number;
   /** A sweep's rate phases: group key -> the rate it ran at (sweep-rates.ts); absent without a sweep. */
   readonly sweepRates?: Readonly<Record<string, number>>;
+  /** target.server_metrics, when this run scraped: the endpoints and their warnings (server-scraping.ts). */
+  readonly serverMetrics?: ServerMetricsOutcome;
 }
 
 /** Runs a whole profile against one target. Throws only for a run that cannot start (unreachable target). */
@@ -156,7 +164,10 @@ export async function runProfile(options: RunProfileOptions): Promise<RunResult>
   const runStartUs = clock.nowUs();
   const collector = deps.createCollector({ groups: profile.groups, slo: profile.slo, runStartUs });
   const monitor = startHarnessMonitor(env.cpuProbe);
+  // Before the first scenario's warmup, on the run's clock; off the request path (its own connections).
+  const scraping = startServerScraping(profile, control.serverMetricsEnv, shard, clock, runStartUs);
   const state: RunState = {
+    scraping,
     options,
     clock,
     deps,
@@ -195,7 +206,11 @@ export async function runProfile(options: RunProfileOptions): Promise<RunResult>
   const ticker = startTicker(clock, control.tickIntervalMs ?? 1000, () => tick(state, plan, onInterrupt));
 
   try {
-    await runScenarios(state, sent, share?.idle ?? null);
+    await runScenarios(state, sent, share?.idle ?? null).catch(async (error: unknown) => {
+      // No scrape timer outlives a run that could not be done.
+      await scraping.finish({ groups: [], timeSeries: [] });
+      throw error;
+    });
   } finally {
     ticker.stop();
     // In slices, not at once: a large answer still being counted must not hold the loop (nor a signal).
@@ -203,7 +218,7 @@ export async function runProfile(options: RunProfileOptions): Promise<RunResult>
     control.interrupt.removeEventListener('abort', onInterrupt);
   }
 
-  const result = collector.finish(clock.nowUs());
+  const result = await scraping.finish(collector.finish(clock.nowUs()));
   // A dataset whose without_replacement supply ran out says so (workload-warnings.ts).
   const harness = withWorkloadWarnings(monitor.finish(), workloads.values());
   return {
@@ -215,6 +230,7 @@ export async function runProfile(options: RunProfileOptions): Promise<RunResult>
     interrupted: state.interrupted,
     stopped: state.stopped,
     ...(Object.keys(state.sweepRates).length > 0 ? { sweepRates: state.sweepRates } : {}),
+    ...(result.serverMetrics === undefined ? {} : { serverMetrics: result.serverMetrics }),
     groups: result.groups,
     timeSeries: result.timeSeries,
     harness,
@@ -251,6 +267,8 @@ export function startTicker(clock: Clock, intervalMs: number, onTick: () => void
 
 interface RunState extends PhaseContext {
   readonly options: RunProfileOptions;
+  /** target.server_metrics, when this run scrapes: told every finished record (its phases' windows). */
+  readonly scraping: ServerScraping;
   /** Group key -> the rate a sweep's rate phase ran at (sweep-rates.ts). */
   readonly sweepRates: Record<string, number>;
   readonly deps: RunnerDeps;
@@ -405,6 +423,7 @@ function finishRecord(state: RunState, record: RequestRecord, values: RecordedVa
   const group = state.groupByIndex[record.groupIndex];
   if (group === undefined) return;
   state.answers.check(record);
+  state.scraping.observe(record, values);
   // A later turn or tool round starts at its send: its near-zero lag would dilute the arrivals' lateness.
   if (state.unscheduled.delete(record)) values.schedule_lag_us = Number.NaN;
   if (!record.warmup) {

@@ -175,7 +175,7 @@ async function runRun(args: RunArgs, ctx: CliContext, ciOutputs = true): Promise
     const outcome = await executeRun({
       profile,
       target: { baseUrl: target, apiKey, proxy },
-      control: { interrupt: ctx.interrupt, budget: cost.budget, shard, startAtWallMs },
+      control: { interrupt: ctx.interrupt, budget: cost.budget, shard, startAtWallMs, serverMetricsEnv: ctx.env },
       env: {
         clock: systemClock,
         cpuProbe: () => process.cpuUsage(),

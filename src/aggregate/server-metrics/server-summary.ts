@@ -1,0 +1,231 @@
+/**
+ * The scrapes of a run (client/server-metrics/scraper.ts) as its outputs read them: a phase's concepts for
+ * summary.json `groups[].server` (with energy per output token), the per-second columns of timeseries.csv,
+ * each endpoint's scrape record for `server_metrics`, and the warnings a failing or unrecognised endpoint
+ * deserves. Pure: the runner hands it the logs, the run's start and the phases' windows.
+ *
+ * Several endpoints (an engine and DCGM): a concept comes from the first endpoint, in the profile's order,
+ * that has it in the window.
+ */
+import { SERVER_CONCEPTS, type ServerConcept } from '../../client/server-metrics/engine-presets.js';
+import type { EndpointLog } from '../../client/server-metrics/scraper.js';
+import type { ServerConceptSummary, ServerEndpointSummary, ServerPhaseSummary } from '../../metrics/server-summary.js';
+import { type ConceptValue, serverWindow } from './server-window.js';
+
+/** A phase's window on the run's clock (µs) and the output tokens of its requests. */
+export interface PhaseSpan {
+  readonly fromUs: number;
+  readonly toUs: number;
+  readonly outputTokens: number;
+}
+
+const finite = (x: number | null): number | null => (x === null || !Number.isFinite(x) ? null : x);
+const seconds = (us: number, runStartUs: number): number => Math.round((us - runStartUs) / 1000) / 1000;
+
+function conceptSummary(value: ConceptValue, endpoint: string): ServerConceptSummary {
+  const sources = [...value.sources];
+  switch (value.kind) {
+    case 'gauge':
+      return {
+        kind: 'gauge',
+        last: finite(value.last),
+        min: finite(value.min),
+        max: finite(value.max),
+        mean: finite(value.mean),
+        sources,
+        endpoint,
+      };
+    case 'counter':
+      return { kind: 'counter', delta: finite(value.delta), per_s: finite(value.perS), sources, endpoint };
+    case 'ratio':
+      return {
+        kind: 'ratio',
+        value: finite(value.value),
+        hits: finite(value.hits),
+        queries: finite(value.queries),
+        sources,
+        endpoint,
+      };
+    case 'histogram':
+      return {
+        kind: 'histogram',
+        count: finite(value.count),
+        mean: finite(value.mean),
+        p50: finite(value.p50),
+        p90: finite(value.p90),
+        p99: finite(value.p99),
+        sources,
+        endpoint,
+      };
+  }
+}
+
+/** Every concept over (fromUs, toUs], each from the first endpoint that has it. */
+function conceptsOver(
+  logs: readonly EndpointLog[],
+  fromUs: number,
+  toUs: number,
+): {
+  concepts: Partial<Record<ServerConcept, ConceptValue & { endpoint: string }>>;
+  scrapes: number;
+  failures: number;
+} {
+  const concepts: Partial<Record<ServerConcept, ConceptValue & { endpoint: string }>> = {};
+  let scrapes = 0;
+  let failures = 0;
+  for (const log of logs) {
+    const window = serverWindow(log, fromUs, toUs);
+    scrapes += window.scrapes;
+    failures += window.failures;
+    for (const concept of SERVER_CONCEPTS) {
+      const value = window.concepts[concept];
+      if (value !== undefined && concepts[concept] === undefined) concepts[concept] = { ...value, endpoint: log.url };
+    }
+  }
+  return { concepts, scrapes, failures };
+}
+
+/** Joules over the window: energy_j's increase, else power_w's mean times the window; null without either. */
+function energyJ(concepts: Partial<Record<ServerConcept, ConceptValue>>, spanS: number): number | null {
+  const energy = concepts.energy_j;
+  if (energy?.kind === 'counter' && Number.isFinite(energy.delta)) return energy.delta;
+  const power = concepts.power_w;
+  if (power?.kind === 'gauge' && Number.isFinite(power.mean)) return power.mean * spanS;
+  return null;
+}
+
+/** The server over one phase: its concepts, with the raw names, and the energy per output token. */
+export function serverPhase(logs: readonly EndpointLog[], span: PhaseSpan, runStartUs: number): ServerPhaseSummary {
+  const { concepts, scrapes, failures } = conceptsOver(logs, span.fromUs, span.toUs);
+  const out: Record<string, ServerConceptSummary> = {};
+  for (const concept of SERVER_CONCEPTS) {
+    const value = concepts[concept];
+    if (value !== undefined) out[concept] = conceptSummary(value, value.endpoint);
+  }
+  const joules = energyJ(concepts, (span.toUs - span.fromUs) / 1e6);
+  return {
+    from_s: seconds(span.fromUs, runStartUs),
+    to_s: seconds(span.toUs, runStartUs),
+    scrapes,
+    failures,
+    output_tokens: span.outputTokens,
+    concepts: out,
+    energy_per_output_token_j: joules === null || span.outputTokens <= 0 ? null : joules / span.outputTokens,
+  };
+}
+
+/** The timeseries.csv column prefix of a concept: `server_` once (`server_ttft`, `server_running`). */
+const prefix = (concept: ServerConcept): string => (concept.startsWith('server_') ? concept : `server_${concept}`);
+
+/**
+ * The columns of a concept in one second: a gauge's last value and its max; a counter's rate for the
+ * `*_per_s` concepts, else its increase (preemptions, energy_j in J); a ratio's value; a histogram's
+ * p50/p90/p99 in ms.
+ */
+function conceptColumns(concept: ServerConcept, value: ConceptValue | undefined): [string, number | null][] {
+  const name = prefix(concept);
+  const kind = value?.kind ?? KINDS[concept];
+  if (kind === 'gauge') {
+    const gauge = value?.kind === 'gauge' ? value : null;
+    return [
+      [name, finite(gauge?.last ?? null)],
+      [`${name}_max`, finite(gauge?.max ?? null)],
+    ];
+  }
+  if (kind === 'counter') {
+    const counter = value?.kind === 'counter' ? value : null;
+    return [[name, finite((concept.endsWith('_per_s') ? counter?.perS : counter?.delta) ?? null)]];
+  }
+  if (kind === 'ratio') return [[name, finite(value?.kind === 'ratio' ? value.value : null)]];
+  const histogram = value?.kind === 'histogram' ? value : null;
+  return [
+    [`${name}_p50_ms`, finite(histogram?.p50 ?? null)],
+    [`${name}_p90_ms`, finite(histogram?.p90 ?? null)],
+    [`${name}_p99_ms`, finite(histogram?.p99 ?? null)],
+  ];
+}
+
+/** How each concept is read (the same in every preset), for the columns of a second that lacks it. */
+const KINDS: Readonly<Record<ServerConcept, ConceptValue['kind']>> = {
+  running: 'gauge',
+  waiting: 'gauge',
+  kv_cache_usage: 'gauge',
+  preemptions: 'counter',
+  prefix_cache_hit_ratio: 'ratio',
+  prompt_tokens_per_s: 'counter',
+  generation_tokens_per_s: 'counter',
+  server_ttft: 'histogram',
+  server_queue_time: 'histogram',
+  server_itl: 'histogram',
+  gpu_util: 'gauge',
+  gpu_memory_used: 'gauge',
+  power_w: 'gauge',
+  energy_j: 'counter',
+};
+
+/**
+ * timeseries.csv's server columns for seconds 0..count-1 of the run (second s: (start + s, start + s + 1]),
+ * the same columns in every row: those of the concepts some second had. Empty when nothing was scraped.
+ */
+export function serverSeconds(
+  logs: readonly EndpointLog[],
+  runStartUs: number,
+  count: number,
+): Readonly<Record<string, number | null>>[] {
+  const perSecond = Array.from({ length: count }, (_, s) =>
+    conceptsOver(logs, runStartUs + s * 1e6, runStartUs + (s + 1) * 1e6),
+  );
+  const seen = SERVER_CONCEPTS.filter((concept) => perSecond.some((second) => second.concepts[concept] !== undefined));
+  if (seen.length === 0) return [];
+  return perSecond.map((second) =>
+    Object.fromEntries(seen.flatMap((concept) => conceptColumns(concept, second.concepts[concept]))),
+  );
+}
+
+/** summary.json `server_metrics`: each endpoint and how its scrapes went. */
+export function serverEndpoints(logs: readonly EndpointLog[], runStartUs: number): ServerEndpointSummary[] {
+  return logs.map((log) => ({
+    url: log.url,
+    preset: log.spec.preset,
+    engine: log.engine,
+    interval_ms: log.spec.intervalMs,
+    attempts: log.attempts,
+    scrapes_ok: log.scrapes.length,
+    skipped: log.skipped,
+    failures: log.failures.count,
+    failures_by_kind: Object.fromEntries(Object.entries(log.failures.byKind).filter(([, n]) => n > 0)),
+    last_error:
+      log.failures.last === null
+        ? null
+        : {
+            kind: log.failures.last.kind,
+            message: log.failures.last.message,
+            at_s: seconds(log.failures.last.startUs, runStartUs),
+          },
+  }));
+}
+
+/** A warning per endpoint whose scrapes failed, or whose `auto` recognised no engine (never a key: the URL is redacted). */
+export function serverWarnings(logs: readonly EndpointLog[]): string[] {
+  const warnings: string[] = [];
+  for (const log of logs) {
+    const { failures } = log;
+    if (failures.count > 0) {
+      const kinds = Object.entries(failures.byKind)
+        .filter(([, n]) => n > 0)
+        .map(([kind, n]) => `${n} ${kind}`)
+        .join(', ');
+      const last = failures.last === null ? '' : `; last: ${failures.last.kind}: ${failures.last.message}`;
+      warnings.push(
+        `server metrics ${log.url}: ${failures.count} of ${log.attempts} scrapes failed (${kinds})${last}; the client's numbers are unaffected`,
+      );
+    }
+    if (log.engine === null && log.scrapes.length > 0)
+      warnings.push(
+        `server metrics ${log.url}: preset auto recognised no engine in its names; set preset: (vllm, sglang, tgi, llamacpp, trtllm, dynamo, triton, dcgm) or check the URL`,
+      );
+    else if (log.scrapes.length === 0 && failures.count === 0)
+      warnings.push(`server metrics ${log.url}: no scrape was made (the run ended first)`);
+  }
+  return warnings;
+}

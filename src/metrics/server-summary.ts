@@ -1,0 +1,77 @@
+/**
+ * summary.json's server side (target.server_metrics): per group and phase (`groups[].server`) the target's
+ * own concepts over the phase's window, each with the raw series it came from, and the energy per output
+ * token; at the top (`server_metrics`) each endpoint scraped and how its scrapes went. Written by the runner
+ * (aggregate/server-metrics/server-summary.ts reduces the scrapes), read back with the rest of the file.
+ * A statistic is null when the window had nothing to compute it from (JSON has no NaN).
+ */
+import { z } from 'zod';
+import { resultCount } from './result-values.js';
+
+const stat = z.number().nullable();
+/** The raw series names the value came from (e.g. `vllm:num_requests_waiting`). */
+const sources = z.array(z.string());
+/** The endpoint's URL (credentials hidden) that gave the value. */
+const endpoint = z.string();
+
+/** One concept over a window, reduced as its kind says (docs/server-metrics.md). */
+export const serverConceptSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('gauge'), last: stat, min: stat, max: stat, mean: stat, sources, endpoint }),
+  z.object({ kind: z.literal('counter'), delta: stat, per_s: stat, sources, endpoint }),
+  z.object({ kind: z.literal('ratio'), value: stat, hits: stat, queries: stat, sources, endpoint }),
+  z.object({
+    kind: z.literal('histogram'),
+    /** Observations in the window; mean and quantiles in ms. */
+    count: stat,
+    mean: stat,
+    p50: stat,
+    p90: stat,
+    p99: stat,
+    sources,
+    endpoint,
+  }),
+]);
+export type ServerConceptSummary = z.output<typeof serverConceptSchema>;
+
+/** The server over one phase's window of a scenario (shared by the scenario's groups: they run together). */
+export const serverPhaseSchema = z.object({
+  /** The window, seconds from the run's start: the phase's first intended start to its last end. */
+  from_s: z.number(),
+  to_s: z.number(),
+  /** Successful and failed scrapes inside the window, over every endpoint. */
+  scrapes: resultCount,
+  failures: resultCount,
+  /** Output tokens of every group of the scenario that ended in this phase (the J/token denominator). */
+  output_tokens: z.number(),
+  /** Concept -> its value; a concept no endpoint exposed is absent, never zero. */
+  concepts: z.record(z.string(), serverConceptSchema),
+  /** Energy over the window (energy_j's increase, else power_w's mean x the window) / output_tokens; null without either. */
+  energy_per_output_token_j: stat,
+});
+export type ServerPhaseSummary = z.output<typeof serverPhaseSchema>;
+
+/** `groups[].server`: the measured part, and the warmup when the scenario had one. */
+export const groupServerSchema = z.object({
+  measured: serverPhaseSchema.nullable(),
+  warmup: serverPhaseSchema.optional(),
+});
+export type GroupServerSummary = z.output<typeof groupServerSchema>;
+
+/** `server_metrics[]`: one endpoint and how its scrapes went (never a key). */
+export const serverEndpointSchema = z.object({
+  url: z.string(),
+  /** The profile's preset (`auto` or an engine). */
+  preset: z.string(),
+  /** The engine whose names were read (what `auto` recognised); null: none recognised. */
+  engine: z.string().nullable(),
+  interval_ms: z.number(),
+  attempts: resultCount,
+  scrapes_ok: resultCount,
+  /** Ticks skipped because the previous scrape was still going. */
+  skipped: resultCount,
+  failures: resultCount,
+  failures_by_kind: z.record(z.string(), resultCount),
+  /** The last failure: its kind, message (secret-free) and when (seconds from the run's start). */
+  last_error: z.object({ kind: z.string(), message: z.string(), at_s: z.number() }).nullable(),
+});
+export type ServerEndpointSummary = z.output<typeof serverEndpointSchema>;

@@ -1,0 +1,133 @@
+/**
+ * target.server_metrics in a run: the scraper (client/server-metrics/scraper.ts) started on the run's clock
+ * at the run's start (before any warmup) and stopped after the last request, in the thread that owns the
+ * collector only (a worker thread is given no scrape environment; of `--shard i/N` only shard 1 scrapes, so
+ * a merge counts the server once). It is told every finished record, to know each scenario's phases (first
+ * intended start to last end) and their output tokens; at the end it adds the server's concepts to every
+ * group (`server`), the per-second columns to the time series, and the endpoints and warnings to the result.
+ * Nothing here can fail the run or touch a client number: a scraper that throws is a warning.
+ */
+import {
+  serverEndpoints,
+  serverPhase,
+  serverSeconds,
+  serverWarnings,
+  type PhaseSpan,
+} from '../aggregate/server-metrics/server-summary.js';
+import type { RequestRecord } from '../client/request-record.js';
+import { startServerMetrics, type ServerMetricsSession } from '../client/server-metrics/scraper.js';
+import type { RecordedValues } from '../metrics/request-values.js';
+import type { GroupSummary, TimeSeriesPoint } from '../metrics/run-summary.js';
+import type { ServerEndpointSummary } from '../metrics/server-summary.js';
+import type { ResolvedGroup, ResolvedProfile } from '../profile/resolved-profile.js';
+import type { ShardSpec } from '../schedule/shard.js';
+import type { Clock } from '../util/clock.js';
+
+/** What a run adds to its result from the scrapes. */
+export interface ServerMetricsOutcome {
+  readonly endpoints: ServerEndpointSummary[];
+  /** Failing endpoints, an `auto` that recognised nothing (secret-free). */
+  readonly warnings: string[];
+}
+
+export interface ServerScraping {
+  /** A finished record (warmup or measured): its scenario's phase window and output tokens grow. */
+  observe(record: RequestRecord, values: RecordedValues): void;
+  /**
+   * Stops scraping; the groups with `server`, the series with its server columns, and the outcome (a run
+   * that scrapes nothing: the results as they were, no outcome).
+   */
+  finish(results: { readonly groups: GroupSummary[]; readonly timeSeries: TimeSeriesPoint[] }): Promise<{
+    groups: GroupSummary[];
+    timeSeries: TimeSeriesPoint[];
+    serverMetrics?: ServerMetricsOutcome;
+  }>;
+}
+
+/** A run that scrapes nothing. */
+const NOT_SCRAPING: ServerScraping = {
+  observe: () => undefined,
+  finish: async (results) => ({ groups: results.groups, timeSeries: results.timeSeries }),
+};
+
+interface MutableSpan {
+  fromUs: number;
+  toUs: number;
+  outputTokens: number;
+}
+
+/**
+ * Starts scraping when the profile names endpoints, `env` is given (the CLI's environment, for api_key_env;
+ * absent in worker threads) and this is not a shard other than the first; otherwise scrapes nothing.
+ */
+export function startServerScraping(
+  profile: ResolvedProfile,
+  env: Readonly<Record<string, string | undefined>> | null | undefined,
+  shard: ShardSpec | null,
+  clock: Clock,
+  runStartUs: number,
+): ServerScraping {
+  const endpoints = profile.target.serverMetrics ?? [];
+  if (env == null || endpoints.length === 0 || (shard !== null && shard.index !== 1)) return NOT_SCRAPING;
+  let session: ServerMetricsSession | null = null;
+  let startError: string | null = null;
+  try {
+    session = startServerMetrics(endpoints, { clock, env });
+  } catch (error) {
+    startError = `server metrics could not start: ${error instanceof Error ? error.message : String(error)}`;
+  }
+  const groups: ResolvedGroup[] = [];
+  for (const group of profile.groups) groups[group.index] = group;
+  // scenario -> phase -> its window so far.
+  const phases = new Map<string, { warmup?: MutableSpan; measured?: MutableSpan }>();
+  return {
+    observe(record, values) {
+      const group = groups[record.groupIndex];
+      if (group === undefined || !Number.isFinite(record.launchUs)) return;
+      let scenario = phases.get(group.scenario);
+      if (scenario === undefined) {
+        scenario = {};
+        phases.set(group.scenario, scenario);
+      }
+      const key = record.warmup ? 'warmup' : 'measured';
+      const endUs = Number.isFinite(record.endUs) ? record.endUs : record.launchUs;
+      let span = scenario[key];
+      if (span === undefined) {
+        span = { fromUs: record.launchUs, toUs: endUs, outputTokens: 0 };
+        scenario[key] = span;
+      }
+      if (record.launchUs < span.fromUs) span.fromUs = record.launchUs;
+      if (endUs > span.toUs) span.toUs = endUs;
+      if (Number.isFinite(values.output_tokens)) span.outputTokens += values.output_tokens;
+    },
+    async finish(results) {
+      let logs: Awaited<ReturnType<ServerMetricsSession['stop']>> = [];
+      const warnings = startError === null ? [] : [startError];
+      try {
+        logs = session === null ? [] : await session.stop();
+      } catch (error) {
+        warnings.push(`server metrics stopped badly: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      const phase = (span: PhaseSpan | undefined) => (span === undefined ? null : serverPhase(logs, span, runStartUs));
+      const withServer = results.groups.map((group): GroupSummary => {
+        const spans = phases.get(group.scenario);
+        const warmup = phase(spans?.warmup);
+        return { ...group, server: { measured: phase(spans?.measured), ...(warmup === null ? {} : { warmup }) } };
+      });
+      const count = results.timeSeries.reduce((max, point) => Math.max(max, point.second + 1), 0);
+      const columns = serverSeconds(logs, runStartUs, count);
+      const timeSeries =
+        columns.length === 0
+          ? results.timeSeries
+          : results.timeSeries.map((point) => ({ ...point, server: columns[point.second] ?? {} }));
+      return {
+        groups: withServer,
+        timeSeries,
+        serverMetrics: {
+          endpoints: serverEndpoints(logs, runStartUs),
+          warnings: [...warnings, ...serverWarnings(logs)],
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,249 @@
+/**
+ * `run` with target.server_metrics, on real sockets. Against the emulator (2 slots, 8 users: a queue forms),
+ * scraped through a recorder that keeps every body it passed on: timeseries.csv has the server's running
+ * and waiting per second, each equal to what the emulator answered the scrape of that second, and
+ * summary.json's `server` has the waiting and KV-cache use of the measured window, equal to values the
+ * emulator exposed, with the raw names they came from. An endpoint that hangs, answers HTML or goes away
+ * mid-run changes no client number (the same counts as a run without it, exit 0) and is named in a
+ * warning. With `--workers 2` the endpoint sees one scraper.
+ */
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { builtinCatalog } from '../../src/emulator/catalog/builtin-catalog.js';
+import { createEmulator, type Emulator } from '../../src/emulator/emulator.js';
+import type { RunSummary } from '../../src/metrics/run-summary.js';
+import type { ServerConceptSummary } from '../../src/metrics/server-summary.js';
+import { parseCsvRecords } from '../../src/util/csv-records.js';
+import { runCliInProcess } from '../helpers/cli.js';
+import { startEngineMetricsServer, type EngineMetricsServer } from '../helpers/engine-metrics-server.js';
+import { EMULATOR_API_KEY, EMULATOR_MANAGEMENT_KEY, type RunTarget } from '../helpers/in-process-emulator.js';
+import { parsePromText, promSum } from '../helpers/prometheus-text.js';
+import { readSummary, TINY_TOKENIZER, useRunFolder } from '../helpers/run-folder.js';
+
+const folder = useRunFolder('inferbench-server-metrics-');
+let emulator: Emulator;
+let target: RunTarget;
+/** Passes GET /metrics on to the emulator and keeps every body it answered, in order. */
+let recorder: Server;
+let recorderUrl: string;
+const recorded: string[] = [];
+
+beforeAll(async () => {
+  // The model cut to 2 slots: 8 users keep about 6 requests waiting.
+  const catalog = builtinCatalog('local');
+  const models = catalog.models.map((model) =>
+    model.id === 'small-fast-8b' ? { ...model, capacity: { ...model.capacity, slots: 2, jitter: 0 } } : model,
+  );
+  emulator = await createEmulator({
+    apiKeys: [EMULATOR_API_KEY],
+    managementKeys: [EMULATOR_MANAGEMENT_KEY],
+    catalog: { ...catalog, models },
+  });
+  target = { url: emulator.url, apiKey: EMULATOR_API_KEY, managementKey: EMULATOR_MANAGEMENT_KEY };
+  recorder = createServer((_req, res) => {
+    fetch(`${emulator.url}/metrics`)
+      .then((answer) => answer.text())
+      .then((text) => {
+        recorded.push(text);
+        res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' });
+        res.end(text);
+      })
+      .catch(() => res.destroy());
+  });
+  await new Promise<void>((resolve) => recorder.listen(0, '127.0.0.1', resolve));
+  recorderUrl = `http://127.0.0.1:${(recorder.address() as AddressInfo).port}/metrics`;
+});
+
+afterAll(async () => {
+  await new Promise<void>((resolve) => recorder.close(() => resolve()));
+  await emulator.close();
+});
+
+const TARGET = `tokenizer: ${JSON.stringify(TINY_TOKENIZER)}`;
+
+function profile(name: string, serverMetrics: string, load: string): string {
+  return `name: ${name}
+target: { ${TARGET}${serverMetrics === '' ? '' : `, server_metrics: [${serverMetrics}]`} }
+scenarios:
+  - name: s
+    models: [small-fast-8b]
+    ${load}
+    prompt: { input_tokens: 32, output_tokens: 40 }
+    request: { max_completion_tokens: 40 }
+    seed: 3
+`;
+}
+
+function timeseries(dir: string): { columns: string[]; rows: Record<string, string>[] } {
+  const parsed = parseCsvRecords(readFileSync(join(dir, 'timeseries.csv'), 'utf8'));
+  return { columns: parsed.columns, rows: parsed.records };
+}
+
+function gauge(value: ServerConceptSummary | undefined) {
+  if (value?.kind !== 'gauge') throw new Error(`expected a gauge, got ${JSON.stringify(value)}`);
+  return value;
+}
+
+describe('run with target.server_metrics', () => {
+  it('timeseries.csv and summary.json show the queue and KV use the emulator exposed', async () => {
+    const out = join(folder.dir, 'emulator');
+    const path = folder.writeProfile(
+      'emulator',
+      profile(
+        'server-emulator',
+        `{ url: ${JSON.stringify(recorderUrl)} }`,
+        'load: { mode: concurrency, concurrency: 8 }\n    duration: 4s\n    warmup_requests: 2',
+      ),
+    );
+    const result = await runCliInProcess(['run', path, '--out', out, '--quiet'], { target });
+    expect(result.stderr).not.toContain('server metrics');
+    expect(result.code).toBe(0);
+    const summary = readSummary(out);
+    const [endpoint] = summary.server_metrics ?? [];
+    expect(endpoint).toMatchObject({ url: recorderUrl, preset: 'auto', engine: 'vllm', failures: 0 });
+    // Every scrape the run made is one body the recorder passed on, in the same order.
+    expect(endpoint?.scrapes_ok).toBe(recorded.length);
+    const exposed = recorded.map((text) => {
+      const samples = parsePromText(text);
+      return {
+        running: promSum(samples, 'vllm:num_requests_running'),
+        waiting: promSum(samples, 'vllm:num_requests_waiting'),
+        kv: Math.max(...samples.filter((s) => s.name === 'vllm:kv_cache_usage_perc').map((s) => s.value)),
+      };
+    });
+
+    // Scrape k starts in second k of the run (the scraper starts with the run, one scrape a second).
+    const { columns, rows } = timeseries(out);
+    expect(columns).toEqual(
+      expect.arrayContaining(['server_running', 'server_waiting', 'server_kv_cache_usage', 'server_ttft_p50_ms']),
+    );
+    expect(rows.length).toBeGreaterThanOrEqual(4);
+    let compared = 0;
+    for (const row of rows) {
+      if (row['server_waiting'] === '') continue;
+      const second = Number(row['second']);
+      expect(Number(row['server_waiting'])).toBe(exposed[second]?.waiting);
+      expect(Number(row['server_running'])).toBe(exposed[second]?.running);
+      compared++;
+    }
+    expect(compared).toBeGreaterThanOrEqual(3);
+    expect(Math.max(...rows.map((row) => Number(row['server_waiting'] || 0)))).toBeGreaterThan(0);
+
+    // The measured window: its waiting and KV use are values the emulator exposed, the queue was seen.
+    const server = summary.groups[0]?.server;
+    const waiting = gauge(server?.measured?.concepts['waiting']);
+    expect(waiting.sources).toEqual(['vllm:num_requests_waiting']);
+    expect(waiting.max).toBeGreaterThan(0);
+    expect(waiting.max).toBeLessThanOrEqual(6);
+    const inside = exposed.slice(1, -1);
+    expect(exposed.map((e) => e.waiting)).toContain(waiting.max);
+    expect(waiting.max).toBeGreaterThanOrEqual(Math.max(...inside.slice(1, -1).map((e) => e.waiting)));
+    const kv = gauge(server?.measured?.concepts['kv_cache_usage']);
+    expect(kv.sources).toEqual(['vllm:kv_cache_usage_perc']);
+    expect(exposed.map((e) => e.kv)).toContain(kv.max);
+    expect(kv.max).toBeGreaterThan(0);
+    // Its J/token denominator: the measured requests' output tokens.
+    const tokens = summary.groups[0]?.metrics.output_tokens;
+    expect(server?.measured?.output_tokens).toBe(Math.round((tokens?.mean ?? 0) * (tokens?.count ?? 0)));
+    // The warmup had a window of its own.
+    expect(server?.warmup?.to_s).toBeLessThanOrEqual(server?.measured?.from_s ?? 0);
+    // No power or energy from the emulator: no energy per token.
+    expect(server?.measured?.energy_per_output_token_j).toBeNull();
+  });
+});
+
+/** A run of 24 requests (2 users), with `serverMetrics` (or none): its summary, exit code and stderr. */
+async function fixedRun(name: string, serverMetrics: string, during?: () => Promise<void>) {
+  const out = join(folder.dir, name);
+  const path = folder.writeProfile(
+    name,
+    profile(name, serverMetrics, 'load: { mode: concurrency, concurrency: 2 }\n    requests: 24'),
+  );
+  const run = runCliInProcess(['run', path, '--out', out, '--quiet'], { target });
+  await during?.();
+  const result = await run;
+  return { ...result, summary: readSummary(out), out };
+}
+
+const counts = (summary: RunSummary) =>
+  summary.groups.map((group) => ({
+    ok: group.requests.ok,
+    failed: group.requests.failed,
+    dropped: group.requests.dropped,
+  }));
+
+describe('a broken metrics endpoint changes no client number', () => {
+  let engine: EngineMetricsServer;
+  let baseline: RunSummary;
+  beforeAll(async () => {
+    engine = await startEngineMetricsServer('vllm');
+    baseline = (await fixedRun('baseline', '')).summary;
+  });
+  afterAll(async () => {
+    await engine.close();
+  });
+
+  const spec = () => `{ url: ${JSON.stringify(engine.url)}, interval: 200ms }`;
+
+  it.each([
+    ['hang', 'timeout'],
+    ['html', 'not_prometheus'],
+  ] as const)('an endpoint that answers %s: the same counts, exit 0, a warning naming %s', async (mode, kind) => {
+    engine.mode = mode;
+    const run = await fixedRun(`broken-${mode}`, spec());
+    expect(run.code).toBe(0);
+    expect(counts(run.summary)).toEqual(counts(baseline));
+    expect(counts(run.summary)[0]).toEqual({ ok: 24, failed: 0, dropped: 0 });
+    const [endpoint] = run.summary.server_metrics ?? [];
+    expect(endpoint?.failures).toBeGreaterThan(0);
+    expect(endpoint?.failures_by_kind[kind]).toBe(endpoint?.failures);
+    expect(endpoint?.last_error?.kind).toBe(kind);
+    const warning = run.summary.harness.warnings.find((w) => w.startsWith('server metrics'));
+    expect(warning).toContain(engine.url);
+    expect(warning).toContain(kind);
+    expect(run.stderr).toContain(`warning: ${warning}`);
+  });
+
+  it('an endpoint that goes away mid-run: the same counts, exit 0, connect failures named', async () => {
+    engine.mode = 'none';
+    const before = engine.authorizations.length;
+    const run = await fixedRun('broken-down', spec(), async () => {
+      while (engine.authorizations.length < before + 2) await new Promise((r) => setTimeout(r, 20));
+      await engine.down();
+    });
+    await engine.up();
+    expect(run.code).toBe(0);
+    expect(counts(run.summary)).toEqual(counts(baseline));
+    const [endpoint] = run.summary.server_metrics ?? [];
+    expect(endpoint?.scrapes_ok).toBeGreaterThanOrEqual(2);
+    expect(endpoint?.failures_by_kind['connect']).toBeGreaterThan(0);
+    expect(run.stderr).toMatch(
+      /warning: server metrics http:\/\/127\.0\.0\.1:\d+\/metrics: \d+ of \d+ scrapes failed \(\d+ connect/,
+    );
+  });
+
+  it('auto that recognises no engine is a warning', async () => {
+    // Valid text format, but no engine's names (a node exporter, say).
+    const other = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' });
+      res.end('# TYPE node_load1 gauge\nnode_load1 0.5\n');
+    });
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(other.address() as AddressInfo).port}/metrics`;
+    try {
+      const run = await fixedRun('unrecognised', `{ url: ${JSON.stringify(url)}, interval: 200ms }`);
+      expect(run.code).toBe(0);
+      expect(counts(run.summary)).toEqual(counts(baseline));
+      expect(run.summary.server_metrics?.[0]).toMatchObject({ engine: null, failures: 0 });
+      expect(run.stderr).toContain(`warning: server metrics ${url}: preset auto recognised no engine`);
+      // Nothing to show: no server columns, no concepts.
+      expect(timeseries(run.out).columns.some((c) => c.startsWith('server_'))).toBe(false);
+      expect(run.summary.groups[0]?.server?.measured?.concepts).toEqual({});
+    } finally {
+      await new Promise<void>((resolve) => other.close(() => resolve()));
+    }
+  });
+});
