@@ -104,8 +104,10 @@ describe('run with target.server_metrics', () => {
     const summary = readSummary(out);
     const [endpoint] = summary.server_metrics ?? [];
     expect(endpoint).toMatchObject({ url: recorderUrl, preset: 'auto', engine: 'vllm', failures: 0 });
-    // Every scrape the run made is one body the recorder passed on, in the same order.
-    expect(endpoint?.scrapes_ok).toBe(recorded.length);
+    // Every scrape the run made is one body the recorder passed on, in the same order (the one under way
+    // when the run ended may have been passed on but not kept).
+    expect(endpoint?.attempts).toBe(recorded.length);
+    expect(endpoint?.scrapes_ok).toBeGreaterThanOrEqual(recorded.length - 1);
     const exposed = recorded.map((text) => {
       const samples = parsePromText(text);
       return {
@@ -125,8 +127,8 @@ describe('run with target.server_metrics', () => {
     for (const row of rows) {
       if (row['server_waiting'] === '') continue;
       const second = Number(row['second']);
-      expect(Number(row['server_waiting'])).toBe(exposed[second]?.waiting);
-      expect(Number(row['server_running'])).toBe(exposed[second]?.running);
+      expect(Number(row['server_waiting']), `waiting, second ${second}`).toBe(exposed[second]?.waiting);
+      expect(Number(row['server_running']), `running, second ${second}`).toBe(exposed[second]?.running);
       compared++;
     }
     expect(compared).toBeGreaterThanOrEqual(3);
@@ -223,6 +225,31 @@ describe('a broken metrics endpoint changes no client number', () => {
     expect(run.stderr).toMatch(
       /warning: server metrics http:\/\/127\.0\.0\.1:\d+\/metrics: \d+ of \d+ scrapes failed \(\d+ connect/,
     );
+  });
+
+  it('--workers 2: one scraper, in the main thread (the endpoint sees only its GETs)', async () => {
+    engine.mode = 'none';
+    const before = engine.authorizations.length;
+    const out = join(folder.dir, 'workers');
+    const path = folder.writeProfile(
+      'workers',
+      profile('workers', spec(), 'load: { mode: concurrency, concurrency: 2 }\n    requests: 24'),
+    );
+    const run = await runCliInProcess(['run', path, '--out', out, '--quiet', '--workers', '2'], { target });
+    expect(run.code).toBe(0);
+    const summary = readSummary(out);
+    expect(summary.workers).toBe(2);
+    expect(counts(summary)).toEqual(counts(baseline));
+    const [endpoint] = summary.server_metrics ?? [];
+    expect(summary.server_metrics).toHaveLength(1);
+    // Every GET the endpoint saw was one of the main thread's scraper: none came from a worker.
+    const seen = engine.authorizations.length - before;
+    expect(endpoint?.attempts).toBe(seen);
+    expect(endpoint?.scrapes_ok).toBeGreaterThanOrEqual(2);
+    // One scraper's rate: at most one GET per 200 ms of the run, plus the one at its start.
+    const runMs = Date.parse(summary.ended_at) - Date.parse(summary.started_at);
+    expect(seen).toBeLessThanOrEqual(Math.ceil(runMs / 200) + 1);
+    expect(summary.groups[0]?.server?.measured?.concepts['waiting']?.kind).toBe('gauge');
   });
 
   it('auto that recognises no engine is a warning', async () => {
