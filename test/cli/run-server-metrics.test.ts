@@ -209,6 +209,19 @@ describe('a broken metrics endpoint changes no client number', () => {
     expect(run.stderr).toContain(`warning: ${warning}`);
   });
 
+  it('a password in the endpoint URL is written and printed nowhere', async () => {
+    engine.mode = 'hang';
+    const secretUrl = engine.url.replace('http://', 'http://scraper:s3cret-pass@');
+    const run = await fixedRun('secret-url', `{ url: ${JSON.stringify(secretUrl)}, interval: 200ms }`);
+    engine.mode = 'none';
+    expect(run.code).toBe(0);
+    const written = readFileSync(join(run.out, 'summary.json'), 'utf8');
+    expect(written).not.toContain('s3cret-pass');
+    expect(run.stderr + run.stdout).not.toContain('s3cret-pass');
+    expect(run.summary.server_metrics?.[0]?.url).toBe(engine.url.replace('http://', 'http://scraper:***@'));
+    expect(run.stderr).toContain('warning: server metrics http://scraper:***@');
+  });
+
   it('an endpoint that goes away mid-run: the same counts, exit 0, connect failures named', async () => {
     engine.mode = 'none';
     const before = engine.authorizations.length;
