@@ -18,7 +18,7 @@ import type {
 } from '../../../src/metrics/capacity-summary.js';
 import { resolveProfileText } from '../../../src/profile/load-profile.js';
 import type { ResolvedProfile } from '../../../src/profile/resolved-profile.js';
-import { formatCapacityTable } from '../../../src/report/capacity-table.js';
+import { formatCapacityTable } from '../../../src/report/capacity/capacity-table.js';
 import { capacitySummary } from '../../../src/runner/capacity/capacity-result.js';
 import { capacityObjectives } from '../../../src/runner/capacity/objectives.js';
 import { capacityStepsFile, reevaluateCapacity } from '../../../src/runner/capacity/reevaluate.js';
