@@ -8,7 +8,7 @@
  * one step below it, and the stored steps re-evaluated under the same SLO give the same decisions (a
  * stricter SLO never a higher capacity). Minutes of steps finish in seconds of real time. What only the
  * command line adds (the files written, exit 99, --reevaluate sending nothing, --confirm DIR) is proved by
- * test/cli/capacity-search-cli.test.ts; the one real-socket search by test/integration/runner/capacity-p99.test.ts.
+ * test/cli/capacity-command.test.ts; the one real-socket search by test/integration/runner/capacity-p99.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 import type {
@@ -182,7 +182,7 @@ describe.concurrent('the capacity search in virtual time', () => {
   });
 
   it('finds exactly the 4 streams a 4-slot server takes without queueing, and says it is below min_capacity 6', async () => {
-    // 4 streams: TTFT 50 ms; 5 streams: one waits a whole service in every round, TTFT 150 ms for a fifth.
+    // 4 streams: TTFT 50 ms; 5 streams: a quarter of the requests wait a whole service (TTFT 150 ms).
     const streams = await search(
       profileText(
         '{ mode: concurrency, concurrency: 1 }',
@@ -201,6 +201,9 @@ describe.concurrent('the capacity search in virtual time', () => {
     expect(group.step_warmup_ms).toBe(0);
     // Exact: every step at 4 streams or fewer passes (TTFT 50 ms), every one at 5 or more fails.
     for (const step of group.steps) expect(step.outcome, steps(group)).toBe(step.load <= 4 ? 'pass' : 'fail');
+    // At 5 streams a quarter of the requests waited a whole service: exactly what its test counted.
+    const five = group.steps.find((step) => step.load === 5)!.tests[0]!;
+    expect(five.exceeded / five.requests).toBe(0.25);
   });
 
   it('searches tiers together: flex, queued behind default, binds near 40 req/s', async () => {
