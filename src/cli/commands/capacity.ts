@@ -10,11 +10,16 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { Argv } from 'yargs';
 import { InferbenchError } from '../../errors.js';
-import type { CapacityStepsFile, CapacitySummary } from '../../metrics/capacity-summary.js';
+import {
+  type CapacityStepsFile,
+  type CapacitySummary,
+  capacityStepsFileSchema,
+} from '../../metrics/capacity-summary.js';
 import type { ResolvedProfile } from '../../profile/resolved-profile.js';
 import { writeCapacityCsv } from '../../report/capacity/capacity-csv.js';
 import { formatCapacityTable } from '../../report/capacity/capacity-table.js';
 import { formatCapacityChart } from '../../report/capacity/capacity-chart.js';
+import { loadRun } from '../../report/compare/load-run.js';
 import { createRunFolder, writeRunFiles } from '../../report/run-folder.js';
 import { buildRunSummary } from '../../runner/build-run-summary.js';
 import { capacityRunResult, capacitySummary } from '../../runner/capacity/capacity-result.js';
@@ -243,15 +248,9 @@ function finish(
 
 /** `--confirm DIR`: group key -> the capacity an earlier search found (groups without one are searched anew). */
 async function previousCapacities(dir: string, ctx: CliContext): Promise<Map<string, number>> {
-  const path = join(isAbsolute(dir) ? dir : resolve(ctx.cwd, dir), 'summary.json');
-  let groups: { group: string; capacity: number | null }[] | undefined;
-  try {
-    groups = (JSON.parse(await readFile(path, 'utf8')) as { capacity?: CapacitySummary }).capacity?.groups;
-  } catch (error) {
-    throw new InferbenchError('BAD_RESULTS', `${path} cannot be read: ${(error as Error).message}`, {
-      hint: '--confirm takes the folder of an earlier `inferbench capacity`',
-    });
-  }
+  // summary.json checked whole against the result schema, as compare and merge read it.
+  const { summaryPath: path, summary } = await loadRun(isAbsolute(dir) ? dir : resolve(ctx.cwd, dir));
+  const groups = summary.capacity?.groups;
   if (groups === undefined)
     throw new InferbenchError('BAD_RESULTS', `${path} holds no capacity result`, {
       hint: '--confirm takes the folder of an earlier `inferbench capacity`',
@@ -264,18 +263,7 @@ async function reevaluate(args: CapacityArgs, ctx: CliContext): Promise<number> 
   const dir = isAbsolute(args.reevaluate as string)
     ? (args.reevaluate as string)
     : resolve(ctx.cwd, args.reevaluate as string);
-  let file: CapacityStepsFile;
-  try {
-    file = JSON.parse(await readFile(join(dir, CAPACITY_STEPS_JSON), 'utf8')) as CapacityStepsFile;
-  } catch (error) {
-    throw new InferbenchError(
-      'BAD_RESULTS',
-      `${join(dir, CAPACITY_STEPS_JSON)} cannot be read: ${(error as Error).message}`,
-      {
-        hint: 'give the folder a capacity search wrote',
-      },
-    );
-  }
+  const file = await readCapacitySteps(join(dir, CAPACITY_STEPS_JSON));
   const pairs = args.slo === undefined ? [] : Array.isArray(args.slo) ? args.slo : [args.slo];
   const slo: Record<string, string> = {};
   for (const pair of pairs) {
@@ -325,4 +313,27 @@ async function reevaluate(args: CapacityArgs, ctx: CliContext): Promise<number> 
 
 function capacityCharts(summary: CapacitySummary): string[] {
   return summary.groups.flatMap((group) => formatCapacityChart(group, summary.objectives) ?? []);
+}
+
+/** capacity-steps.json read and checked whole: a wrong value is BAD_RESULTS naming the file and its place. */
+async function readCapacitySteps(path: string): Promise<CapacityStepsFile> {
+  const hint = 'give the folder a capacity search wrote, unedited';
+  let value: unknown;
+  try {
+    value = JSON.parse(await readFile(path, 'utf8'));
+  } catch (error) {
+    throw new InferbenchError('BAD_RESULTS', `${path} cannot be read: ${(error as Error).message}`, { hint });
+  }
+  const parsed = capacityStepsFileSchema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.slice(0, 8).map((issue) => {
+    const at = issue.path.map((part) => (typeof part === 'number' ? `[${part}]` : `.${String(part)}`)).join('');
+    return `${path}: ${at.replace(/^\./, '') || '(top)'}: ${issue.message}`;
+  });
+  const more = parsed.error.issues.length - problems.length;
+  throw new InferbenchError(
+    'BAD_RESULTS',
+    `${path} is not a capacity-steps.json:\n  ${problems.join('\n  ')}${more > 0 ? `\n  ... and ${more} more` : ''}`,
+    { hint },
+  );
 }
