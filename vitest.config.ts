@@ -14,6 +14,11 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Files share their worker's module cache (no fresh module graph per file): importing the harness,
+    // the tokenizer's ranks and vitest's own runner once per worker rather than once per file cut the
+    // side-by-side part from 452 s to 279 s (unit alone 156 s -> 56 s). Tests keep no state in modules
+    // they do not reset: a helper or server is started and closed per file.
+    isolate: false,
     reporters: ['default'],
     tags: [
       {

@@ -2,7 +2,8 @@
  * DESIGN.md's layering, checked on src/ with a real parser (test/helpers/architecture-rules.ts): layer
  * edges for value imports, type imports that never point up or across, no import cycle between files,
  * packages in the layers they belong to, `process` only in cli/ (and bench/, the other entry point),
- * sections (profile/sections/) that never value-import each other, and bench/ (top level, outside src/)
+ * sections (profile/sections/) that never value-import each other, a feature with a folder wholly in it
+ * (no `dataset-x.ts` beside `dataset/`), and bench/ (top level, outside src/)
  * imported by nothing in src/ or the test helpers.
  * The rules are tested on a fixture tree with one violation of each kind, so a rule that stopped
  * working would show here, not by letting src/ pass.
@@ -37,6 +38,7 @@ describe('architecture', () => {
         'layer: report/value-from-profile.ts:2 imports profile/group-key.ts (report -> profile)',
         'package: runner/uses-undici.ts:2 imports undici, which belongs to client, bench',
         'process: workload/reads-env.ts:2 uses process (only cli and bench may)',
+        'room: report/capacity-stray.ts sits beside report/capacity/: a feature with a folder keeps its parts in it',
         'section: profile/sections/capacity.ts:3 imports profile/sections/dataset.ts (section capacity -> section dataset of profile/sections/)',
         'type-layer: aggregate/types-from-report.ts:2 imports types from report/summary.ts (aggregate -> report, upward or across)',
         'type-layer: emulator/harness-type.ts:2 imports types from profile/group.ts (emulator -> profile, upward or across)',

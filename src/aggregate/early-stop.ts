@@ -8,7 +8,7 @@
  */
 import type { RunStopped } from '../metrics/run-summary.js';
 import type { MaxErrorRateSpec, ResolvedProfile, ThresholdSpec } from '../profile/resolved-profile.js';
-import type { SpendBudget } from './cost-meter.js';
+import type { SpendBudget } from './cost/cost-meter.js';
 import { liveThresholdValue, type LiveGroup } from './live-thresholds.js';
 import { thresholdHolds } from './thresholds.js';
 

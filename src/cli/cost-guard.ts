@@ -7,10 +7,10 @@
  * too (only the unasked estimate is skipped there: a laptop's emulator costs nothing real).
  */
 import { fetchCatalogPrices } from '../client/public-catalog.js';
-import { pricedCollector } from '../aggregate/cost-collector.js';
-import { estimateCapacitySpend, estimateRunSpend, type SpendEstimate } from '../aggregate/cost-estimate.js';
-import { CostMeter, type SpendBudget } from '../aggregate/cost-meter.js';
-import { type PriceBook, priceBook } from '../aggregate/cost-prices.js';
+import { pricedCollector } from '../aggregate/cost/cost-collector.js';
+import { estimateCapacitySpend, estimateRunSpend, type SpendEstimate } from '../aggregate/cost/cost-estimate.js';
+import { CostMeter, type SpendBudget } from '../aggregate/cost/cost-meter.js';
+import { type PriceBook, priceBook } from '../aggregate/cost/cost-prices.js';
 import { InferbenchError } from '../errors.js';
 import { formatUsd } from '../report/summary-table.js';
 import type { RunStopped } from '../metrics/run-summary.js';
@@ -27,7 +27,7 @@ export interface CostGuard {
   readonly meter: CostMeter;
   /** The prices the run is costed with (also requests.csv's cost_usd). */
   readonly book: PriceBook;
-  /** The runner's deps with the priced collector (aggregate/cost-collector.ts). */
+  /** The runner's deps with the priced collector (aggregate/cost/cost-collector.ts). */
   readonly deps: RunnerDeps;
   /** `--max-cost`, or null. */
   readonly budget: SpendBudget | null;

@@ -10,7 +10,7 @@ import type { RequestRecord } from '../client/request-record.js';
 import type { RecordedValues } from '../metrics/request-values.js';
 import type { RunSummary, ThresholdResult } from '../metrics/run-summary.js';
 import type { ResolvedGroup } from '../profile/resolved-profile.js';
-import type { PriceBook } from '../aggregate/cost-prices.js';
+import type { PriceBook } from '../aggregate/cost/cost-prices.js';
 import { openRequestsCsv } from '../report/requests-csv.js';
 import { createRunFolder, writeRunFiles } from '../report/run-folder.js';
 import { buildRunSummary, runVerdict, type RunVerdict } from '../runner/build-run-summary.js';

@@ -220,6 +220,7 @@ export class AttemptHandler implements Dispatcher.DispatchHandler, SseEventSink 
     record.status = statusCode;
     record.rateLimitRemainingRequests = rateLimitHeader(headers, 'requests');
     record.rateLimitRemainingTokens = rateLimitHeader(headers, 'tokens');
+    record.serverRequestId = headerValue(headers, HEADER.requestId) ?? null;
     this.#retryAfterMs = parseRetryAfterMs(headerValue(headers, HEADER.retryAfter));
     this.#deadlines.headersReceived(atUs);
     if (classifyStatus(statusCode) !== null) {

@@ -7,6 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Client } from 'undici';
+import { HEADER } from '../protocol/headers.js';
 import { systemClock } from '../util/clock.js';
 import type { AttemptContext } from './attempt-handler.js';
 import { createAttemptOnce } from './attempt-once.js';
@@ -20,6 +21,7 @@ import { markSent, type RequestRecord } from './request-record.js';
 import { withRetry } from './retry.js';
 import { createScrubber, scrubServerStrings } from './scrub-secret.js';
 import { loadTlsOptions } from './tls-options.js';
+import { newTraceContext } from './trace-context.js';
 import type { RequestPlan } from '../workload/request-plan.js';
 import type { ClientOptions, InferenceClient } from './types.js';
 
@@ -124,6 +126,11 @@ export function createInferenceClient(options: ClientOptions): InferenceClient {
           // One id per request, the same on each attempt: every attempt is found under it in the server's logs.
           record.requestId = randomUUID();
           headers[requestIdHeader] = record.requestId;
+        }
+        if (options.traceContext === true) {
+          const trace = newTraceContext();
+          record.traceId = trace.traceId;
+          headers[HEADER.traceparent] = trace.traceparent;
         }
         await attempt({ payload: encoded.payload, headers, stream: plan.body['stream'] === true }, record, signal);
       } catch (error) {

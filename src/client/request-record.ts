@@ -124,8 +124,12 @@ export interface RequestRecord {
   retriedErrors: ErrorClass[];
   /** The id sent in the request-id header (the same on every attempt); null when none is sent. */
   requestId: string | null;
+  /** The W3C trace id of the `traceparent` header sent (the same on every attempt); null when none is sent. */
+  traceId: string | null;
   /** The response's `id` and `system_fingerprint`, to find the request in the server's logs. */
   responseId: string | null;
+  /** The response's `x-request-id` header: the server's own id for the request (or its echo of ours). */
+  serverRequestId: string | null;
   systemFingerprint: string | null;
   /** The plan's labels (RequestPlan.labels), counted per (label, value) in breakdowns; null when it has none. */
   labels: Readonly<Record<string, string>> | null;
@@ -183,7 +187,9 @@ export function createRequestRecord(
     attempts: 0,
     retriedErrors: [],
     requestId: null,
+    traceId: null,
     responseId: null,
+    serverRequestId: null,
     systemFingerprint: null,
     labels: null,
   };

@@ -53,6 +53,7 @@ export function resetAttemptFields(record: RequestRecord): void {
   record.rateLimitRemainingRequests = Number.NaN;
   record.rateLimitRemainingTokens = Number.NaN;
   record.responseId = null;
+  record.serverRequestId = null;
   record.systemFingerprint = null;
 }
 

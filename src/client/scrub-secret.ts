@@ -23,6 +23,7 @@ interface ServerStrings {
   finishReason: string | null;
   serviceTierUsed: string | null;
   responseId: string | null;
+  serverRequestId: string | null;
   systemFingerprint: string | null;
 }
 
@@ -31,6 +32,7 @@ const SERVER_STRING_FIELDS = [
   'finishReason',
   'serviceTierUsed',
   'responseId',
+  'serverRequestId',
   'systemFingerprint',
 ] as const satisfies readonly (keyof ServerStrings)[];
 

@@ -17,6 +17,8 @@ export interface ClientOptions {
   readonly headers: Readonly<Record<string, string>>;
   /** Header that carries a fresh id per request (recorded in RequestRecord.requestId); null sends none. */
   readonly requestIdHeader: string | null;
+  /** Send a W3C `traceparent` with a fresh trace id per request (recorded in RequestRecord.traceId); absent: none. */
+  readonly traceContext?: boolean;
   /** Upper bound on concurrent requests, to size the connection pool. */
   readonly maxConnections: number;
   readonly timeouts: TimeoutSpec;

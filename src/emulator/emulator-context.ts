@@ -7,6 +7,7 @@ import type { FaultInjector, PromptCache, RateLimiter } from './hooks.js';
 import type { CatalogIndex } from './catalog/catalog.js';
 import type { KeySets } from './http/auth.js';
 import type { PlanningTurns } from './http/planning-turns.js';
+import type { ServerMeters } from './server-metrics/model-meter.js';
 
 export interface EmulatorContext {
   readonly catalog: CatalogIndex;
@@ -21,6 +22,8 @@ export interface EmulatorContext {
   readonly doneMarker: boolean;
   /** Chat requests are validated and planned one per turn of the event loop (planning-turns.ts). */
   readonly planning: PlanningTurns;
+  /** What GET /metrics counts per model (token counters, finish reasons, latency histograms). */
+  readonly meters: ServerMeters;
   /** Per-request counter: the seed of requests that set none, and part of response ids. */
   nextRequestNumber(): number;
 }

@@ -16,6 +16,8 @@ import { capacityLookup } from './capacity/capacity-defaults.js';
 import { CapacityEngine } from './capacity/capacity-engine.js';
 import { SeededFaultInjector } from './faults/seeded-fault-injector.js';
 import { PrefixPromptCache } from './prompt-cache/prefix-prompt-cache.js';
+import { serveMetrics } from './server-metrics/exposition.js';
+import { ServerMeters } from './server-metrics/model-meter.js';
 import { BucketRateLimiter } from './rate-limit/bucket-rate-limiter.js';
 import { chatCompletions } from './handlers/chat-completions.js';
 import { fileContent } from './handlers/files.js';
@@ -103,6 +105,8 @@ const ROUTES: readonly Route[] = [
   },
   // The vendor SDK opens a connection here on start; it needs no key and returns nothing of interest.
   { pattern: /^\/v1\/tcp_warming$/, methods: { GET: (_req, res) => sendJson(res, 200, { status: 'ok' }) } },
+  // Prometheus text in vLLM's names, no key (server-metrics/exposition.ts).
+  { pattern: /^\/metrics$/, methods: { GET: (req, res, ctx) => serveMetrics(req, res, ctx) } },
 ];
 
 async function dispatch(req: IncomingMessage, res: ServerResponse, ctx: EmulatorContext): Promise<void> {
@@ -176,6 +180,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     filesDir: options.filesDir,
     doneMarker: options.doneMarker ?? false,
     planning: new PlanningTurns(),
+    meters: new ServerMeters(),
     nextRequestNumber: () => ++requestNumber,
   };
 

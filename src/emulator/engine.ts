@@ -46,9 +46,10 @@ export interface JobTimes {
 export interface EngineCallbacks {
   /**
    * Called when the next `count` tokens are due (count >= 1; batched per tick). The handler writes them;
-   * the sum of counts over a job equals outputTokens.
+   * the sum of counts over a job equals outputTokens. `nowMs`: the engine clock at their release (for
+   * the first call, JobTimes.firstTokenMs), given by the built-in engines.
    */
-  onTokens(count: number): void;
+  onTokens(count: number, nowMs?: number): void;
   /** Called once, after the last token, with when the job really crossed each phase boundary. */
   onFinish(times: JobTimes): void;
 }
@@ -58,12 +59,29 @@ export interface EngineHandle {
   cancel(): void;
 }
 
+/** One model's load at this moment (GET /metrics reads it, never the request path). */
+export interface ModelLoad {
+  /** Catalog model id or dedicated endpoint id. */
+  readonly modelId: string;
+  /** Jobs holding a slot (prefilling or decoding). */
+  readonly running: number;
+  /** Jobs waiting for a slot, by the tier they wait in. */
+  readonly waiting: Readonly<Record<ServiceTierUsed, number>>;
+  /** Tokens the running jobs hold: each one's input tokens plus the tokens it has generated so far. */
+  readonly heldTokens: number;
+}
+
 export interface Engine {
   /** The engine's monotonic clock (ms): the server stamps request receipt and the last write with it. */
   nowMs(): number;
   submit(job: EngineJob, callbacks: EngineCallbacks): EngineHandle;
   /** Rolling average queue time (ms) of a model, for `queue_threshold` admission. */
   averageQueueMs(modelId: string): number;
+  /**
+   * The load of every model that has had a job (running, waiting by tier, tokens held). Optional: an
+   * engine without it reports no load, and GET /metrics then shows every gauge at 0.
+   */
+  loads?(): readonly ModelLoad[];
   /** Stops timers; outstanding jobs are cancelled. */
   close(): void;
 }

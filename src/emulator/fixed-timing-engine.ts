@@ -7,7 +7,7 @@
  * The capacity engine (queues, slots, tiers) replaces this as the default later.
  */
 import { systemClock, type Clock } from '../util/clock.js';
-import type { Engine, EngineCallbacks, EngineHandle, EngineJob } from './engine.js';
+import type { Engine, EngineCallbacks, EngineHandle, EngineJob, ModelLoad } from './engine.js';
 
 export interface FixedTimingOptions {
   /** Submission -> first token, ms. */
@@ -79,6 +79,22 @@ export class FixedTimingEngine implements Engine {
     return 0;
   }
 
+  /** Every live job runs (no queue); each holds its input and the tokens it has emitted. */
+  loads(): readonly ModelLoad[] {
+    const byModel = new Map<string, { running: number; heldTokens: number }>();
+    for (const live of this.#jobs) {
+      const load = byModel.get(live.job.modelId) ?? { running: 0, heldTokens: 0 };
+      load.running++;
+      load.heldTokens += live.job.inputTokens + live.emitted;
+      byModel.set(live.job.modelId, load);
+    }
+    return [...byModel].map(([modelId, load]) => ({
+      modelId,
+      ...load,
+      waiting: { priority: 0, default: 0, flex: 0 },
+    }));
+  }
+
   close(): void {
     for (const live of this.#jobs) live.cancelled = true;
     this.#jobs.clear();
@@ -105,7 +121,7 @@ export class FixedTimingEngine implements Engine {
       if (count <= 0) continue;
       if (live.emitted === 0) live.firstSentMs = now;
       live.emitted = due;
-      live.callbacks.onTokens(count);
+      live.callbacks.onTokens(count, now);
       if (live.cancelled) continue;
       if (live.emitted >= live.job.outputTokens) this.#finish(live, now);
     }

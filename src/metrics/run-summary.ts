@@ -167,7 +167,7 @@ export const groupSummarySchema = z.object({
     .default({ estimated_requests: 0, mismatched_requests: 0, max_mismatch: 0 }),
   /** Service tier the server reported (service_tier_used) -> requests. */
   tiers_used: countsByName.default({}),
-  /** What the group's requests cost (aggregate/cost-of.ts); absent when its model has no price. */
+  /** What the group's requests cost (aggregate/cost/cost-of.ts); absent when its model has no price. */
   cost: groupCostSchema.optional(),
   /** Per request label and value (metrics/breakdown-summary.ts); absent when no request had labels. */
   breakdowns: z.record(z.string(), z.record(z.string(), breakdownStatsSchema)).optional(),

@@ -289,6 +289,10 @@ const target = z.strictObject({
       description:
         'Header carrying a fresh id per request, recorded in requests.csv (default x-request-id); false sends none.',
     }),
+  trace_context: z.boolean().optional().meta({
+    description:
+      'Every request carries a W3C traceparent with a fresh trace id, recorded in requests.csv as trace_id (default true); false sends none.',
+  }),
   emulator_config: z
     .string()
     .min(1)

@@ -41,6 +41,7 @@ export const PROFILE_DEFAULTS = {
   stream: true,
   streamUsage: true,
   requestIdHeader: 'x-request-id',
+  traceContext: true,
   concurrency: 1,
   arrival: 'poisson',
   burstiness: 1,
@@ -87,6 +88,7 @@ export function resolveProfileInput(
       streamUsage: target.stream_usage ?? PROFILE_DEFAULTS.streamUsage,
       requestIdHeader:
         target.request_id_header === false ? null : (target.request_id_header ?? PROFILE_DEFAULTS.requestIdHeader),
+      traceContext: target.trace_context ?? PROFILE_DEFAULTS.traceContext,
       tokenizer: target.tokenizer === undefined ? null : resolve(baseDir, target.tokenizer),
     },
     scenarios,

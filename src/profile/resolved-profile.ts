@@ -344,6 +344,8 @@ export interface ResolvedProfile {
     readonly streamUsage: boolean;
     /** Header that carries a fresh id per request (x-request-id by default); null sends none. */
     readonly requestIdHeader: string | null;
+    /** Every request carries a W3C `traceparent` with a fresh trace id (target.trace_context, default true). */
+    readonly traceContext: boolean;
     /** Absolute path of a Hugging Face tokenizer.json (target.tokenizer); null: o200k_base. */
     readonly tokenizer: string | null;
   };

@@ -7,6 +7,10 @@ export const HEADER = {
   integration: 'x-service-3rd-party-integration',
   queueThreshold: 'queue_threshold',
   retryAfter: 'retry-after',
+  /** The server's id for a request, when it answers one (OpenAI; vLLM with --enable-request-id-headers). */
+  requestId: 'x-request-id',
+  /** W3C Trace Context (https://www.w3.org/TR/trace-context/): `00-<trace id>-<parent id>-<flags>`. */
+  traceparent: 'traceparent',
   /** Emulator only: per-request fault injection (see docs/emulator.md#capacity-tiers-rate-limits-prompt-cache-and-faults). */
   emulatorFault: 'x-emulator-fault',
 } as const;

@@ -4,7 +4,7 @@
  * its summary.json `cost.usd`. Empty for a failed request (a group's cost prices ok requests only), for a
  * model without a price, and for a per-hour deployment (its cost is its time, not its requests).
  */
-import type { PriceBook } from '../aggregate/cost-prices.js';
+import type { PriceBook } from '../aggregate/cost/cost-prices.js';
 import type { RequestRecord } from '../client/request-record.js';
 import type { RecordedValues } from '../metrics/request-values.js';
 import type { ResolvedGroup } from '../profile/resolved-profile.js';

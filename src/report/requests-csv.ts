@@ -15,7 +15,7 @@ import type { ResolvedGroup } from '../profile/resolved-profile.js';
 import { LABELS_COLUMN, labelsCell } from './request-labels-cell.js';
 import { CHECKS_COLUMN, checksCell } from './request-checks-cell.js';
 import { COST_COLUMN, costCell, pricesRequests } from './request-cost-cell.js';
-import type { PriceBook } from '../aggregate/cost-prices.js';
+import type { PriceBook } from '../aggregate/cost/cost-prices.js';
 
 /** One column: its header and its cell of a finished request. */
 interface Column {
@@ -82,7 +82,9 @@ const COLUMNS: readonly Column[] = [
   column('attempts', ({ record }) => record.attempts),
   column('retried_errors', ({ record }) => record.retriedErrors.join(';')),
   column('request_id', ({ record }) => record.requestId ?? ''),
+  column('trace_id', ({ record }) => record.traceId ?? ''),
   column('response_id', ({ record }) => record.responseId ?? ''),
+  column('server_request_id', ({ record }) => record.serverRequestId ?? ''),
   column('system_fingerprint', ({ record }) => record.systemFingerprint ?? ''),
   column('error_message', ({ record }) => record.errorMessage ?? ''),
 ];

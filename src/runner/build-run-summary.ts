@@ -5,7 +5,7 @@
  */
 import { proxyFor, withoutCredentials as proxyWithoutCredentials, type ProxySettings } from '../client/proxy.js';
 import { INSECURE_TLS_WARNING } from '../client/tls-options.js';
-import { runCost } from '../aggregate/cost-of.js';
+import { runCost } from '../aggregate/cost/cost-of.js';
 import { breakdownOverflowWarnings } from '../aggregate/breakdown-accumulator.js';
 import { SUMMARY_SCHEMA_VERSION } from '../metrics/run-summary.js';
 import type { HarnessHealth, RunStopped, RunSummary, ThresholdResult } from '../metrics/run-summary.js';

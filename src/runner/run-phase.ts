@@ -48,35 +48,48 @@ export interface PhaseContext {
   nextRecordId: number;
 }
 
+/** A schedule unit's two phases, run by its scenario in step with the other units (run-profile.ts). */
+export interface GroupPhases {
+  /** The warmup (when the scenario has one; `onWarmup` brackets it), answered before it resolves. */
+  warmup(): Promise<void>;
+  /** The measured part. */
+  measure(): Promise<void>;
+}
+
 /**
- * Runs `unit`'s phases: its warmup (when the scenario has one; `onWarmup` brackets it) and its measured
- * part, one after the other, with one workload index across both, so measured requests never repeat
- * warmup prompts (a shard's n-th request is the single run's request i-1 + n*N).
+ * `unit`'s phases: its warmup and its measured part, with one workload index across both, so measured
+ * requests never repeat warmup prompts (a shard's n-th request is the single run's request i-1 + n*N).
+ * The scenario runs every unit's warmup, then every unit's measured part: the groups of a scenario share
+ * the target, so their measured parts start together (a tier whose warmup answers came back first would
+ * otherwise be measured mostly alone).
  */
-export async function runGroup(
+export function groupPhases(
   context: PhaseContext,
   client: InferenceClient,
   scenario: ResolvedScenario,
   unit: ScheduleUnit,
   onWarmup: (warming: boolean) => void,
-): Promise<void> {
+): GroupPhases {
   const cursor = new WorkloadCursor(context.shard);
   // A shard's arrivals are seeded apart from the other shards' (its prompts are not: see shard.ts).
   const seed = shardScheduleSeed((scenario.seed ^ hashString(unit.key)) >>> 0, context.shard);
   const phase = (warmup: boolean, load: LoadSpec, limits: ScheduleLimits): Phase =>
     new Phase(context, { client, scenario, unit, cursor, seed, warmup, load, limits });
-  if (scenario.warmupMs > 0 || scenario.warmupRequests > 0) {
-    onWarmup(true);
-    try {
-      await phase(true, warmupLoad(scenario.load), {
-        durationMs: scenario.warmupMs > 0 ? scenario.warmupMs : null,
-        requests: scenario.warmupRequests > 0 ? scenario.warmupRequests : null,
-      }).run();
-    } finally {
-      onWarmup(false);
-    }
-  }
-  await phase(false, scenario.load, { durationMs: scenario.durationMs, requests: scenario.requests }).run();
+  return {
+    async warmup() {
+      if (scenario.warmupMs <= 0 && scenario.warmupRequests <= 0) return;
+      onWarmup(true);
+      try {
+        await phase(true, warmupLoad(scenario.load), {
+          durationMs: scenario.warmupMs > 0 ? scenario.warmupMs : null,
+          requests: scenario.warmupRequests > 0 ? scenario.warmupRequests : null,
+        }).run();
+      } finally {
+        onWarmup(false);
+      }
+    },
+    measure: () => phase(false, scenario.load, { durationMs: scenario.durationMs, requests: scenario.requests }).run(),
+  };
 }
 
 /** A group's workload indices, shared by its phases: the n-th request (or drop) of the unit, as this shard maps it. */

@@ -17,7 +17,7 @@ import type { RequestRecord } from '../client/request-record.js';
 import type { ClientOptions } from '../client/types.js';
 import type { ProxySettings } from '../client/proxy.js';
 import { createEarlyStop } from '../aggregate/early-stop.js';
-import type { SpendBudget } from '../aggregate/cost-meter.js';
+import type { SpendBudget } from '../aggregate/cost/cost-meter.js';
 import type { RecordedValues } from '../metrics/request-values.js';
 import type { ResolvedGroup, ResolvedProfile, ResolvedScenario } from '../profile/resolved-profile.js';
 import type { GroupSummary, HarnessHealth, RunStopped, TimeSeriesPoint } from '../metrics/run-summary.js';
@@ -36,7 +36,7 @@ import { resolveTargetModels } from './model-preflight.js';
 import { defaultRunnerDeps } from './runner-deps.js';
 import { waitUntilWall } from './start-at.js';
 import { sweepRate } from './sweep-rates.js';
-import { runGroup, type PhaseContext } from './run-phase.js';
+import { type GroupPhases, groupPhases, type PhaseContext } from './run-phase.js';
 import type { RunnerDeps, Workload } from './runner-deps.js';
 
 /** The target connection: where the requests go, as cli/ resolved it. */
@@ -376,19 +376,20 @@ async function runScenario(
   // A sweep's rates come from the phases before it: every record of theirs counted first.
   if (scenario.sweep !== undefined) await state.finished.drained();
   try {
-    await Promise.all(
-      units.map((unit) => {
-        const group = unit.groups[0] as ResolvedGroup;
-        if (scenario.sweep === undefined) return runGroup(state, client, scenario, unit, onWarmup);
-        // A sweep's rate phase runs at a rate measured by its first two phases (sweep-rates.ts).
-        const measured = sweepRate(state.groupByIndex, scenario, group, (i) => state.collector.live?.(i));
-        if (measured === null || scenario.load.mode !== 'rate') return Promise.resolve();
-        state.sweepRates[group.key] = measured.rate;
-        safeCall(() => state.options.env.events?.onSweepRate?.(group, measured));
-        const atRate = { ...scenario, load: { ...scenario.load, rate: measured.rate } };
-        return runGroup(state, client, atRate, unit, onWarmup);
-      }),
-    );
+    const phases = units.flatMap((unit): GroupPhases[] => {
+      const group = unit.groups[0] as ResolvedGroup;
+      if (scenario.sweep === undefined) return [groupPhases(state, client, scenario, unit, onWarmup)];
+      // A sweep's rate phase runs at a rate measured by its first two phases (sweep-rates.ts).
+      const measured = sweepRate(state.groupByIndex, scenario, group, (i) => state.collector.live?.(i));
+      if (measured === null || scenario.load.mode !== 'rate') return [];
+      state.sweepRates[group.key] = measured.rate;
+      safeCall(() => state.options.env.events?.onSweepRate?.(group, measured));
+      const atRate = { ...scenario, load: { ...scenario.load, rate: measured.rate } };
+      return [groupPhases(state, client, atRate, unit, onWarmup)];
+    });
+    // Every unit's warmup, then every unit's measured part: they share the target, so they are measured together.
+    await Promise.all(phases.map((unit) => unit.warmup()));
+    await Promise.all(phases.map((unit) => unit.measure()));
   } finally {
     await client.close();
   }
@@ -430,6 +431,7 @@ function clientOptions(
     clock: options.env.clock,
     headers,
     requestIdHeader: profile.target.requestIdHeader,
+    traceContext: profile.target.traceContext,
     maxConnections,
     timeouts: scenario.timeouts,
     retry: scenario.retry,

@@ -13,7 +13,7 @@ export function withWorkloadWarnings(harness: HarnessHealth, workloads: Iterable
   return warnings.size === 0 ? harness : { ...harness, warnings: [...harness.warnings, ...warnings] };
 }
 
-/** How workload/dataset-source.ts words a supply that ran out: the request number is where it did. */
+/** How workload/dataset/dataset-source.ts words a supply that ran out: the request number is where it did. */
 const RAN_OUT =
   /^(scenario .+: prompt\.dataset \(sample: without_replacement\) ran out of its \d+ entries at request )(\d+)(;.*)$/s;
 

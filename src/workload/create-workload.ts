@@ -11,7 +11,7 @@ import type { ResolvedGroup, ResolvedScenario } from '../profile/resolved-profil
 import { o200kTokenizer } from '../util/tokenizer.js';
 import type { EncodingTokenizer } from '../util/tokenizer.js';
 import { groupScenario } from './group-scenario.js';
-import type { DatasetCounts } from './dataset-source.js';
+import type { DatasetCounts } from './dataset/dataset-source.js';
 import { PROMPT_SOURCES, promptSourceKind } from './prompt-sources.js';
 import type { PromptSource } from './prompt-sources.js';
 import { prefixedPlan } from './prompt-prefixes.js';

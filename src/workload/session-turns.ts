@@ -4,9 +4,9 @@
  * built so a session's next turn never calls the tokenizer; with `output_tokens: dataset`, each turn's own answer length.
  */
 import type { Tokenizer } from '../util/tokenizer.js';
-import type { DatasetEntry } from './dataset-entry.js';
-import { messageTokens } from './dataset-entry.js';
-import { answersOfUserTurns, userTurns } from './dataset-turns.js';
+import type { DatasetEntry } from './dataset/dataset-entry.js';
+import { messageTokens } from './dataset/dataset-entry.js';
+import { answersOfUserTurns, userTurns } from './dataset/dataset-turns.js';
 
 /** A user message a session sends as one of its turns. */
 export interface UserTurn {

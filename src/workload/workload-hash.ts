@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { MixClassSpec, ResolvedProfile, ResolvedScenario } from '../profile/resolved-profile.js';
-import { hashedDataset } from './dataset-hash.js';
+import { hashedDataset } from './dataset/dataset-hash.js';
 import { SYNTHETIC_IMAGE_VERSION } from './synthetic-image.js';
 
 /** The hash of everything a profile sends, model names included (summary.json `workload_hash`). */

@@ -10,10 +10,12 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCliInProcess } from '../helpers/cli.js';
+import { useInProcessEmulators } from '../helpers/in-process-emulator.js';
 import { chunk, playScript, sendJson, sseData, startTestServer, type TestServer } from '../helpers/fault-servers.js';
-import { readSummary, useRunFolder } from '../helpers/run-folder.js';
+import { readSummary, TINY_TOKENIZER, useRunFolder } from '../helpers/run-folder.js';
 
 const folder = useRunFolder('inferbench-capacity-cost-');
+const emulators = useInProcessEmulators();
 
 const MODELS = { object: 'list', data: [{ id: 'test-model', object: 'model', created: 0, owned_by: 't' }] };
 const USAGE = { prompt_tokens: 12, completion_tokens: 3, total_tokens: 15 };
@@ -37,6 +39,7 @@ function server(usage: typeof USAGE = USAGE): Promise<TestServer> {
  * at 10 req/s, 0.0009.)
  */
 const PROFILE = `name: capacity-cost
+target: { tokenizer: ${JSON.stringify(TINY_TOKENIZER)} }
 scenarios:
   - name: priced
     models: [test-model]
@@ -97,7 +100,8 @@ describe('inferbench capacity --max-cost', () => {
   it('estimates at least what a search on the emulator spends, and refuses under the estimate', {
     timeout: 120_000,
   }, async () => {
-    // The embedded emulator; 2 steps of at most 8 s from 10 req/s (a p90 decides at 8.84 in 6 s tested).
+    // An emulator (in this process: the embedded child is not the subject); 2 steps of at most 8 s from
+    // 10 req/s (a p90 decides at 8.84 in 6 s tested). The prompts are counted with o200k, as the emulator counts.
     const path = folder.writeProfile(
       'emulator',
       `name: emulator-cost
@@ -113,7 +117,11 @@ pricing: { small-fast-8b: { prompt: "0.000001", completion: "0.000002" } }
 `,
     );
     const out = join(folder.dir, 'emulator');
-    const result = await runCliInProcess(['capacity', path, '--out', out, '--max-cost', '10'], { cwd: folder.dir });
+    const target = await emulators.start();
+    const result = await runCliInProcess(['capacity', path, '--out', out, '--max-cost', '10'], {
+      cwd: folder.dir,
+      target,
+    });
     expect(result.code, result.stderr).toBe(0);
     const estimated = Number(/estimated spend \$([\d.]+) for/.exec(result.stderr)?.[1]);
     const spent = readSummary(out).cost?.usd ?? Number.NaN;
@@ -123,9 +131,7 @@ pricing: { small-fast-8b: { prompt: "0.000001", completion: "0.000002" } }
     const refusedOut = join(folder.dir, 'emulator-refused');
     const refused = await runCliInProcess(
       ['capacity', path, '--out', refusedOut, '--max-cost', String(estimated / 2)],
-      {
-        cwd: folder.dir,
-      },
+      { cwd: folder.dir, target },
     );
     expect(refused.code, refused.stderr).toBe(4);
     expect(refused.stderr).toContain('nothing was sent');

@@ -21,11 +21,12 @@ import { readSummary, useRunFolder } from '../helpers/run-folder.js';
 
 const folder = useRunFolder('inferbench-compare-deployments-');
 
+/** 30 requests, 6 at a time: 5 rounds of the slow deployment's ~0.6 s (64 slots: no request queues). */
 const PROFILE = `name: two-deployments
 scenarios:
   - name: steady
     models: [small-fast-8b]
-    load: { mode: concurrency, concurrency: 4 }
+    load: { mode: concurrency, concurrency: 6 }
     requests: 30
     prompt: { input_tokens: 48, output_tokens: 16 }
     request: { temperature: 0 }

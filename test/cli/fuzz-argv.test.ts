@@ -2,7 +2,9 @@
  * Random argv for every command (fast-check, fixed seed): known flags with hostile values, unknown flags,
  * stray words, missing and extra positionals. The CLI runs in-process and must answer with a usage
  * message and exit 2 (or do the valid thing), never exit 1 ("internal error") or print a stack trace.
- * Runs that happen to be valid are kept short: a 2-request profile, and the test's Ctrl-C after a while.
+ * Runs that happen to be valid are kept short: a 2-request profile of one model, and the test's Ctrl-C
+ * after a while. Its target is an emulator in this process (the embedded child, a node start and a
+ * tokenizer load per valid run, is not the subject); a `--base-url` in the argv still overrides it.
  */
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,20 +12,29 @@ import { join, resolve } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCliInProcess } from '../helpers/cli.js';
+import { type RunTarget, useInProcessEmulators } from '../helpers/in-process-emulator.js';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { FUZZ_SEED, hostileValue, keyPaths, STACK_LINE, withValueAt } from '../helpers/hostile-values.js';
 import { makeRunDir } from '../fixtures/make-run.js';
+import { TINY_TOKENIZER } from '../helpers/run-folder.js';
 
 let root: string;
 let profile: string;
 let runDir: string;
+let target: RunTarget;
+/** The target's keys, where a run (and the fuzz's `--api-key-env`) looks for them. */
+let env: Record<string, string | undefined>;
+const emulators = useInProcessEmulators();
 
-beforeAll(() => {
+beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'inferbench-fuzz-argv-'));
+  target = await emulators.start();
+  env = { PATH: process.env.PATH, INFERENCE_API_KEY: target.apiKey, INFERENCE_MANAGEMENT_KEY: target.managementKey };
   profile = join(root, 'tiny.yaml');
   writeFileSync(
     profile,
-    'name: tiny\nscenarios:\n  - name: s\n    requests: 2\n    load: { mode: concurrency, concurrency: 1 }\n    prompt: { input_tokens: 4, output_tokens: 2 }\n',
+    `name: tiny\ntarget: { base_url: ${JSON.stringify(target.url)}, tokenizer: ${JSON.stringify(TINY_TOKENIZER)} }\n` +
+      'scenarios:\n  - name: s\n    models: [small-fast-8b]\n    requests: 2\n    load: { mode: concurrency, concurrency: 1 }\n    prompt: { input_tokens: 4, output_tokens: 2 }\n',
   );
   runDir = makeRunDir(join(root, 'run'), { seed: 5, requestsPerGroup: 10, withRequestsCsv: true }).dir;
 });
@@ -171,7 +182,7 @@ describe('fuzz: random argv for every command', () => {
         // Outputs go to the temp folder; serve returns as soon as it listens (interrupt already aborted).
         const withOut = args[0] === 'run' || args[0] === 'capacity' ? [...args, '--out', out] : args;
         const interrupt = args[0] === 'serve' ? AbortSignal.abort() : AbortSignal.timeout(8_000);
-        const result = await runCliInProcess(withOut, { cwd: root, interrupt });
+        const result = await runCliInProcess(withOut, { cwd: root, interrupt, env });
         expect(result.stderr).not.toMatch(STACK_LINE);
         expect(result.stderr).not.toMatch(/internal error/);
         expect([2, ...VALID_EXITS]).toContain(result.code);

@@ -1,8 +1,9 @@
 /**
  * The package as users get it: `npm pack`, installed into an empty folder, gives a working `npx inferbench`
- * (the shipped profiles and schema inside it, a real run against the embedded emulator, the completion
- * script). The tarball is packed from the dist/ that `npm test` built (its pretest), without running the
- * build again; the install reads the npm cache that `npm ci` filled (--prefer-offline).
+ * (the shipped profiles and schema inside it, no bench code, a real run against the embedded emulator, the
+ * completion script). One pack and one install serve every test. The tarball is packed from the dist/ that
+ * `npm test` built (its pretest), without running the build again; the install reads only the npm cache
+ * that `npm ci` filled where it has the packages (--prefer-offline: a cache without one still installs).
  * @module-tag tool
  */
 import { execFile } from 'node:child_process';
@@ -16,29 +17,6 @@ const run = promisify(execFile);
 const REPO = resolve(import.meta.dirname, '../..');
 const VERSION = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string }).version;
 
-describe('npm pack --dry-run', () => {
-  it('lists the built CLI and no bench code, not even a dist/bench/ left by a build from before bench/ moved out', async () => {
-    const stale = join(REPO, 'dist', 'bench');
-    const planted = !existsSync(stale);
-    if (planted) {
-      mkdirSync(stale, { recursive: true });
-      writeFileSync(join(stale, 'main.js'), '');
-    }
-    try {
-      const { stdout } = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
-        cwd: REPO,
-        timeout: 120_000,
-      });
-      const [pack] = JSON.parse(stdout) as { files: { path: string }[] }[];
-      const paths = (pack?.files ?? []).map((file) => file.path);
-      expect(paths).toContain('dist/cli/main.js');
-      expect(paths.filter((path) => /(^|\/)bench(\/|$)|^dist-bench\/|known-timing/.test(path))).toEqual([]);
-    } finally {
-      if (planted) rmSync(stale, { recursive: true, force: true });
-    }
-  }, 120_000);
-});
-
 describe('npm pack, installed into an empty folder', () => {
   let dir: string;
   const env = { ...process.env, CI: '1' };
@@ -48,15 +26,38 @@ describe('npm pack, installed into an empty folder', () => {
   const bin = (args: string[]) =>
     run(join(dir, 'node_modules', '.bin', 'inferbench'), args, { cwd: dir, env, timeout: 90_000 });
 
+  /** What `npm pack --json` said it packed. */
+  let packed: { filename: string; files: { path: string }[] } | undefined;
+
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'inferbench-package-'));
-    await run('npm', ['pack', '--ignore-scripts', '--pack-destination', dir], { cwd: REPO, timeout: 120_000 });
+    // One pack for both claims: its file list (with a stale dist/bench/ planted, as a build from before
+    // bench/ moved out left it) and the tarball installed below.
+    const stale = join(REPO, 'dist', 'bench');
+    const planted = !existsSync(stale);
+    if (planted) {
+      mkdirSync(stale, { recursive: true });
+      writeFileSync(join(stale, 'main.js'), '');
+    }
+    try {
+      const { stdout } = await run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dir], {
+        cwd: REPO,
+        timeout: 120_000,
+      });
+      [packed] = JSON.parse(stdout) as (typeof packed)[];
+    } finally {
+      if (planted) rmSync(stale, { recursive: true, force: true });
+    }
     const tarball = readdirSync(dir).find((name) => name.endsWith('.tgz'));
     expect(tarball).toBe(`inferbench-${VERSION}.tgz`);
+    // From the cache `npm ci` filled: no registry round trip, no audit, nothing but the install itself.
     await run(
       'npm',
       ['install', '--prefer-offline', '--no-audit', '--no-fund', '--omit', 'dev', `./${tarball as string}`],
-      { cwd: dir, timeout: 240_000 },
+      {
+        cwd: dir,
+        timeout: 240_000,
+      },
     );
   }, 300_000);
 
@@ -64,13 +65,24 @@ describe('npm pack, installed into an empty folder', () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
+  it('packs the built CLI and no bench code, not even a dist/bench/ left by a build from before bench/ moved out', () => {
+    expect(packed?.filename).toBe(`inferbench-${VERSION}.tgz`);
+    const paths = (packed?.files ?? []).map((file) => file.path);
+    expect(paths).toContain('dist/cli/main.js');
+    expect(paths.filter((path) => /(^|\/)bench(\/|$)|^dist-bench\/|known-timing/.test(path))).toEqual([]);
+    expect(existsSync(join(dir, 'node_modules', 'inferbench', 'dist', 'bench'))).toBe(false);
+  });
+
   it('answers --version and validates a shipped profile from the installed package', async () => {
-    expect((await npx(['--version'])).stdout.trim()).toBe(VERSION);
     const installed = join(dir, 'node_modules', 'inferbench');
+    const [version, validated] = await Promise.all([
+      npx(['--version']),
+      bin(['validate', join(installed, 'profiles', 'quickstart.yaml')]),
+    ]);
+    expect(version.stdout.trim()).toBe(VERSION);
     expect(existsSync(join(installed, 'schema', 'profile.schema.json'))).toBe(true);
     expect(existsSync(join(installed, 'src'))).toBe(false);
-    const { stdout } = await bin(['validate', join(installed, 'profiles', 'quickstart.yaml')]);
-    expect(stdout).toContain('quickstart');
+    expect(validated.stdout).toContain('quickstart');
   }, 120_000);
 
   it('runs against the embedded emulator and writes the run folder', async () => {
@@ -97,10 +109,15 @@ describe('npm pack, installed into an empty folder', () => {
   }, 120_000);
 
   it('prints a bash completion script and completes commands and flags', async () => {
-    expect((await bin(['completion'])).stdout).toContain('_inferbench_yargs_completions');
-    const commands = (await bin(['--get-yargs-completions', 'inferbench', ''])).stdout.split('\n');
-    expect(commands).toEqual(expect.arrayContaining(['run', 'capacity', 'compare', 'merge', 'validate']));
-    const flags = (await bin(['--get-yargs-completions', 'inferbench', 'run', '--'])).stdout.split('\n');
-    expect(flags).toEqual(expect.arrayContaining(['--workers', '--max-cost', '--out']));
+    const [script, commands, flags] = await Promise.all([
+      bin(['completion']),
+      bin(['--get-yargs-completions', 'inferbench', '']),
+      bin(['--get-yargs-completions', 'inferbench', 'run', '--']),
+    ]);
+    expect(script.stdout).toContain('_inferbench_yargs_completions');
+    expect(commands.stdout.split('\n')).toEqual(
+      expect.arrayContaining(['run', 'capacity', 'compare', 'merge', 'validate']),
+    );
+    expect(flags.stdout.split('\n')).toEqual(expect.arrayContaining(['--workers', '--max-cost', '--out']));
   }, 60_000);
 });

@@ -12,7 +12,7 @@ import { parseCsvRecords } from '../../src/util/csv-records.js';
 import { runCliInProcess } from '../helpers/cli.js';
 import { useInProcessEmulators } from '../helpers/in-process-emulator.js';
 import { chunk, playScript, sendJson, sseData, startTestServer, type TestServer } from '../helpers/fault-servers.js';
-import { readSummary, useRunFolder } from '../helpers/run-folder.js';
+import { readSummary, TINY_TOKENIZER, useRunFolder } from '../helpers/run-folder.js';
 
 const folder = useRunFolder('inferbench-cost-');
 const emulators = useInProcessEmulators();
@@ -43,11 +43,14 @@ function chatRequests(server: TestServer): number {
   return server.requests.filter((r) => r.method === 'POST').length;
 }
 
+/** The purpose-built servers' runs count with the tiny tokenizer: prices apply to the server's usage. */
+const TARGET = `target: { tokenizer: ${JSON.stringify(TINY_TOKENIZER)} }\n`;
+
 function profile(name: string, load: string, extra = ''): string {
   return folder.writeProfile(
     name,
     `name: ${name}
-scenarios:
+${TARGET}scenarios:
   - name: priced
     models: [test-model]
     ${load}
@@ -207,7 +210,7 @@ describe('--max-cost', () => {
     const path = folder.writeProfile(
       'stopped',
       `name: stopped
-scenarios:
+${TARGET}scenarios:
   - name: priced
     models: [test-model]
     load: { mode: concurrency, concurrency: 1 }
@@ -246,7 +249,7 @@ ${PROFILE_PRICING}`,
     const path = folder.writeProfile(
       'stopped-workers',
       `name: stopped-workers
-scenarios:
+${TARGET}scenarios:
   - name: priced
     models: [test-model]
     load: { mode: concurrency, concurrency: 2 }

@@ -13,7 +13,7 @@ import type { CliContext } from '../../src/cli/context.js';
 import { MemoryStream, runCliInProcess, withTarget } from '../helpers/cli.js';
 import { type RunTarget, useInProcessEmulators } from '../helpers/in-process-emulator.js';
 import { parsePromText, promSamples, promSum, type PromSample } from '../helpers/prometheus-text.js';
-import { readSummary, useRunFolder } from '../helpers/run-folder.js';
+import { readSummary, TINY_TOKENIZER, useRunFolder } from '../helpers/run-folder.js';
 
 const folder = useRunFolder('inferbench-run-metrics-');
 const emulators = useInProcessEmulators();
@@ -24,7 +24,7 @@ scenarios:
   - name: steady
     models: [small-fast-8b, large-70b]
     load: { mode: rate, rate: 15, arrival: constant }
-    duration: 3s
+    duration: 2s
     warmup_requests: 2
     request: { max_completion_tokens: 24 }
     prompt: { input_tokens: 64 }
@@ -129,11 +129,12 @@ describe('inferbench run --metrics-port', () => {
     const profile = folder.writeProfile(
       'faulty',
       `name: faulty
+target: { tokenizer: ${JSON.stringify(TINY_TOKENIZER)} }
 scenarios:
   - name: chat
     models: [small-fast-8b, tight-8b]
     load: { mode: concurrency, concurrency: 3 }
-    duration: 3s
+    duration: 2s
     warmup_requests: 2
     retry: { max_attempts: 2, on: [http_5xx], backoff: 5ms }
     request: { max_completion_tokens: 16 }
@@ -196,7 +197,7 @@ live: { metrics_linger: 20s }
   it('takes the port from the profile; waits at most live.metrics_linger for a scrape, then closes', async () => {
     const profile = folder.writeProfile(
       'live-block',
-      `${OPEN_LOOP.replace('duration: 3s', 'requests: 6')}live: { metrics_port: 0, metrics_linger: 1s }\n`,
+      `${OPEN_LOOP.replace('duration: 2s', 'requests: 6')}live: { metrics_port: 0, metrics_linger: 1s }\n`,
     );
     const started = performance.now();
     const result = await runCliInProcess(['run', profile, '--out', join(folder.dir, 'linger'), '--quiet'], {
@@ -212,7 +213,7 @@ live: { metrics_linger: 20s }
   it('closes at once with metrics_linger 0', async () => {
     const profile = folder.writeProfile(
       'no-linger',
-      `${OPEN_LOOP.replace('duration: 3s', 'requests: 4')}live: { metrics_port: 0, metrics_linger: 0 }\n`,
+      `${OPEN_LOOP.replace('duration: 2s', 'requests: 4')}live: { metrics_port: 0, metrics_linger: 0 }\n`,
     );
     const result = await runCliInProcess(['run', profile, '--out', join(folder.dir, 'no-linger'), '--quiet'], {
       cwd: folder.dir,
@@ -230,8 +231,10 @@ live: { metrics_linger: 20s }
       const port = (taken.address() as { port: number }).port;
       const out = join(folder.dir, 'taken');
       const profile = folder.writeProfile('taken', OPEN_LOOP);
+      // In-process targets: without one, the embedded child starts (seconds) before either refusal.
       const result = await runCliInProcess(['run', profile, '--out', out, '--metrics-port', String(port)], {
         cwd: folder.dir,
+        target: await emulators.start(),
       });
       expect(result.code).toBe(2);
       expect(result.stderr).toContain(`cannot serve /metrics on 127.0.0.1:${port}: EADDRINUSE`);
@@ -240,6 +243,7 @@ live: { metrics_linger: 20s }
       expect(existsSync(join(out, 'requests.csv'))).toBe(false);
       const hostOnly = await runCliInProcess(['run', profile, '--out', out, '--metrics-host', '0.0.0.0'], {
         cwd: folder.dir,
+        target: await emulators.start(),
       });
       expect(hostOnly.code).toBe(2);
       expect(hostOnly.stderr).toMatch(/--metrics-host needs a port/);

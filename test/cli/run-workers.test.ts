@@ -13,7 +13,7 @@ import type { MetricName, RunSummary } from '../../src/metrics/run-summary.js';
 import { parseCsvRecords } from '../../src/util/csv-records.js';
 import { parseWorkers } from '../../src/cli/worker-count.js';
 import { runCliInProcess } from '../helpers/cli.js';
-import { readSummary, useRunFolder } from '../helpers/run-folder.js';
+import { readSummary, TINY_TOKENIZER, useRunFolder } from '../helpers/run-folder.js';
 import { startVllmLikeServer, VLLM_MODEL, type VllmLikeServer } from '../helpers/vllm-like-server.js';
 
 const folder = useRunFolder('inferbench-workers-');
@@ -44,8 +44,11 @@ function onlyGroup(summary: RunSummary) {
   return group;
 }
 
+/** Every profile counts with the tiny tokenizer: o200k would load in each worker thread, seconds each. */
+const TARGET = `target: { tokenizer: ${JSON.stringify(TINY_TOKENIZER)} }\n`;
+
 const closedLoop = `name: workers-closed
-scenarios:
+${TARGET}scenarios:
   - name: s
     models: [${VLLM_MODEL}]
     load: { mode: concurrency, concurrency: 4 }
@@ -116,7 +119,7 @@ describe('run --workers', () => {
     const path = folder.writeProfile(
       'open',
       `name: workers-open
-scenarios:
+${TARGET}scenarios:
   - name: o
     models: [${VLLM_MODEL}]
     load: { mode: rate, rate: 40, arrival: poisson, max_concurrency: 64 }
@@ -159,7 +162,7 @@ scenarios:
     const path = folder.writeProfile(
       'long',
       `name: workers-long
-scenarios:
+${TARGET}scenarios:
   - name: l
     models: [${VLLM_MODEL}]
     load: { mode: concurrency, concurrency: 2 }

@@ -3,8 +3,10 @@
  * emulator, the test reads the dashboard's URL from stderr, opens the page while the run goes and checks
  * that it loads clean (no console error, no failed request, nothing fetched beyond its own origin), that
  * its charts and counters grow, that a page opened late gets the history so far, and that at the end it
- * shows the final summary with summary.json's numbers, says "ended" and does not reconnect. And a port
- * that is taken: exit 2 with a clear message, before anything is sent. Screenshots go to test-artifacts/.
+ * shows the final summary with summary.json's numbers, says "ended" and closes its event stream for good (an
+ * EventSource closed by the page never reconnects: waited for as page state, not slept on). And a port that
+ * is taken: exit 2 with a clear message, before anything is sent to the target (a purpose-built server that
+ * records every request, no emulator to start). One Chromium for the file. Screenshots go to test-artifacts/.
  * @module-tag browser
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -17,6 +19,11 @@ import type { CliContext } from '../../src/cli/context.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import type { RunSummary } from '../../src/metrics/run-summary.js';
 import { MemoryStream, runCliInProcess } from '../helpers/cli.js';
+import {
+  RECORDING_MODEL,
+  type RecordingChatServer,
+  startRecordingChatServer,
+} from '../helpers/recording-chat-server.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -50,8 +57,34 @@ interface WatchedPage {
   readonly csp: string | undefined;
 }
 
+/**
+ * Keeps every EventSource the page makes in `inferbenchTestSources`, so the test reads their readyState
+ * (2: closed by the page, never to reconnect). Added by the test before the page's own script runs.
+ */
+function keepEventSources(): void {
+  const Native = (globalThis as unknown as { EventSource: new (url: string) => object }).EventSource;
+  const sources: object[] = [];
+  (globalThis as unknown as { inferbenchTestSources: object[] }).inferbenchTestSources = sources;
+  (globalThis as unknown as { EventSource: unknown }).EventSource = class extends Native {
+    constructor(url: string) {
+      super(url);
+      sources.push(this);
+    }
+  };
+}
+
+/** readyState of each EventSource the page made, in order. */
+function sourceStates(page: Page): Promise<number[]> {
+  return page.evaluate(() =>
+    (globalThis as unknown as { inferbenchTestSources: { readyState: number }[] }).inferbenchTestSources.map(
+      (source) => source.readyState,
+    ),
+  );
+}
+
 async function openWatched(browser: Browser, url: string): Promise<WatchedPage> {
   const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  await page.addInitScript(keepEventSources);
   const watched = { page, consoleErrors: [] as string[], failed: [] as string[], requests: [] as string[] };
   page.on('console', (m) => {
     if (m.type() === 'error') watched.consoleErrors.push(m.text());
@@ -192,9 +225,19 @@ describe.skipIf(!hasChromium)('the live dashboard in headless Chromium', () => {
       );
     }
     await first.page.screenshot({ path: join(ARTIFACTS, 'dashboard-ended.png'), fullPage: true });
-    // EventSource would reconnect a second after the stream ends: the page must not.
-    await new Promise((r) => setTimeout(r, 1_500));
+    // EventSource reconnects by itself when a stream ends (readyState 0, connecting) unless the page closes
+    // it (2). Closed, it never reconnects: so the end is the page's one stream, closed, not a wait.
     for (const watched of [first, late]) {
+      // The page closes it on the stream's end, at once; the 10-second fallback close is not what passes here.
+      const states = await waitFor(
+        'the page to close its event stream',
+        async () => {
+          const seen = await sourceStates(watched.page);
+          return seen.length > 0 && seen.every((state) => state === 2) ? seen : undefined;
+        },
+        5_000,
+      );
+      expect(states).toEqual([2]);
       expect(watched.consoleErrors).toEqual([]);
       expect(watched.failed).toEqual([]);
       expect(watched.requests.filter((r) => !r.startsWith(url))).toEqual([]);
@@ -207,14 +250,17 @@ describe.skipIf(!hasChromium)('the live dashboard in headless Chromium', () => {
 
 describe('--dashboard on a port that is taken', () => {
   let holder: Server;
+  let target: RecordingChatServer;
   let dir: string;
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'inferbench-dashboard-port-'));
     holder = createServer();
     await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    target = await startRecordingChatServer();
   });
   afterAll(async () => {
     await new Promise((resolve) => holder.close(resolve));
+    await target.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -222,12 +268,22 @@ describe('--dashboard on a port that is taken', () => {
     const port = (holder.address() as { port: number }).port;
     const out = join(dir, 'run');
     const result = await runCliInProcess(
-      ['run', 'profiles/quickstart.yaml', '--dashboard', String(port), '--out', out],
-      {
-        cwd: ROOT,
-      },
+      [
+        'run',
+        'profiles/quickstart.yaml',
+        '--dashboard',
+        String(port),
+        '--out',
+        out,
+        '--base-url',
+        target.url,
+        '--set',
+        `scenarios[0].models=[${RECORDING_MODEL}]`,
+      ],
+      { cwd: ROOT },
     );
-    expect(result.code).toBe(2);
+    expect(result.code, result.stderr).toBe(2);
+    expect(target.chats).toEqual([]);
     expect(result.stderr).toContain(`--dashboard: port ${port} on 127.0.0.1 is already in use`);
     expect(result.stderr).toContain('--dashboard 0');
     expect(result.stderr).not.toMatch(/\n\s+at /);

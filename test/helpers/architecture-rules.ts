@@ -102,7 +102,15 @@ export const PROCESS_LAYERS: readonly Layer[] = ['cli', 'bench'];
  */
 export const SECTION_FOLDERS: readonly string[] = ['profile/sections'];
 
-export type ViolationKind = 'unknown-layer' | 'layer' | 'type-layer' | 'cycle' | 'package' | 'process' | 'section';
+export type ViolationKind =
+  | 'unknown-layer'
+  | 'layer'
+  | 'type-layer'
+  | 'cycle'
+  | 'package'
+  | 'process'
+  | 'section'
+  | 'room';
 
 export interface Violation {
   readonly kind: ViolationKind;
@@ -344,7 +352,30 @@ export function checkArchitecture(tree: ArchitectureTree): Violation[] {
   }
   for (const cycle of valueCycles(facts))
     violations.push({ kind: 'cycle', message: `import cycle: ${cycle.map(rel).join(' -> ')}` });
+  for (const file of files.filter((file) => inside(tree.src, file))) {
+    const room = roomBeside(file);
+    if (room !== null)
+      violations.push({
+        kind: 'room',
+        message: `${rel(file)} sits beside ${rel(room)}/: a feature with a folder keeps its parts in it`,
+      });
+  }
   return violations;
+}
+
+/**
+ * The house rule (docs/architecture.md): a feature past about 300 lines is a folder, and then all of it. A
+ * file `<name>.ts` or `<name>-<part>.ts` beside a folder `<name>/` is a part left outside its feature's
+ * folder (workload/dataset-source.ts beside workload/dataset/); returns that folder, or null.
+ */
+function roomBeside(file: string): string | null {
+  const name = file.slice(dirname(file).length + 1).replace(/\.ts$/, '');
+  for (const folder of readdirSync(dirname(file))) {
+    const path = join(dirname(file), folder);
+    if (!statSync(path).isDirectory()) continue;
+    if (name === folder || name.startsWith(`${folder}-`)) return path;
+  }
+  return null;
 }
 
 /** The violation of one relative import of a file in layer `from`, if any. */

@@ -22,6 +22,8 @@ export interface VllmLikeOptions {
   readonly failFirstAttempt?: 429 | 500;
   /** Sent in every chunk when set (vLLM sends none). */
   readonly systemFingerprint?: string;
+  /** Answer streams with an `x-request-id` header of the server's own: `srv-<n>` (as a gateway or OpenAI does). */
+  readonly serverRequestIds?: boolean;
 }
 
 export interface VllmLikeServer extends TestServer {
@@ -90,7 +92,11 @@ export async function startVllmLikeServer(options: VllmLikeOptions = {}): Promis
       });
       return;
     }
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    res.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache',
+      ...(options.serverRequestIds ? { 'x-request-id': `srv-${responseIds.length - 1}` } : {}),
+    });
     const event = (payload: unknown): void => {
       res.write(`data: ${JSON.stringify(payload)}\n\n`);
     };

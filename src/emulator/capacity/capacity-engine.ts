@@ -15,7 +15,7 @@
 import type { ServiceTierUsed } from '../../protocol/chat.js';
 import { systemClock, type Clock } from '../../util/clock.js';
 import { createRng } from '../../util/rng.js';
-import type { Engine, EngineCallbacks, EngineHandle, EngineJob, JobTimes } from '../engine.js';
+import type { Engine, EngineCallbacks, EngineHandle, EngineJob, JobTimes, ModelLoad } from '../engine.js';
 import type { CapacitySpec } from '../model-spec.js';
 import { SHARED_MODEL_CAPACITY, type CapacityLookup } from './capacity-defaults.js';
 import type { LatenessStats } from './lateness-stats.js';
@@ -57,6 +57,8 @@ const MAX_TOKEN_JITTER = 0.9;
 
 class ModelState {
   busySlots = 0;
+  /** Summed over the jobs running now by loads(): input tokens plus the tokens each has emitted. */
+  heldTokens = 0;
   lastWaitMs = 0;
   readonly queue = new TierQueue<Job>();
   readonly average: QueueTimeAverage;
@@ -208,6 +210,27 @@ export class CapacityEngine implements Engine {
     return { busySlots: model?.busySlots ?? 0, queued: model?.queue.size ?? 0, slots: spec.slots };
   }
 
+  /**
+   * Every model's load: slots busy, queue by tier, and the tokens its running jobs hold (input plus
+   * emitted), summed here over the active jobs so the request path keeps no running total. O(active).
+   */
+  loads(): readonly ModelLoad[] {
+    for (const model of this.#models.values()) model.heldTokens = 0;
+    for (const job of this.#active)
+      if (job.state === JobState.Running) job.model.heldTokens += job.inputTokens + job.emitted;
+    const loads: ModelLoad[] = [];
+    for (const [modelId, model] of this.#models) {
+      const queue = model.queue;
+      loads.push({
+        modelId,
+        running: model.busySlots,
+        waiting: { priority: queue.sizeOf('priority'), default: queue.sizeOf('default'), flex: queue.sizeOf('flex') },
+        heldTokens: model.heldTokens,
+      });
+    }
+    return loads;
+  }
+
   close(): void {
     this.#closed = true;
     for (const job of this.#active) if (job.state === JobState.Running) job.state = JobState.Cancelled;
@@ -226,7 +249,7 @@ export class CapacityEngine implements Engine {
   cancelJob(job: Job): void {
     if (job.state === JobState.Queued) {
       job.state = JobState.Cancelled;
-      job.model.queue.noteCancelled();
+      job.model.queue.noteCancelled(job);
     } else if (job.state === JobState.Running) {
       // Stays in #active until the next tick compacts it; the slot is free right away.
       job.state = JobState.Cancelled;
@@ -339,10 +362,10 @@ export class CapacityEngine implements Engine {
         job.nextDueMs = due;
         active[kept++] = job;
         if (due < nextDueMs) nextDueMs = due;
-        this.#deliver(job, count);
+        this.#deliver(job, count, nowMs);
         continue;
       }
-      if (count > 0) this.#deliver(job, count);
+      if (count > 0) this.#deliver(job, count, nowMs);
       // The writer may have cancelled the job (client gone) while taking its last tokens.
       if (job.state === JobState.Running) this.#finish(job);
     }
@@ -352,9 +375,9 @@ export class CapacityEngine implements Engine {
   };
 
   /** Hands tokens to the response writer; a throwing writer loses its job, never the other streams. */
-  #deliver(job: Job, count: number): void {
+  #deliver(job: Job, count: number, nowMs: number): void {
     try {
-      job.callbacks.onTokens(count);
+      job.callbacks.onTokens(count, nowMs);
     } catch (error) {
       this.#fail(job, error);
     }

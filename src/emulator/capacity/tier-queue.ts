@@ -17,6 +17,8 @@ export interface Queueable {
 class Lane<T extends Queueable> {
   items: T[] = [];
   head = 0;
+  /** Entries of this lane waiting and not cancelled. */
+  live = 0;
 
   push(item: T): void {
     this.items.push(item);
@@ -59,20 +61,26 @@ export class TierQueue<T extends Queueable> {
     return this.#live;
   }
 
+  /** Entries of one tier waiting and not cancelled (GET /metrics reports the queue by tier). */
+  sizeOf(tier: ServiceTierUsed): number {
+    return this.#lane(tier).live;
+  }
+
   push(item: T): void {
-    this.#lane(item.tier).push(item);
+    const lane = this.#lane(item.tier);
+    lane.push(item);
+    lane.live++;
     this.#live++;
   }
 
   /** The next entry to serve: the oldest of the highest non-empty tier. */
   shift(): T | undefined {
-    const item = this.#priority.shift() ?? this.#default.shift() ?? this.#flex.shift();
-    if (item !== undefined) this.#live--;
-    return item;
+    return this.#take(this.#priority) ?? this.#take(this.#default) ?? this.#take(this.#flex);
   }
 
   /** Call when a queued entry is cancelled (it stays in its lane until it reaches the head). */
-  noteCancelled(): void {
+  noteCancelled(item: T): void {
+    this.#lane(item.tier).live--;
     this.#live--;
   }
 
@@ -84,6 +92,14 @@ export class TierQueue<T extends Queueable> {
       if (head !== undefined && !(head.submitMs >= oldest)) oldest = head.submitMs;
     }
     return oldest;
+  }
+
+  #take(lane: Lane<T>): T | undefined {
+    const item = lane.shift();
+    if (item === undefined) return undefined;
+    lane.live--;
+    this.#live--;
+    return item;
   }
 
   #lane(tier: ServiceTierUsed): Lane<T> {

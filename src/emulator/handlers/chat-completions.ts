@@ -157,6 +157,7 @@ function runChat(
       receivedMs,
     },
     engine: ctx.engine,
+    meter: ctx.meters.of(model.id),
     fault,
     headers: admission.headers,
     doneMarker: ctx.doneMarker,

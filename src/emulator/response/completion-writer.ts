@@ -12,6 +12,7 @@ import type { CompletionPlan } from '../completion-plan.js';
 import type { Engine, EngineHandle, EngineJob, JobTimes } from '../engine.js';
 import type { FaultPlan } from '../hooks.js';
 import { sendJson } from '../http/send.js';
+import type { ModelMeter } from '../server-metrics/model-meter.js';
 import { timeInfoOf } from '../time-info.js';
 import { ChunkEncoder, completionBody, type ResponseIdentity } from './chunk-encoder.js';
 
@@ -23,6 +24,8 @@ export interface CompletionRun {
   readonly cachedTokens: number;
   readonly job: EngineJob;
   readonly engine: Engine;
+  /** GET /metrics' counters of the job's model: fed at the first token, per tick and at the last byte. */
+  readonly meter: ModelMeter;
   readonly fault: FaultPlan;
   /** Rate-limit state: on the 200, and on an error answered instead of it (a fault in a whole-body answer). */
   readonly headers: Readonly<Record<string, string>>;
@@ -70,6 +73,8 @@ class CompletionWriter {
   #held = false;
   #stallDone = false;
   #headersSent = false;
+  /** The prompt has been counted as processed (the first token came, or the job ended without one). */
+  #prefilled = false;
   /** Set when the engine is done: the job's phase boundaries, time_info's but for the last write. */
   #finishTimes: JobTimes | null = null;
   #done = false;
@@ -112,12 +117,25 @@ class CompletionWriter {
     } else {
       this.#sendHeaders();
     }
-    this.#handle = this.#run.engine.submit(this.#run.job, {
-      onTokens: (count) => {
+    const { engine, job, meter, plan, cachedTokens } = this.#run;
+    const receivedMs = job.receivedMs ?? engine.nowMs();
+    this.#handle = engine.submit(job, {
+      onTokens: (count, nowMs) => {
+        if (!this.#prefilled) {
+          // The first token: the prompt is processed, and TTFT is what time_info's queue + prompt will say.
+          this.#prefilled = true;
+          meter.prefilled(plan.promptTokens, cachedTokens);
+          meter.firstToken(((nowMs ?? engine.nowMs()) - receivedMs) / 1000);
+        }
+        meter.generated(count);
         this.#pending += count;
         this.#guarded();
       },
       onFinish: (times) => {
+        if (!this.#prefilled) {
+          this.#prefilled = true;
+          meter.prefilled(plan.promptTokens, cachedTokens);
+        }
         this.#finishTimes = times;
         this.#guarded();
       },
@@ -202,6 +220,7 @@ class CompletionWriter {
     const { res, identity, plan, cachedTokens, doneMarker, headers, engine } = this.#run;
     // Stamped just before the last bytes are serialized and written: nothing the server does is left out.
     const timeInfo = timeInfoOf(times, engine.nowMs());
+    this.#run.meter.answered(plan.finishReason, timeInfo.queue_time, timeInfo.total_time);
     if (this.#encoder) {
       res.end(this.#encoder.finalChunk(cachedTokens, timeInfo, doneMarker));
     } else {

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LATENCY_BUCKETS_S } from '../../../src/aggregate/prometheus/live-buckets.js';
 import { runCliInProcess } from '../../helpers/cli.js';
 import { freePort } from '../../helpers/free-port.js';
-import { useInProcessEmulators } from '../../helpers/in-process-emulator.js';
+import { type RunTarget, useInProcessEmulators } from '../../helpers/in-process-emulator.js';
 import { readSummary } from '../../helpers/run-folder.js';
 
 const PROMETHEUS = (process.env.PATH ?? '')
@@ -35,8 +35,8 @@ name: prometheus-scrape
 scenarios:
   - name: steady
     models: [large-70b]  # its emulated rate limits send x-ratelimit-remaining-* (the headroom panel)
-    load: { mode: rate, rate: 20, arrival: constant }
-    duration: 7s
+    load: { mode: rate, rate: 28, arrival: constant }
+    duration: 5s
     request: { max_completion_tokens: 24 }
     prompt: { input_tokens: 64 }
 `;
@@ -47,6 +47,7 @@ describe.skipIf(PROMETHEUS === undefined && !IN_CI)('a real Prometheus scraping 
   let promUrl = '';
   let metricsPort = 0;
   let promLog = '';
+  let target: RunTarget;
   /** When the run (and its /metrics) ended, epoch seconds: instant queries read the last scrape there. */
   let runEndedS = 0;
 
@@ -78,8 +79,9 @@ scrape_configs:
     prometheus.stderr?.on('data', (chunk: Buffer) => {
       promLog += chunk.toString('utf8');
     });
-    await waitReady(promUrl, () => promLog);
-  }, 20_000);
+    // The emulator loads its tokenizer while Prometheus starts.
+    [, target] = await Promise.all([waitReady(promUrl, () => promLog), emulators.start()]);
+  }, 40_000);
 
   afterAll(async () => {
     await stop(prometheus);
@@ -90,7 +92,7 @@ scrape_configs:
     const out = join(dir, 'run');
     const result = await runCliInProcess(
       ['run', join(dir, writeProfile(dir)), '--out', out, '--metrics-port', String(metricsPort), '--quiet'],
-      { cwd: dir, target: await emulators.start() },
+      { cwd: dir, target },
     );
     runEndedS = Date.now() / 1000;
     expect(result.code).toBe(0);

@@ -14,7 +14,7 @@ import type { RunSummary } from '../../../src/metrics/run-summary.js';
 import type { ChatMessage } from '../../../src/protocol/chat.js';
 import { createRng } from '../../../src/util/rng.js';
 import { countTokens } from '../../../src/util/tokenizer.js';
-import { shuffledOrder } from '../../../src/workload/dataset-sampling.js';
+import { shuffledOrder } from '../../../src/workload/dataset/dataset-sampling.js';
 import { streamSeed } from '../../../src/workload/request-seed.js';
 import { runCliInProcess } from '../../helpers/cli.js';
 import { startVllmLikeServer } from '../../helpers/vllm-like-server.js';

@@ -89,8 +89,8 @@ scenarios:
     expect(group.metrics.output_tokens!.p50).toBeGreaterThan(12);
   });
 
-  it('sends a fresh x-request-id per request and records it with the response id and fingerprint', async () => {
-    const server = await vllm({ systemFingerprint: 'fp_test42' });
+  it('sends a fresh x-request-id and traceparent per request and records them with the response id, the server id and fingerprint', async () => {
+    const server = await vllm({ systemFingerprint: 'fp_test42', serverRequestIds: true });
     const out = join(folder.dir, 'ids');
     const result = await runCliInProcess(['run', profile('ids'), '--base-url', server.url, '--out', out], {
       cwd: folder.dir,
@@ -104,6 +104,30 @@ scenarios:
     expect(rows.map((r) => r['request_id']).sort()).toEqual([...sentIds].sort());
     expect(rows.map((r) => r['response_id']).sort()).toEqual([...server.responseIds].sort());
     for (const row of rows) expect(row['system_fingerprint']).toBe('fp_test42');
+    // W3C trace context: version 00, a fresh trace id per request, sampled; its trace id in requests.csv.
+    const traceparents = chats.map((r) => r.headers['traceparent'] as string);
+    for (const header of traceparents) expect(header).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
+    const traceIds = traceparents.map((header) => header.split('-')[1]);
+    expect(new Set(traceIds).size).toBe(8);
+    expect(rows.map((r) => r['trace_id']).sort()).toEqual([...traceIds].sort());
+    // The server's own id from its x-request-id header, beside the body's id.
+    expect(rows.map((r) => r['server_request_id']).sort()).toEqual(server.responseIds.map((_, i) => `srv-${i}`).sort());
+  });
+
+  it('with target.trace_context false sends no traceparent and records no trace id', async () => {
+    const server = await vllm();
+    const path = folder.writeProfile(
+      'no-trace',
+      `name: no-trace\ntarget: { base_url: "${server.url}", trace_context: false }\nscenarios:\n  - { name: s, requests: 2 }\n`,
+    );
+    const out = join(folder.dir, 'no-trace');
+    expect((await runCliInProcess(['run', path, '--out', out], { cwd: folder.dir })).code).toBe(0);
+    for (const r of server.requests.filter((r) => r.method === 'POST'))
+      expect(r.headers['traceparent']).toBeUndefined();
+    for (const row of csvRecords(out)) {
+      expect(row['trace_id']).toBe('');
+      expect(row['server_request_id']).toBe('');
+    }
   });
 
   it('names the request-id header as the target says, or sends none', async () => {

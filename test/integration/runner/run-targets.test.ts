@@ -13,10 +13,17 @@ import type { KnownTimingServer } from '../../helpers/known-timing/known-timing-
 import { runCliInProcess } from '../../helpers/cli.js';
 import { startEmulatorProcess } from '../../helpers/emulator-process.js';
 import type { EmulatorProcess } from '../../helpers/emulator-process.js';
-import { readSummary, useRunFolder } from '../../helpers/run-folder.js';
+import { readSummary, TINY_TOKENIZER, useRunFolder } from '../../helpers/run-folder.js';
 
 const folder = useRunFolder('inferbench-runner-');
-const { writeProfile } = folder;
+
+/**
+ * Writes a profile that counts with the tiny tokenizer: every target here reports usage, and o200k would
+ * take seconds to load for prompts these tests do not count.
+ */
+function writeProfile(name: string, yaml: string): string {
+  return folder.writeProfile(name, `target: { tokenizer: ${JSON.stringify(TINY_TOKENIZER)} }\n${yaml}`);
+}
 
 function csvRows(runDir: string): string[][] {
   return readFileSync(join(runDir, 'requests.csv'), 'utf8')
@@ -171,7 +178,7 @@ describe('request headers', () => {
   }
 
   const text = (headers: string) => `name: headers
-target: { headers: ${headers} }
+target: { headers: ${headers}, tokenizer: ${JSON.stringify(TINY_TOKENIZER)} }
 scenarios:
   - name: s
     load: { mode: concurrency, concurrency: 1 }
@@ -183,7 +190,14 @@ scenarios:
     try {
       const out = join(folder.dir, 'headers-default');
       const result = await runCliInProcess(
-        ['run', writeProfile('headers-default', text('{ X-Custom: "yes" }')), '--base-url', recorder.url, '--out', out],
+        [
+          'run',
+          folder.writeProfile('headers-default', text('{ X-Custom: "yes" }')),
+          '--base-url',
+          recorder.url,
+          '--out',
+          out,
+        ],
         {
           cwd: folder.dir,
           env: { INFERENCE_API_KEY: 'sk-env-key', PATH: process.env.PATH },
@@ -211,7 +225,7 @@ scenarios:
     const recorder = await startHeaderRecorder();
     try {
       const out = join(folder.dir, 'headers-override');
-      const profile = writeProfile(
+      const profile = folder.writeProfile(
         'headers-override',
         text('{ x-service-version-patch: "3", X-SERVICE-3RD-PARTY-INTEGRATION: "mine/1" }'),
       );

@@ -11,10 +11,18 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { runCliInProcess } from '../../helpers/cli.js';
 import { type ConversationServer, startConversationServer } from '../../helpers/conversation-server.js';
 import { bySession, csvRows, messagesOf } from '../../helpers/conversation-bodies.js';
-import { readSummary, useRunFolder } from '../../helpers/run-folder.js';
+import { readSummary, TINY_TOKENIZER, useRunFolder } from '../../helpers/run-folder.js';
 import { startVllmLikeServer, type VllmLikeServer } from '../../helpers/vllm-like-server.js';
 
 const folder = useRunFolder('inferbench-sessions-');
+
+/**
+ * Writes a profile that counts with the tiny tokenizer: these tests are about conversations, not counts,
+ * and o200k would load in this thread and again in each worker thread (seconds each).
+ */
+function writeProfile(name: string, yaml: string): string {
+  return folder.writeProfile(name, `target: { tokenizer: ${JSON.stringify(TINY_TOKENIZER)} }\n${yaml}`);
+}
 
 const servers: { close(): Promise<void> }[] = [];
 afterEach(async () => {
@@ -23,7 +31,7 @@ afterEach(async () => {
 
 async function run(name: string, yaml: string, baseUrl?: string) {
   const out = join(folder.dir, name);
-  const args = ['run', folder.writeProfile(name, yaml), '--out', out, '--quiet'];
+  const args = ['run', writeProfile(name, yaml), '--out', out, '--quiet'];
   if (baseUrl) args.push('--base-url', baseUrl);
   const result = await runCliInProcess(args, { cwd: folder.dir });
   return { ...result, out };
@@ -197,7 +205,7 @@ describe('sessions and the end of a phase', () => {
     const server = await startConversationServer();
     servers.push(server);
     const interrupt = new AbortController();
-    const path = folder.writeProfile(
+    const path = writeProfile(
       'interrupted',
       `scenarios:
   - name: chat
@@ -247,7 +255,7 @@ describe('sessions as scheduled units', () => {
     const shard1 = await startConversationServer();
     const shard2 = await startConversationServer();
     servers.push(whole, shard1, shard2);
-    const path = folder.writeProfile('sharded', yaml);
+    const path = writeProfile('sharded', yaml);
     const runOn = (server: ConversationServer, out: string, extra: string[]) =>
       runCliInProcess(['run', path, '--out', join(folder.dir, out), '--quiet', '--base-url', server.url, ...extra], {
         cwd: folder.dir,
@@ -272,7 +280,7 @@ describe('sessions as scheduled units', () => {
     const one = await startConversationServer();
     const two = await startConversationServer();
     servers.push(one, two);
-    const path = folder.writeProfile('workers', yaml);
+    const path = writeProfile('workers', yaml);
     const runOn = (server: ConversationServer, out: string, extra: string[]) =>
       runCliInProcess(['run', path, '--out', join(folder.dir, out), '--quiet', '--base-url', server.url, ...extra], {
         cwd: folder.dir,

@@ -5,14 +5,14 @@
  * a local target (cli/cost-guard.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { estimateCapacitySpend, estimateRunSpend } from '../../../src/aggregate/cost-estimate.js';
-import { pricedCollector } from '../../../src/aggregate/cost-collector.js';
-import { CostMeter } from '../../../src/aggregate/cost-meter.js';
+import { estimateCapacitySpend, estimateRunSpend } from '../../../src/aggregate/cost/cost-estimate.js';
+import { pricedCollector } from '../../../src/aggregate/cost/cost-collector.js';
+import { CostMeter } from '../../../src/aggregate/cost/cost-meter.js';
 import { createRunCollector } from '../../../src/aggregate/run-collector.js';
 import { createRequestRecord } from '../../../src/client/request-record.js';
 import { createRecordedValues } from '../../../src/metrics/request-values.js';
-import { groupCost, runCost } from '../../../src/aggregate/cost-of.js';
-import { priceBook } from '../../../src/aggregate/cost-prices.js';
+import { groupCost, runCost } from '../../../src/aggregate/cost/cost-of.js';
+import { priceBook } from '../../../src/aggregate/cost/cost-prices.js';
 import { createEarlyStop } from '../../../src/aggregate/early-stop.js';
 import { isLocalTarget } from '../../../src/cli/cost-guard.js';
 import type { GroupSummary } from '../../../src/metrics/run-summary.js';

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { CapacityGroupSummary, CapacityStepSummary } from '../../../src/metrics/capacity-summary.js';
-import { formatCapacityChart } from '../../../src/report/capacity-chart.js';
+import { formatCapacityChart } from '../../../src/report/capacity/capacity-chart.js';
 
 const KEY = 'ttft_ms.p95';
 

@@ -154,6 +154,35 @@ describe('the runner in virtual time', () => {
     expect(g.metrics.e2e_ms?.count).toBe(20);
   });
 
+  it('warmup: the groups of a scenario start their measured parts together, however long their warmup answers take', async () => {
+    // flex answers in 2 s, default in 90 ms: each group's warmup ends when its own answers are in, and the
+    // measured parts wait for the slowest, so the tiers are measured side by side, as they are loaded.
+    const { result, records, scenarioStartMs } = await run(
+      `  - name: tiers
+    models: [m]
+    tiers: [default, flex]
+    load: { mode: rate, rate: 10, arrival: constant }
+    warmup: 1s
+    duration: 2s
+    prompt: { input_tokens: 8 }
+`,
+      { script: (_n, send) => (send.body['service_tier'] === 'flex' ? { ttftMs: 2000, outputTokens: 1 } : {}) },
+    );
+    const firstMeasuredMs = (groupIndex: number): number =>
+      Math.min(
+        ...records
+          .filter(({ record }) => !record.warmup && record.groupIndex === groupIndex)
+          .map(({ record }) => record.launchUs),
+      ) /
+        1000 -
+      scenarioStartMs;
+    // flex's last warmup request: sent at 900 ms, answered 2,000 ms later.
+    expect(firstMeasuredMs(0)).toBe(2900);
+    expect(firstMeasuredMs(1)).toBe(2900);
+    expect(group(result, 0).requests).toMatchObject({ ok: 20 });
+    expect(group(result, 1).requests).toMatchObject({ ok: 20 });
+  });
+
   it('drops: arrivals that find max_concurrency requests in flight are counted, never sent late', async () => {
     const { result, target } = await run(
       `  - name: drops

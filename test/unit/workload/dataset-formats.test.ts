@@ -6,8 +6,8 @@ import { InferbenchError } from '../../../src/errors.js';
 import { DATASET_DEFAULTS } from '../../../src/profile/sections/dataset.js';
 import type { DatasetSpec } from '../../../src/profile/resolved-profile.js';
 import { countTokens } from '../../../src/util/tokenizer.js';
-import { loadDataset } from '../../../src/workload/dataset.js';
-import { openingSystemMessages, userTurns } from '../../../src/workload/dataset-turns.js';
+import { loadDataset } from '../../../src/workload/dataset/dataset.js';
+import { openingSystemMessages, userTurns } from '../../../src/workload/dataset/dataset-turns.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'inferbench-dataset-formats-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -25,8 +25,9 @@ describe('tier queue', () => {
     ];
     for (const e of entries) queue.push(e);
     entries[3]!.cancelled = true;
-    queue.noteCancelled();
+    queue.noteCancelled(entries[3]!);
     expect(queue.size).toBe(4);
+    expect([queue.sizeOf('priority'), queue.sizeOf('default'), queue.sizeOf('flex')]).toEqual([2, 1, 1]);
     expect(queue.oldestSubmitMs()).toBe(1);
     const order: string[] = [];
     for (let e = queue.shift(); e !== undefined; e = queue.shift()) order.push(e.label);

@@ -7,8 +7,8 @@
  * multiplication per group, exact), and requests.csv's cost_usd prices each row alike
  * (report/request-cost-cell.ts), so the rows add up to the group's cost.
  */
-import type { GroupCost, GroupSummary, PriceSource, RunCost } from '../metrics/run-summary.js';
-import { count, divideRounded, parseUsd, usdNumber } from '../util/usd.js';
+import type { GroupCost, GroupSummary, PriceSource, RunCost } from '../../metrics/run-summary.js';
+import { count, divideRounded, parseUsd, usdNumber } from '../../util/usd.js';
 import type { ParsedPrice, PricedModel } from './cost-prices.js';
 
 /** Input and output tokens of a group's ok requests, and how many they were. */

@@ -3,7 +3,7 @@
  * the dataset) and by what a request needs (a user turn, an answer), up to the first `limit` kept. Every
  * entry dropped is counted under the first rule it failed, so `validate` and errors can say why.
  */
-import type { DatasetSpec } from '../profile/resolved-profile.js';
+import type { DatasetSpec } from '../../profile/resolved-profile.js';
 
 export const FILTER_RULES = [
   'no_user_turn',

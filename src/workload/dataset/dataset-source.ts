@@ -8,10 +8,10 @@
  * more than the entries left; a duration-bound run that uses them all goes on in the same order again and
  * says so in summary.json harness.warnings (warnings()).
  */
-import { InferbenchError } from '../errors.js';
-import type { ChatMessage } from '../protocol/chat.js';
-import type { DatasetSpec, ResolvedScenario } from '../profile/resolved-profile.js';
-import type { Tokenizer } from '../util/tokenizer.js';
+import { InferbenchError } from '../../errors.js';
+import type { ChatMessage } from '../../protocol/chat.js';
+import type { DatasetSpec, ResolvedScenario } from '../../profile/resolved-profile.js';
+import type { Tokenizer } from '../../util/tokenizer.js';
 import type { DatasetFormat } from './dataset.js';
 import { loadDataset } from './dataset.js';
 import type { DatasetEntry } from './dataset-entry.js';
@@ -19,9 +19,9 @@ import { messageTokens } from './dataset-entry.js';
 import type { FilterCounts } from './dataset-filter.js';
 import { describeFiltered, filterEntries } from './dataset-filter.js';
 import { createSampler } from './dataset-sampling.js';
-import type { BuiltPrompt } from './prompt-sources.js';
-import { laterUserTurns } from './session-turns.js';
-import type { UserTurn } from './session-turns.js';
+import type { BuiltPrompt } from '../prompt-sources.js';
+import { laterUserTurns } from '../session-turns.js';
+import type { UserTurn } from '../session-turns.js';
 
 /** What a dataset source read, kept and dropped (validate prints it). */
 export interface DatasetCounts extends FilterCounts {

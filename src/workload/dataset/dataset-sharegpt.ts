@@ -6,9 +6,9 @@
  * system turns that precede it; its answer is the first assistant turn after that user turn. A conversation
  * without a user turn is kept as an entry with an empty prompt, which the filters count and drop.
  */
-import { InferbenchError } from '../errors.js';
-import type { ChatMessage } from '../protocol/chat.js';
-import type { Tokenizer } from '../util/tokenizer.js';
+import { InferbenchError } from '../../errors.js';
+import type { ChatMessage } from '../../protocol/chat.js';
+import type { Tokenizer } from '../../util/tokenizer.js';
 import type { DatasetEntry } from './dataset-entry.js';
 import { lazyEntry } from './dataset-entry.js';
 import type { DatasetRecord } from './dataset-records.js';

@@ -3,8 +3,8 @@
  * sent. Options at their defaults are left out, so the hashes of profiles written before they existed stay
  * what they were.
  */
-import { DATASET_DEFAULTS as DEFAULTS } from '../profile/sections/dataset.js';
-import type { DatasetSpec } from '../profile/resolved-profile.js';
+import { DATASET_DEFAULTS as DEFAULTS } from '../../profile/sections/dataset.js';
+import type { DatasetSpec } from '../../profile/resolved-profile.js';
 
 /** The hashed form of `dataset`, its file's content as `sha256`. */
 export function hashedDataset(dataset: DatasetSpec, sha256: string): Record<string, unknown> {

@@ -3,9 +3,9 @@
  * public catalog (/public/v1/models, fetched by client/public-catalog.ts), else none. Amounts are parsed
  * once here into atto-dollars (util/usd.ts) so that costing is integer arithmetic.
  */
-import type { GroupCost, PriceSource } from '../metrics/run-summary.js';
-import type { ModelPrice } from '../profile/resolved-profile.js';
-import { parseUsd } from '../util/usd.js';
+import type { GroupCost, PriceSource } from '../../metrics/run-summary.js';
+import type { ModelPrice } from '../../profile/resolved-profile.js';
+import { parseUsd } from '../../util/usd.js';
 
 /** One model's price, parsed: per token (atto-dollars per token) or per hour of a deployment. */
 export type ParsedPrice =

@@ -5,12 +5,12 @@
  * anyway (each run's, or each capacity step's, watched through cost-collector.ts), on the runner's tick
  * (aggregate/early-stop.ts) and at the end, so pricing adds no work per request.
  */
-import type { PriceSource, RunCost } from '../metrics/run-summary.js';
-import type { ResolvedGroup } from '../profile/resolved-profile.js';
-import { usdNumber } from '../util/usd.js';
+import type { PriceSource, RunCost } from '../../metrics/run-summary.js';
+import type { ResolvedGroup } from '../../profile/resolved-profile.js';
+import { usdNumber } from '../../util/usd.js';
 import { costAtto, costSource, type TokenTally } from './cost-of.js';
 import type { PriceBook } from './cost-prices.js';
-import type { LiveGroups } from './early-stop.js';
+import type { LiveGroups } from '../early-stop.js';
 
 /** `--max-cost`: the run stops when what it spent reaches `maxUsd`. */
 export interface SpendBudget {

@@ -3,9 +3,9 @@
  * text (sent as one user message) or a messages array. The whole array is the prompt; when the answer length
  * comes from the dataset, a final assistant message is the entry's answer instead (not sent).
  */
-import { InferbenchError } from '../errors.js';
-import type { ChatMessage } from '../protocol/chat.js';
-import type { Tokenizer } from '../util/tokenizer.js';
+import { InferbenchError } from '../../errors.js';
+import type { ChatMessage } from '../../protocol/chat.js';
+import type { Tokenizer } from '../../util/tokenizer.js';
 import type { DatasetEntry } from './dataset-entry.js';
 import { lazyEntry } from './dataset-entry.js';
 import type { DatasetRecord } from './dataset-records.js';

@@ -5,14 +5,14 @@
  * group `cost`). A decorator through RunnerDeps.createCollector, so a run in one thread, a run in workers
  * (the coordinator's collector) and every capacity step are priced alike, at no cost per request.
  */
-import type { RequestRecord } from '../client/request-record.js';
-import type { RecordedValues } from '../metrics/request-values.js';
-import type { GroupSummary } from '../metrics/run-summary.js';
-import type { ResolvedGroup } from '../profile/resolved-profile.js';
+import type { RequestRecord } from '../../client/request-record.js';
+import type { RecordedValues } from '../../metrics/request-values.js';
+import type { GroupSummary } from '../../metrics/run-summary.js';
+import type { ResolvedGroup } from '../../profile/resolved-profile.js';
 import { groupCost, type TokenTally } from './cost-of.js';
 import type { CostMeter } from './cost-meter.js';
-import type { LiveGroup } from './live-thresholds.js';
-import type { CollectorOptions, CollectorResult, ProgressSnapshot, RunCollector } from './types.js';
+import type { LiveGroup } from '../live-thresholds.js';
+import type { CollectorOptions, CollectorResult, ProgressSnapshot, RunCollector } from '../types.js';
 
 /** `inner` with pricing on top; `meter` gets every ok request's tokens. */
 export function pricedCollector(inner: RunCollector, meter: CostMeter, options: CollectorOptions): RunCollector {

@@ -3,8 +3,8 @@
  * the messages a single request sends, and the token counts the filters and max_completion_tokens use,
  * counted once, when the workload is built and only for the entries it examines (lazyEntry).
  */
-import type { ChatMessage } from '../protocol/chat.js';
-import type { Tokenizer } from '../util/tokenizer.js';
+import type { ChatMessage } from '../../protocol/chat.js';
+import type { Tokenizer } from '../../util/tokenizer.js';
 
 export interface DatasetEntry {
   /** The whole conversation as the file holds it, roles mapped (ShareGPT human -> user, gpt -> assistant). */

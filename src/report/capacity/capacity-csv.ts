@@ -6,7 +6,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
-import type { CapacitySummary } from '../metrics/capacity-summary.js';
+import type { CapacitySummary } from '../../metrics/capacity-summary.js';
 
 export const CAPACITY_CSV = 'capacity.csv';
 

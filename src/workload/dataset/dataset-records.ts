@@ -5,8 +5,8 @@
  * continuation bytes never look like them) and each element is parsed alone, so a file larger than the
  * longest string V8 can hold still loads, and a bad element is reported at its own line.
  */
-import { InferbenchError } from '../errors.js';
-import { fileText } from '../profile/file-text.js';
+import { InferbenchError } from '../../errors.js';
+import { fileText } from '../../profile/file-text.js';
 
 export interface DatasetRecord {
   readonly value: unknown;

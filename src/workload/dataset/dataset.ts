@@ -6,10 +6,10 @@
  * shares one load of a file.
  */
 import { readFileSync, statSync } from 'node:fs';
-import { InferbenchError } from '../errors.js';
-import type { DatasetSpec } from '../profile/resolved-profile.js';
-import { o200kTokenizer } from '../util/tokenizer.js';
-import type { Tokenizer } from '../util/tokenizer.js';
+import { InferbenchError } from '../../errors.js';
+import type { DatasetSpec } from '../../profile/resolved-profile.js';
+import { o200kTokenizer } from '../../util/tokenizer.js';
+import type { Tokenizer } from '../../util/tokenizer.js';
 import type { DatasetEntry } from './dataset-entry.js';
 import { openaiEntry } from './dataset-openai.js';
 import type { DatasetRecord } from './dataset-records.js';

@@ -2,7 +2,7 @@
  * The user turns of a dataset conversation, in order: what a multi-turn session sends as "the next turn of
  * a dataset conversation" (the assistant turns between them are the server's to write).
  */
-import type { ChatMessage } from '../protocol/chat.js';
+import type { ChatMessage } from '../../protocol/chat.js';
 import type { DatasetEntry } from './dataset-entry.js';
 
 /** The text of every user message of `entry`'s whole conversation, in order (text parts joined). */

@@ -17,8 +17,8 @@
  * a closed loop's requests still rest on the assumed e2e, and a start the calibration measures on the
  * e2e assumed for it, both named in `notes`.
  */
-import type { LengthDistribution, ResolvedProfile, ResolvedScenario } from '../profile/resolved-profile.js';
-import { parseCapacitySlo } from './capacity/capacity-slo.js';
+import type { LengthDistribution, ResolvedProfile, ResolvedScenario } from '../../profile/resolved-profile.js';
+import { parseCapacitySlo } from '../capacity/capacity-slo.js';
 import {
   CALIBRATION_MS,
   ceilTo3Digits,
@@ -26,10 +26,10 @@ import {
   HARNESS_RETRIES,
   lowestDecidablePerS,
   SEARCH_GROWTH,
-} from './capacity/step-length.js';
-import { usdNumber } from '../util/usd.js';
+} from '../capacity/step-length.js';
+import { usdNumber } from '../../util/usd.js';
 import { costAtto } from './cost-of.js';
-import { stepRampBlocks, stepWarmupMs } from '../profile/sections/capacity.js';
+import { stepRampBlocks, stepWarmupMs } from '../../profile/sections/capacity.js';
 import type { PriceBook, PricedModel } from './cost-prices.js';
 
 const ASSUMED_TTFT_S = 0.5;

@@ -6,10 +6,10 @@
  *   warns, or refuses a `requests` count it cannot serve);
  * - with_replacement: an independent seeded draw per request.
  */
-import type { DatasetSpec } from '../profile/resolved-profile.js';
-import type { Rng } from '../util/rng.js';
-import { createRng } from '../util/rng.js';
-import { requestRng, streamSeed } from './request-seed.js';
+import type { DatasetSpec } from '../../profile/resolved-profile.js';
+import type { Rng } from '../../util/rng.js';
+import { createRng } from '../../util/rng.js';
+import { requestRng, streamSeed } from '../request-seed.js';
 
 /** Entry position (0..size-1) of request `index`. */
 export type DatasetSampler = (index: number) => number;

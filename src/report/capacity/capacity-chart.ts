@@ -5,7 +5,7 @@
  * and on that line the capacity (`|`) inside its 95% interval (`=`). The HTML report draws the same
  * curve with latencies beside it; this one needs no browser.
  */
-import type { CapacityGroupSummary, CapacityObjectiveSummary } from '../metrics/capacity-summary.js';
+import type { CapacityGroupSummary, CapacityObjectiveSummary } from '../../metrics/capacity-summary.js';
 
 const WIDTH = 60;
 const HEIGHT = 10;

@@ -3,7 +3,7 @@
  * the objective that binds, the bracket the search ended in and how long it took; then, with `steps`, the
  * steps with their outcome and reason. Plain aligned text, like the run summary.
  */
-import type { CapacityGroupSummary, CapacitySummary } from '../metrics/capacity-summary.js';
+import type { CapacityGroupSummary, CapacitySummary } from '../../metrics/capacity-summary.js';
 
 const number = (value: number | null): string =>
   value === null ? '-' : value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2);
