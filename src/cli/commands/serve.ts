@@ -8,7 +8,6 @@ import { InferbenchError } from '../../errors.js';
 import { createEmulator, type Emulator, type EmulatorOptions } from '../../emulator/emulator.js';
 import type { Catalog } from '../../emulator/catalog/catalog.js';
 import { builtinCatalog } from '../../emulator/catalog/builtin-catalog.js';
-import { loadCatalogConfig } from '../../emulator/catalog/config-file.js';
 import { resolve } from 'node:path';
 import { statSync } from 'node:fs';
 import { isServePrimary, runServePrimary, type ServeWorkerRole, serveWorkerRole } from './serve-workers.js';
@@ -122,7 +121,10 @@ async function serve(args: ServeArgs, ctx: CliContext): Promise<void> {
   const filesDir = checkServeArgs(args, ctx.cwd);
   const timeouts = serveTimeouts(args);
   // Loaded before forking: a bad --config fails here, once, before any worker starts.
-  const catalog = args.config ? loadCatalogConfig(resolve(ctx.cwd, args.config), args.org) : builtinCatalog(args.org);
+  // The config's schema (zod, yaml) loads only for --config: the embedded emulator starts without one.
+  const catalog = args.config
+    ? (await import('../../emulator/catalog/config-file.js')).loadCatalogConfig(resolve(ctx.cwd, args.config), args.org)
+    : builtinCatalog(args.org);
   if (isServePrimary(args.workers)) return runServePrimary(args.workers, ctx);
   const worker = serveWorkerRole();
   const options: EmulatorOptions = {
