@@ -20,6 +20,8 @@ export interface TargetArgs {
   readonly 'base-url'?: string;
   readonly 'api-key-env'?: string;
   readonly set?: string | string[];
+  /** `--server-metrics URL` (repeatable): an endpoint of target.server_metrics with the defaults. */
+  readonly 'server-metrics'?: string | string[];
   /** Whether the command prints only results: then what `models:` selectors selected is not said. */
   readonly quiet?: boolean;
   readonly json?: boolean;
@@ -43,8 +45,9 @@ export interface TargetSession {
 /** The profile named on the command line, with its `--set` overrides. */
 export function loadProfileArgument(args: TargetArgs, ctx: CliContext): ResolvedProfile {
   const profilePath = isAbsolute(args.profile) ? args.profile : resolve(ctx.cwd, args.profile);
-  const overrides = args.set === undefined ? [] : Array.isArray(args.set) ? args.set : [args.set];
-  return loadProfile(profilePath, { overrides });
+  const list = (value: string | string[] | undefined): string[] =>
+    value === undefined ? [] : Array.isArray(value) ? value : [value];
+  return loadProfile(profilePath, { overrides: list(args.set), serverMetrics: list(args['server-metrics']) });
 }
 
 export async function openTarget(profile: ResolvedProfile, args: TargetArgs, ctx: CliContext): Promise<TargetSession> {

@@ -16,6 +16,7 @@ import { checkFluidityNeedsDeadlines } from './sections/deadlines.js';
 import { checkGroupDimensions, groupKeyHeads, headHint } from './sections/dimensions.js';
 import { checkImages } from './sections/images.js';
 import { checkPrefixes } from './sections/prefixes.js';
+import { checkServerMetrics } from './sections/server-metrics.js';
 import { checkTraceScenario } from './sections/trace/trace.js';
 import { createTraceReader, type TraceReader } from './sections/trace/trace-file.js';
 import { checkScenarioWorkload, type WorkloadChecks } from './sections/workload.js';
@@ -108,6 +109,7 @@ export function crossFieldChecks(
       issues.push({ path: ['target', 'tokenizer'], message: `file not found: ${resolve(baseDir, target.tokenizer)}` });
     }
     if (isRecord(target.tls)) issues.push(...checkTls(target.tls, baseDir));
+    issues.push(...checkServerMetrics(target.server_metrics));
   }
   return issues;
 }

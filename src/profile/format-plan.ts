@@ -12,6 +12,7 @@ import { formatDataset } from './sections/dataset.js';
 import { formatDimensions } from './sections/dimensions.js';
 import { formatImages } from './sections/images.js';
 import { formatModelSelector, modelSelectorSource } from './sections/models.js';
+import { formatServerMetrics } from './sections/server-metrics.js';
 import { formatTraceLoad, formatTracePrompt } from './sections/trace/trace.js';
 
 const LABEL_WIDTH = 11;
@@ -125,6 +126,7 @@ export function formatProfilePlan(profile: ResolvedProfile): string {
   out += target.baseUrl && managed ? `, management key from $${target.managementKeyEnv}` : '';
   const headers = Object.keys(target.headers);
   out += headers.length > 0 ? `, headers: ${headers.join(', ')}\n` : '\n';
+  out += formatServerMetrics(target.serverMetrics);
   for (const scenario of profile.scenarios) {
     out += `\n${formatScenario(
       scenario,

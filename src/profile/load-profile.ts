@@ -19,10 +19,13 @@ import { crossFieldChecks } from './cross-field-checks.js';
 import { resolveProfileInput } from './resolve-profile.js';
 import { deepFreeze } from './deep-freeze.js';
 import { createTraceReader } from './sections/trace/trace-file.js';
+import { appendServerMetricsFlags } from './sections/server-metrics.js';
 
 export interface LoadProfileOptions {
   /** `--set path=value` arguments, applied in order. */
   readonly overrides?: readonly string[];
+  /** `--server-metrics URL` arguments: each appends an endpoint with the defaults to target.server_metrics. */
+  readonly serverMetrics?: readonly string[];
 }
 
 const HINT =
@@ -43,7 +46,7 @@ export function loadProfile(path: string, options: LoadProfileOptions = {}): Res
       },
     );
   }
-  return resolveProfileText(text, path, options.overrides ?? [], dirname(resolve(path)));
+  return resolveProfileText(text, path, options.overrides ?? [], dirname(resolve(path)), options.serverMetrics ?? []);
 }
 
 /**
@@ -55,6 +58,7 @@ export function resolveProfileText(
   sourceName: string,
   overrides: readonly string[] = [],
   baseDir = dirname(resolve(sourceName)),
+  serverMetrics: readonly string[] = [],
 ): ResolvedProfile {
   const source = parseYamlSource(text, sourceName);
   if (source.syntaxErrors.length > 0) {
@@ -72,12 +76,19 @@ export function resolveProfileText(
   }
   const applied = applyOverrides(source.data, parsedOverrides);
   issues.push(...applied.issues);
-  const data = applied.data;
+  const flagged = appendServerMetricsFlags(applied.data, serverMetrics);
+  const data = flagged.data;
   const result = profileSchema.safeParse(data);
   if (!result.success) issues.push(...fromZodIssues(result.error.issues, profileSchema, data));
   // Trace files are read once: by the checks, whose records the resolution takes.
   const traces = createTraceReader();
   issues.push(...crossFieldChecks(data, baseDir, traces));
+  // An endpoint a --server-metrics flag added is named by the flag, not by a line of the file.
+  issues.forEach((issue, i) => {
+    const [a, b, index] = issue.path;
+    const origin = a === 'target' && b === 'server_metrics' ? flagged.origins.get(index as number) : undefined;
+    if (origin !== undefined && issue.origin === undefined) issues[i] = { ...issue, origin };
+  });
   if (issues.length > 0 || !result.success) throw profileError(source, parsedOverrides, issues);
   return deepFreeze(resolveProfileInput(result.data, sourceName, baseDir, traces));
 }

@@ -21,6 +21,7 @@ import { liveSchema } from './sections/live.js';
 import { modelsSchema } from './sections/models.js';
 import { prefixesSchema } from './sections/prefixes.js';
 import { pricingSchema } from './sections/pricing.js';
+import { serverMetricsSchema } from './sections/server-metrics.js';
 import { traceLoadFields } from './sections/trace/trace.js';
 
 const positiveInt = z.number().int().min(1);
@@ -302,6 +303,7 @@ const target = z.strictObject({
     description:
       "A Hugging Face tokenizer.json (the model's own), relative to the profile: counts tokens when the server sends no usage and for the usage check, and builds token-exact prompts. Default: o200k_base.",
   }),
+  server_metrics: serverMetricsSchema.optional(),
 });
 
 /** A threshold: its expression, or k6's object form that can also stop the run when it fails. */

@@ -29,6 +29,7 @@ import { resolveLive } from './sections/live.js';
 import { resolveModels } from './sections/models.js';
 import { resolvePrefixes } from './sections/prefixes.js';
 import { resolvePricing } from './sections/pricing.js';
+import { resolveServerMetrics } from './sections/server-metrics.js';
 import { sweepPhases, THROUGHPUT_CONCURRENCY } from './sections/sweep.js';
 import { resolveTraceLoad } from './sections/trace/trace.js';
 import { createTraceReader, type TraceReader } from './sections/trace/trace-file.js';
@@ -90,6 +91,8 @@ export function resolveProfileInput(
         target.request_id_header === false ? null : (target.request_id_header ?? PROFILE_DEFAULTS.requestIdHeader),
       traceContext: target.trace_context ?? PROFILE_DEFAULTS.traceContext,
       tokenizer: target.tokenizer === undefined ? null : resolve(baseDir, target.tokenizer),
+      // Only when set: profiles without it resolve (and are recorded in summary.json) as before.
+      ...resolveServerMetrics(input.target?.server_metrics),
     },
     scenarios,
     groups: expandGroups(scenarios),

@@ -348,6 +348,8 @@ export interface ResolvedProfile {
     readonly traceContext: boolean;
     /** Absolute path of a Hugging Face tokenizer.json (target.tokenizer); null: o200k_base. */
     readonly tokenizer: string | null;
+    /** target.server_metrics (and --server-metrics): the target's Prometheus endpoints; absent when none. */
+    readonly serverMetrics?: readonly ServerMetricsSpec[];
   };
   readonly scenarios: readonly ResolvedScenario[];
   /** Scenarios run one after another; the groups of one scenario run at the same time, each with the scenario's whole load. */
@@ -402,6 +404,35 @@ export interface MixMember {
   readonly weight: number;
   /** Its own SLO, as written; null: capacity.slo. */
   readonly slo: Readonly<Record<string, number | string>> | null;
+}
+
+/** A preset of target.server_metrics: which engine's names map to the common concepts. */
+export type ServerMetricsPreset =
+  | 'auto'
+  | 'vllm'
+  | 'sglang'
+  | 'tgi'
+  | 'llamacpp'
+  | 'trtllm'
+  | 'dynamo'
+  | 'triton'
+  | 'dcgm';
+
+/** One endpoint of target.server_metrics with its defaults (profile/sections/server-metrics.ts). */
+export interface ServerMetricsSpec {
+  readonly url: string;
+  readonly preset: ServerMetricsPreset;
+  /** One scrape per interval, on the run's clock. */
+  readonly intervalMs: number;
+  /** A scrape is given up after this long (at most intervalMs). */
+  readonly timeoutMs: number;
+  /** Extra names to keep: exact names, or "/regex/" over names (kept as written: summary.json records them). */
+  readonly metrics: readonly string[];
+  /** Of the series that have the label, keep those whose value equals the string (or matches a "/regex/"). */
+  readonly labels: Readonly<Record<string, string>>;
+  readonly headers: Readonly<Record<string, string>>;
+  /** Variable holding a bearer key (the key itself is read at run time, never stored); null: none. */
+  readonly apiKeyEnv: string | null;
 }
 
 /** `live:` resolved: flags override it (cli/live-metrics.ts). */

@@ -59,6 +59,11 @@ export const capacityCommand: CommandImplementation = (ctx) => ({
       .option('api-key-env', { type: 'string', describe: 'Environment variable holding the API key' })
       .option('out', { type: 'string', describe: 'Write into this folder instead of reports/<run-id>/' })
       .option('set', { type: 'string', describe: 'Override a profile field: --set path=value (repeatable)' })
+      .option('server-metrics', {
+        type: 'string',
+        describe:
+          "Scrape the target's Prometheus endpoint at URL beside the run (repeatable; adds to target.server_metrics with the defaults)",
+      })
       .option('quiet', { type: 'boolean', default: false, describe: 'Print only the report path and errors' })
       .option('json', { type: 'boolean', default: false, describe: 'Print the capacity result as JSON' })
       .option('steps', { type: 'boolean', default: false, describe: 'Print every step with its decision' })

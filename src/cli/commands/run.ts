@@ -38,6 +38,7 @@ interface RunArgs {
   'api-key-env'?: string;
   out?: string;
   set?: string | string[];
+  'server-metrics'?: string | string[];
   quiet: boolean;
   json: boolean;
   repeat?: number;
@@ -65,6 +66,11 @@ export const runCommand: CommandImplementation = (ctx) => ({
       // Not `array: true`: an array option would swallow the profile path in `run --set a=1 profile.yaml`;
       // repeated flags still arrive as an array.
       .option('set', { type: 'string', describe: 'Override a profile field: --set path=value (repeatable)' })
+      .option('server-metrics', {
+        type: 'string',
+        describe:
+          "Scrape the target's Prometheus endpoint at URL beside the run (repeatable; adds to target.server_metrics with the defaults)",
+      })
       .option('quiet', { type: 'boolean', default: false, describe: 'Print only the report path and errors' })
       .option('json', {
         type: 'boolean',

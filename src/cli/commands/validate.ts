@@ -25,6 +25,7 @@ import type { CommandImplementation } from './command.js';
 interface ValidateArgs {
   profile: string;
   set?: string[];
+  'server-metrics'?: string[];
   json: boolean;
 }
 
@@ -37,6 +38,11 @@ export const validateCommand: CommandImplementation = (ctx) => ({
         array: true,
         describe: 'Override a profile field: --set path=value (repeatable)',
       })
+      .option('server-metrics', {
+        type: 'string',
+        array: true,
+        describe: "Add the target's Prometheus endpoint at URL to target.server_metrics, as run does (repeatable)",
+      })
       .option('json', { type: 'boolean', default: false, describe: 'Print the resolved profile as JSON' }),
   handler: async (argv) => {
     ctx.exitCode = await runValidate(argv as unknown as ValidateArgs, ctx);
@@ -45,7 +51,7 @@ export const validateCommand: CommandImplementation = (ctx) => ({
 
 async function runValidate(args: ValidateArgs, ctx: CliContext): Promise<number> {
   const path = isAbsolute(args.profile) ? args.profile : resolve(ctx.cwd, args.profile);
-  const profile = loadProfile(path, { overrides: args.set ?? [] });
+  const profile = loadProfile(path, { overrides: args.set ?? [], serverMetrics: args['server-metrics'] ?? [] });
   // The tokenizer `run` would size prompts with (the same loader: a bad file is the same exit 2).
   const tokenizer = profile.target.tokenizer ? await loadHfTokenizer(profile.target.tokenizer) : o200kTokenizer();
   const firstRequests = buildFirstRequests(profile, tokenizer);

@@ -70,6 +70,7 @@ compare: { tolerances: { ttft_ms.p99: "10%", e2e_ms.p50: 5ms } }
       tls: null,
       streamUsage: true,
       requestIdHeader: 'x-request-id',
+      traceContext: true,
       tokenizer: null,
     });
   });
@@ -203,6 +204,7 @@ describe('loadProfile: defaults of a minimal profile', () => {
       tls: null,
       streamUsage: true,
       requestIdHeader: 'x-request-id',
+      traceContext: true,
       tokenizer: null,
     });
     expect(profile.scenarios[0]).toEqual({
