@@ -1,32 +1,48 @@
 /**
- * The client against the real emulator in its own process (`inferbench serve`, built dist/): a normal
- * stream, a reasoning model, a non-streaming answer, msgpack+gzip bodies, [DONE], a wrong key, and the
- * emulator's injected faults each landing in their error class and phase.
+ * The client against the real emulator (in this process, on a real socket: the subject is the client, so
+ * `inferbench serve` as a child, test/cli/serve.test.ts's subject, is not needed): a normal stream, a
+ * reasoning model, a non-streaming answer, msgpack+gzip bodies, [DONE], a wrong key, and the emulator's
+ * injected faults each landing in their error class and phase. What the client reads is the subject, not
+ * when: the models decode 50 times faster (fastBuiltinCatalog), a 300-token answer takes ms, not seconds.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createInferenceClient } from '../../../src/client/inference-client.js';
 import { createRequestRecord, type RequestRecord } from '../../../src/client/request-record.js';
 import type { ClientOptions, InferenceClient } from '../../../src/client/types.js';
+import { createEmulator, type Emulator } from '../../../src/emulator/emulator.js';
 import { countTokens } from '../../../src/util/tokenizer.js';
-import { startEmulatorProcess, type EmulatorProcess } from '../../helpers/emulator-process.js';
+import { fastBuiltinCatalog } from '../../helpers/in-process-emulator.js';
 
 const KEY = 'sk-emulator-test-key-777';
 const TIMEOUTS = { connectMs: 5_000, headersMs: 20_000, firstTokenMs: 20_000, idleMs: 20_000, totalMs: 60_000 };
 
-let emulator: EmulatorProcess;
-let doneEmulator: EmulatorProcess;
+/**
+ * The emulator shares this event loop: a stall longer than the gap between its role chunk and its first
+ * token would hand the client both in one read, one timestamp, where firstChunkUs < firstTokenUs is
+ * asserted. The built-in 15 ms floor is shorter than a stall on a loaded machine (the first request once
+ * saw both at once); every first token here comes at least 250 ms after leaving the queue.
+ */
+const CATALOG = ((fast) => ({
+  ...fast,
+  models: fast.models.map((model) => ({ ...model, capacity: { ...model.capacity, ttftFloorMs: 250 } })),
+}))(fastBuiltinCatalog());
+
+let emulator: Emulator;
+let doneEmulator: Emulator;
 const clients: InferenceClient[] = [];
 
 beforeAll(async () => {
   [emulator, doneEmulator] = await Promise.all([
-    startEmulatorProcess(['--api-key', KEY]),
-    startEmulatorProcess(['--api-key', KEY, '--done-marker']),
+    createEmulator({ apiKeys: [KEY], catalog: CATALOG }),
+    createEmulator({ apiKeys: [KEY], catalog: CATALOG, doneMarker: true }),
   ]);
+  // The tokenizer's one-off load (a second or more) happens here, not inside the first answer.
+  countTokens('warm');
 });
 
 afterAll(async () => {
   await Promise.all(clients.map((c) => c.close()));
-  await Promise.all([emulator?.stop(), doneEmulator?.stop()]);
+  await Promise.all([emulator?.close(), doneEmulator?.close()]);
 });
 
 function client(overrides: Partial<ClientOptions> = {}, url = emulator.url): InferenceClient {
