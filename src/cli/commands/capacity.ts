@@ -39,7 +39,7 @@ import { formatUsd } from '../../report/summary-table.js';
 import { inferbenchVersion } from '../version.js';
 import { monotonicAnchorMs } from '../thread-clock.js';
 import { bottleneckRemedy, parseWorkers, workerThreadScript } from '../worker-count.js';
-import type { CommandRegistration } from './command.js';
+import type { CommandImplementation } from './command.js';
 
 export const CAPACITY_STEPS_JSON = 'capacity-steps.json';
 
@@ -56,56 +56,53 @@ interface CapacityArgs extends TargetArgs {
   workers?: string;
 }
 
-export const capacityCommand: CommandRegistration = (parser, ctx) =>
-  parser.command(
-    'capacity [profile]',
-    'Find the highest load each group takes under the SLO (capacity.slo), with a 95% interval',
-    (command: Argv) =>
-      command
-        .positional('profile', { type: 'string', describe: 'Profile YAML file (not with --reevaluate)' })
-        .option('base-url', { type: 'string', describe: 'Target base URL (without /v1); overrides target.base_url' })
-        .option('api-key-env', { type: 'string', describe: 'Environment variable holding the API key' })
-        .option('out', { type: 'string', describe: 'Write into this folder instead of reports/<run-id>/' })
-        .option('set', { type: 'string', describe: 'Override a profile field: --set path=value (repeatable)' })
-        .option('server-metrics', {
-          type: 'string',
-          describe:
-            "Scrape the target's Prometheus endpoint at URL beside the run (repeatable; adds to target.server_metrics with the defaults)",
-        })
-        .option('quiet', { type: 'boolean', default: false, describe: 'Print only the report path and errors' })
-        .option('json', { type: 'boolean', default: false, describe: 'Print the capacity result as JSON' })
-        .option('steps', { type: 'boolean', default: false, describe: 'Print every step with its decision' })
-        .option('chart', {
-          type: 'boolean',
-          default: false,
-          describe: "Draw each group's search as a text chart: the binding objective's share over its limit by load",
-        })
-        .option('reevaluate', {
-          type: 'string',
-          describe: 'Answer a new SLO (--slo) from the stored steps of this capacity run folder, sending nothing',
-        })
-        .option('confirm', {
-          type: 'string',
-          describe: 'Confirm the capacities of this earlier capacity run folder: one step on each side of each',
-        })
-        .option('workers', {
-          type: 'string',
-          describe:
-            "Send every step's load from N worker threads (or auto: one per core, leaving one on machines with more than two), for loads one thread cannot send on time",
-        })
-        .option('max-cost', {
-          type: 'string',
-          describe:
-            'USD: refuse the search when its estimated spend exceeds this, stop it when its spend reaches it (exit 4 either way)',
-        })
-        .option('slo', {
-          type: 'string',
-          describe: 'With --reevaluate: an objective key=limit, e.g. --slo ttft_ms.p99=300ms (repeatable)',
-        }),
-    async (argv) => {
-      ctx.exitCode = await runCapacityCommand(argv as unknown as CapacityArgs, ctx);
-    },
-  );
+export const capacityCommand: CommandImplementation = (ctx) => ({
+  builder: (command: Argv) =>
+    command
+      .positional('profile', { type: 'string', describe: 'Profile YAML file (not with --reevaluate)' })
+      .option('base-url', { type: 'string', describe: 'Target base URL (without /v1); overrides target.base_url' })
+      .option('api-key-env', { type: 'string', describe: 'Environment variable holding the API key' })
+      .option('out', { type: 'string', describe: 'Write into this folder instead of reports/<run-id>/' })
+      .option('set', { type: 'string', describe: 'Override a profile field: --set path=value (repeatable)' })
+      .option('server-metrics', {
+        type: 'string',
+        describe:
+          "Scrape the target's Prometheus endpoint at URL beside the run (repeatable; adds to target.server_metrics with the defaults)",
+      })
+      .option('quiet', { type: 'boolean', default: false, describe: 'Print only the report path and errors' })
+      .option('json', { type: 'boolean', default: false, describe: 'Print the capacity result as JSON' })
+      .option('steps', { type: 'boolean', default: false, describe: 'Print every step with its decision' })
+      .option('chart', {
+        type: 'boolean',
+        default: false,
+        describe: "Draw each group's search as a text chart: the binding objective's share over its limit by load",
+      })
+      .option('reevaluate', {
+        type: 'string',
+        describe: 'Answer a new SLO (--slo) from the stored steps of this capacity run folder, sending nothing',
+      })
+      .option('confirm', {
+        type: 'string',
+        describe: 'Confirm the capacities of this earlier capacity run folder: one step on each side of each',
+      })
+      .option('workers', {
+        type: 'string',
+        describe:
+          "Send every step's load from N worker threads (or auto: one per core, leaving one on machines with more than two), for loads one thread cannot send on time",
+      })
+      .option('max-cost', {
+        type: 'string',
+        describe:
+          'USD: refuse the search when its estimated spend exceeds this, stop it when its spend reaches it (exit 4 either way)',
+      })
+      .option('slo', {
+        type: 'string',
+        describe: 'With --reevaluate: an objective key=limit, e.g. --slo ttft_ms.p99=300ms (repeatable)',
+      }),
+  handler: async (argv) => {
+    ctx.exitCode = await runCapacityCommand(argv as unknown as CapacityArgs, ctx);
+  },
+});
 
 async function runCapacityCommand(args: CapacityArgs, ctx: CliContext): Promise<number> {
   if (args.reevaluate !== undefined) return reevaluate(args, ctx);
