@@ -42,6 +42,14 @@ export function checkLiveViewFlags(flags: LiveViewFlags): void {
   if (flags.dashboard !== undefined && flags.dashboard !== '') parsePortFlag('dashboard', flags.dashboard);
 }
 
+/** What the flags and the profile's `live:` decide alone, checked before the target is opened (an emulator start). */
+export function checkLiveViewsOf(flags: LiveViewFlags, profile: Pick<ResolvedProfile, 'live'>): void {
+  if (flags['metrics-host'] !== undefined && flags['metrics-port'] === undefined && profile.live?.metricsPort == null)
+    throw new InferbenchError('BAD_USAGE', '--metrics-host needs a port to serve /metrics on', {
+      hint: 'add --metrics-port PORT (e.g. 9464), or live: { metrics_port: 9464 } to the profile',
+    });
+}
+
 /**
  * `--repeat N` runs one after another, each serving its views in turn: on a port given as 0 each would
  * listen somewhere else, and neither Prometheus nor a reloaded page could follow.

@@ -28,7 +28,13 @@ import { EXIT } from '../exit-codes.js';
 import { inferbenchVersion } from '../version.js';
 import { monotonicAnchorMs } from '../thread-clock.js';
 import { bottleneckRemedy, parseWorkers, workerThreadScript } from '../worker-count.js';
-import { checkLiveViewFlags, DEFAULT_DASHBOARD_PORT, refuseAnyPortWithRepeat, startLiveViews } from '../live-views.js';
+import {
+  checkLiveViewFlags,
+  checkLiveViewsOf,
+  DEFAULT_DASHBOARD_PORT,
+  refuseAnyPortWithRepeat,
+  startLiveViews,
+} from '../live-views.js';
 import { attachLiveViews, combineRunEvents, type LiveView } from '../live-view.js';
 import type { CommandImplementation } from './command.js';
 
@@ -139,6 +145,7 @@ async function runRun(args: RunArgs, ctx: CliContext, ciOutputs = true): Promise
   checkLiveViewFlags(args);
   if ((args.repeat ?? 1) !== 1) return runRepeat(args, ctx);
   const loaded = loadProfileArgument(args, ctx);
+  checkLiveViewsOf(args, loaded);
   if ((workers > 1 || shard !== null) && loaded.scenarios.some((scenario) => scenario.sweep !== undefined))
     throw new InferbenchError(
       'BAD_USAGE',
