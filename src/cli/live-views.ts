@@ -7,8 +7,6 @@ import { InferbenchError } from '../errors.js';
 import type { ResolvedProfile } from '../profile/resolved-profile.js';
 import type { ShardSpec } from '../schedule/shard.js';
 import type { CliContext } from './context.js';
-import { startLiveDashboard } from './live-dashboard.js';
-import { startLiveMetrics } from './live-metrics.js';
 import type { LiveView } from './live-view.js';
 
 export interface LiveViewFlags {
@@ -98,6 +96,8 @@ export async function startLiveViews(
 ): Promise<LiveView[]> {
   const views: LiveView[] = [];
   try {
+    // Loaded here, not at import: `inferbench --help` reads this file for dashboardTookProfile alone.
+    const { startLiveMetrics } = await import('./live-metrics.js');
     const metrics = await startLiveMetrics({
       port: flags['metrics-port'] === undefined ? null : parsePortFlag('metrics-port', flags['metrics-port']),
       host: flags['metrics-host'] ?? null,
@@ -109,6 +109,8 @@ export async function startLiveViews(
     if (flags.dashboard !== undefined) {
       const port = flags.dashboard === '' ? DEFAULT_DASHBOARD_PORT : parsePortFlag('dashboard', flags.dashboard);
       const baseUrl = flags['base-url'] ?? profile.target.baseUrl;
+      // The page, its scripts and its server load only for a run that asked for the dashboard.
+      const { startLiveDashboard } = await import('./live-dashboard.js');
       views.push(await startLiveDashboard({ port, profile, baseUrl, ctx }));
     }
     return views;
