@@ -17,6 +17,7 @@ import { httpBenchmark } from './http-bench.js';
 import { clientBenchmark } from './client-bench.js';
 import { capacityBenchmark } from './capacity-bench.js';
 import { soakBenchmark } from './soak-bench.js';
+import { startBenchmark } from './start-bench.js';
 import { parseDurationMs } from '../src/util/duration.js';
 
 export const BENCHMARKS = {
@@ -26,6 +27,7 @@ export const BENCHMARKS = {
   client: clientBenchmark,
   capacity: capacityBenchmark,
   soak: soakBenchmark,
+  start: startBenchmark,
 } satisfies Record<string, Benchmark>;
 
 type BenchName = keyof typeof BENCHMARKS;

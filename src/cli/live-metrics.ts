@@ -6,7 +6,6 @@
  */
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import type { EventLoopDelaySample } from '../aggregate/prometheus/live-metrics-exporter.js';
-import { LiveMetricsExporter } from '../aggregate/prometheus/live-metrics-exporter.js';
 import { startLivePageServer, type LivePageServer, type LiveRoute } from '../emulator/http/live-page-server.js';
 import { InferbenchError } from '../errors.js';
 import type { RunSummary } from '../metrics/run-summary.js';
@@ -60,6 +59,8 @@ export async function startLiveMetrics(options: LiveMetricsOptions): Promise<Liv
   const settings = metricsSettings(options);
   if (settings === null) return null;
   const { shard, ctx } = options;
+  // The exporter and prom-client load only for a run that serves /metrics (most runs do not).
+  const { LiveMetricsExporter } = await import('../aggregate/prometheus/live-metrics-exporter.js');
   const exporter = new LiveMetricsExporter({
     shard: shard === null ? '' : `${shard.index}/${shard.count}`,
     profile: options.profile.name,

@@ -7,8 +7,6 @@ import { InferbenchError } from '../errors.js';
 import type { ResolvedProfile } from '../profile/resolved-profile.js';
 import type { ShardSpec } from '../schedule/shard.js';
 import type { CliContext } from './context.js';
-import { startLiveDashboard } from './live-dashboard.js';
-import { startLiveMetrics } from './live-metrics.js';
 import type { LiveView } from './live-view.js';
 
 export interface LiveViewFlags {
@@ -42,6 +40,14 @@ export function parsePortFlag(flag: string, value: string | number): number {
 export function checkLiveViewFlags(flags: LiveViewFlags): void {
   if (flags['metrics-port'] !== undefined) parsePortFlag('metrics-port', flags['metrics-port']);
   if (flags.dashboard !== undefined && flags.dashboard !== '') parsePortFlag('dashboard', flags.dashboard);
+}
+
+/** What the flags and the profile's `live:` decide alone, checked before the target is opened (an emulator start). */
+export function checkLiveViewsOf(flags: LiveViewFlags, profile: Pick<ResolvedProfile, 'live'>): void {
+  if (flags['metrics-host'] !== undefined && flags['metrics-port'] === undefined && profile.live?.metricsPort == null)
+    throw new InferbenchError('BAD_USAGE', '--metrics-host needs a port to serve /metrics on', {
+      hint: 'add --metrics-port PORT (e.g. 9464), or live: { metrics_port: 9464 } to the profile',
+    });
 }
 
 /**
@@ -98,6 +104,8 @@ export async function startLiveViews(
 ): Promise<LiveView[]> {
   const views: LiveView[] = [];
   try {
+    // Loaded here, not at import: `inferbench --help` reads this file for dashboardTookProfile alone.
+    const { startLiveMetrics } = await import('./live-metrics.js');
     const metrics = await startLiveMetrics({
       port: flags['metrics-port'] === undefined ? null : parsePortFlag('metrics-port', flags['metrics-port']),
       host: flags['metrics-host'] ?? null,
@@ -109,6 +117,8 @@ export async function startLiveViews(
     if (flags.dashboard !== undefined) {
       const port = flags.dashboard === '' ? DEFAULT_DASHBOARD_PORT : parsePortFlag('dashboard', flags.dashboard);
       const baseUrl = flags['base-url'] ?? profile.target.baseUrl;
+      // The page, its scripts and its server load only for a run that asked for the dashboard.
+      const { startLiveDashboard } = await import('./live-dashboard.js');
       views.push(await startLiveDashboard({ port, profile, baseUrl, ctx }));
     }
     return views;

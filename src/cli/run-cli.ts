@@ -8,7 +8,7 @@ import type { Argv } from 'yargs';
 import { isInferbenchError } from '../errors.js';
 import type { CliContext } from './context.js';
 import { EXIT, EXIT_CODE_BY_ERROR } from './exit-codes.js';
-import { COMMANDS } from './commands/index.js';
+import { COMMANDS, commandsNamedBy } from './commands/index.js';
 import { inferbenchVersion } from './version.js';
 import { rejectRepeatedFlags } from './single-value-flags.js';
 import { dashboardTookProfile } from './live-views.js';
@@ -29,8 +29,18 @@ export async function runCli(argv: readonly string[], ctx: CliContext): Promise<
       throw error ?? dashboardTookProfile(argv, message) ?? new UsageMessage(message);
     })
     .middleware((args) => rejectRepeatedFlags(args, declaredOptions(parser).array));
-  for (const command of COMMANDS) parser = command(parser, ctx);
   try {
+    const named = commandsNamedBy(argv);
+    const loaded = new Map(
+      await Promise.all([...named].map(async (entry) => [entry, (await entry.load())(ctx)] as const)),
+    );
+    for (const entry of COMMANDS) {
+      const implementation = loaded.get(entry);
+      // A command the line does not name is listed (help, suggestions, completion) without loading it.
+      parser = implementation
+        ? parser.command(entry.command, entry.describe, implementation.builder, implementation.handler)
+        : parser.command(entry.command, entry.describe);
+    }
     let helpOutput = '';
     await parser.parseAsync([...argv], {}, (_err, _argv, output) => {
       helpOutput = output;

@@ -1,13 +1,14 @@
 /**
  * What a request's answer is checked against (measure/answer-checks.ts), from its body: each tool's
  * `parameters` schema (`tools`) and the `response_format` (`json_schema` or `json_object`). Schemas are
- * compiled with ajv (JSON Schema 2020-12) once per schema object, never per request: a run builds every
- * body of a scenario from one `request` object, so every request of it shares the same `tools` array and
- * `response_format` object, and the cache keyed by them compiles each schema once per run.
- * How a schema is read (2020-12, `format` not checked, `$schema` ignored) is util/json-schema-compiler.ts.
+ * checked once per schema object, never per request: a run builds every body of a scenario from one
+ * `request` object, so every request of it shares the same `tools` array and `response_format` object,
+ * and the caches keyed by them build each check once per run. The compile itself (ajv, JSON Schema
+ * 2020-12, `format` not checked, `$schema` ignored) is util/json-schema-compiler.ts, shared per process by
+ * schema text: the profile check of `validate` or `run` has usually compiled the same schemas already.
  */
 import { InferbenchError } from '../errors.js';
-import { createSchemaCompiler, type ValidateFunction } from '../util/json-schema-compiler.js';
+import { compileSchema, type ValidateFunction } from '../util/json-schema-compiler.js';
 
 /** A compiled schema: null when the value is valid, otherwise a short reason. */
 export type ValueCheck = (value: unknown) => string | null;
@@ -57,9 +58,8 @@ function firstError(validate: ValidateFunction): string {
 
 const anyObject: ValueCheck = (value) => (isJsonObject(value) ? null : 'is not a JSON object');
 
-/** One run's validators: an ajv instance and its caches (one per runner, shared by every group). */
+/** One run's validators: its caches of checks (one per runner, shared by every group). */
 export class AnswerValidators {
-  readonly #compiler = createSchemaCompiler();
   readonly #schemas = new WeakMap<object, ValueCheck>();
   readonly #tools = new WeakMap<object, ReadonlyMap<string, ValueCheck>>();
   readonly #formats = new WeakMap<object, AnswerExpectation['format']>();
@@ -67,7 +67,7 @@ export class AnswerValidators {
   readonly #expectations = new WeakMap<object, WeakMap<object, AnswerExpectation | InferbenchError>>();
   #compilations = 0;
 
-  /** Schemas compiled so far (each distinct schema object once). */
+  /** Schema checks built so far (each distinct schema object once; compiled, or taken from the process's cache). */
   get compilations(): number {
     return this.#compilations;
   }
@@ -149,7 +149,7 @@ export class AnswerValidators {
     if (cached !== undefined) return cached;
     let validate: ValidateFunction;
     try {
-      validate = this.#compiler.compile(schema);
+      validate = compileSchema(schema);
     } catch (error) {
       throw new InferbenchError(
         'BAD_PROFILE',

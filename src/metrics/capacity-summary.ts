@@ -157,31 +157,46 @@ export interface StoredBlock {
   readonly histograms: Readonly<Record<string, string>>;
 }
 
-/** capacity-steps.json: every step's blocks, what `capacity --reevaluate` answers a new SLO from. */
-export interface CapacityStepsFile {
-  schema_version: 1;
-  run_id: string;
-  objectives: CapacityObjectiveSummary[];
-  settings: CapacitySummary['settings'];
-  groups: {
-    group: string;
-    mode: 'rate' | 'concurrency';
-    unit: string;
-    /** The untested start of every step (ms); absent in files written before it was recorded. */
-    step_warmup_ms?: number;
-    /** The cap of its steps (ms); absent in files written before it was recorded. */
-    max_step_duration_ms?: number;
-    steps: {
-      step: number;
-      load: number;
-      outcome: 'pass' | 'fail' | 'inconclusive';
-      reason: string;
-      /** Decided by an overload sign no SLO undoes (kept as FAIL on re-evaluation); null: by the tests or undecided. */
-      overload: string | null;
-      /** The blocks the tests read, ramp-up block first. */
-      blocks: StoredBlock[];
-      /** Blocks at the start read by no test (the ramp-up and the step's warmup); absent: 1. */
-      ramp_blocks?: number;
-    }[];
-  }[];
-}
+const storedBlockSchema = z.object({
+  ok: z.number().int().nonnegative(),
+  failed: z.number().int().nonnegative(),
+  histograms: z.record(z.string(), z.string()),
+});
+
+/**
+ * capacity-steps.json: every step's blocks, what `capacity --reevaluate` answers a new SLO from. Checked
+ * whole when read back, as summary.json is: a wrong value is an error naming the file and its place.
+ */
+export const capacityStepsFileSchema = z.object({
+  schema_version: z.literal(1),
+  run_id: z.string(),
+  objectives: z.array(capacityObjectiveSummarySchema),
+  settings: capacitySettingsSchema,
+  groups: z.array(
+    z.object({
+      group: z.string(),
+      mode: z.enum(['rate', 'concurrency']),
+      unit: z.string(),
+      /** The untested start of every step (ms); absent in files written before it was recorded. */
+      step_warmup_ms: z.number().nonnegative().optional(),
+      /** The cap of its steps (ms); absent in files written before it was recorded. */
+      max_step_duration_ms: z.number().nonnegative().optional(),
+      steps: z.array(
+        z.object({
+          step: z.number().int().positive(),
+          load: z.number().nonnegative(),
+          outcome: z.enum(['pass', 'fail', 'inconclusive']),
+          reason: z.string(),
+          /** Decided by an overload sign no SLO undoes (kept as FAIL on re-evaluation); null: by the tests or undecided. */
+          overload: z.string().nullable(),
+          /** The blocks the tests read, ramp-up block first. */
+          blocks: z.array(storedBlockSchema),
+          /** Blocks at the start read by no test (the ramp-up and the step's warmup); absent: 1. */
+          ramp_blocks: z.number().int().nonnegative().optional(),
+        }),
+      ),
+    }),
+  ),
+});
+
+export type CapacityStepsFile = z.output<typeof capacityStepsFileSchema>;

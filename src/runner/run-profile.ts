@@ -23,7 +23,6 @@ import type { ResolvedGroup, ResolvedProfile, ResolvedScenario } from '../profil
 import type { GroupSummary, HarnessHealth, RunStopped, TimeSeriesPoint } from '../metrics/run-summary.js';
 import { shardProfile } from '../schedule/shard.js';
 import type { ShardSpec } from '../schedule/shard.js';
-import { startHarnessMonitor } from './harness-monitor.js';
 import { withWorkloadWarnings } from './workload-warnings.js';
 import type { CpuProbe, HarnessMonitor } from './harness-monitor.js';
 import { requestHeaders } from './request-headers.js';
@@ -163,7 +162,7 @@ export async function runProfile(options: RunProfileOptions): Promise<RunResult>
   const startedAtWallMs = clock.wallMs();
   const runStartUs = clock.nowUs();
   const collector = deps.createCollector({ groups: profile.groups, slo: profile.slo, runStartUs });
-  const monitor = startHarnessMonitor(env.cpuProbe);
+  const monitor = deps.startHarnessMonitor(env.cpuProbe);
   // Before the first scenario's warmup, on the run's clock; off the request path (its own connections).
   const scraping = startServerScraping(profile, control.serverMetricsEnv, shard, clock, runStartUs);
   const state: RunState = {

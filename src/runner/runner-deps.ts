@@ -23,6 +23,7 @@ import { createWorkload } from '../workload/create-workload.js';
 import { resolveGroupModels } from '../profile/groups.js';
 import { workloadHash } from '../workload/workload-hash.js';
 import type { ConversationFactory } from '../workload/conversation.js';
+import { type CpuProbe, type HarnessMonitor, startHarnessMonitor } from './harness-monitor.js';
 
 /** What the workload gives the runner for one request. */
 export interface WorkloadRequest {
@@ -47,6 +48,11 @@ export interface RunnerDeps {
   resolveGroupModels(profile: ResolvedProfile, firstModel: string): ResolvedProfile;
   workloadHash(profile: ResolvedProfile): string;
   evaluateThresholds(specs: readonly ThresholdSpec[], groups: readonly GroupSummary[]): ThresholdResult[];
+  /**
+   * The harness's own health over a run (harness-monitor.ts: the real event loop's delay and CPU use). A
+   * run in virtual time gives one of its own: the real event loop's delay says nothing of a manual clock.
+   */
+  startHarnessMonitor(cpuProbe: CpuProbe | null): HarnessMonitor;
 }
 
 export const defaultRunnerDeps: RunnerDeps = {
@@ -57,4 +63,5 @@ export const defaultRunnerDeps: RunnerDeps = {
   resolveGroupModels,
   workloadHash,
   evaluateThresholds: (specs, groups) => evaluateThresholds([...specs], [...groups]),
+  startHarnessMonitor,
 };

@@ -7,8 +7,9 @@
  * (target.tokenizer) gets its own vocabulary, selected from the same candidate words: the pieces that are
  * exactly one of its tokens where they are used (a " word" after a word, a "." or "," between words, an
  * opener at the start of a text), checked by encoding them in context (about 1,000 short encodes, once
- * per tokenizer). The workload then checks whole texts once (workload/synthetic-text.ts), because a
- * tokenizer whose merges cross a word boundary would break the sum.
+ * per tokenizer). The workload then checks whole texts (workload/synthetic-text.ts: a long run of pieces
+ * once per tokenizer, a few of each workload's own texts), because a tokenizer whose merges cross a word
+ * boundary would break the sum.
  */
 import { InferbenchError } from '../errors.js';
 import type { Rng } from './rng.js';

@@ -1,15 +1,16 @@
 /**
- * The real tokenizer (o200k_base through js-tiktoken) shared by the emulator (usage accounting) and the
- * harness (token-exact prompts, estimates when a server sends no usage). Loading the ranks takes about a
- * second, so it happens once, lazily, on first use.
+ * The real tokenizer (o200k_base: js-tiktoken's ranks, encoded by util/bpe-encoder.ts with js-tiktoken's
+ * exact ids) shared by the emulator (usage accounting) and the harness (token-exact prompts, estimates when
+ * a server sends no usage). Building the encoder from the ranks takes a fifth of a second, so it happens
+ * once, lazily, on first use.
  *
  * `Tokenizer` is what the harness's layers receive (the default is o200kTokenizer(); a profile can name
  * another one). Its count() is exact and unbounded: js-tiktoken's merge is quadratic in the length of one
  * pretoken (1,000 `x` take about 0.1 s), so text the harness did not write itself (a server's answer) is
  * counted through util/bounded-tokens.ts, never with count() directly.
  */
-import { Tiktoken } from 'js-tiktoken/lite';
 import o200kBase from 'js-tiktoken/ranks/o200k_base';
+import { BpeEncoder } from './bpe-encoder.js';
 import { pretokenCounter } from './pretoken-count.js';
 
 export const TOKENIZER_NAME = 'o200k_base';
@@ -32,16 +33,17 @@ export interface EncodingTokenizer extends Tokenizer {
   decode(ids: readonly number[]): string;
 }
 
-let encoder: Tiktoken | undefined;
+let encoder: BpeEncoder | undefined;
 
-export function tokenizer(): Tiktoken {
-  encoder ??= new Tiktoken(o200kBase);
+/** The o200k_base encoder (js-tiktoken's ranks, util/bpe-encoder.ts), built on first use. */
+export function tokenizer(): BpeEncoder {
+  encoder ??= new BpeEncoder(o200kBase);
   return encoder;
 }
 
 /** encode(text).length with special-token text as ordinary text ("<|endoftext|>" in an answer: none allowed, none refused). */
 function encodeCount(text: string): number {
-  return text.length === 0 ? 0 : tokenizer().encode(text, [], []).length;
+  return text.length === 0 ? 0 : tokenizer().encode(text, true).length;
 }
 
 /** The same counts as encodeCount, pretoken by pretoken with a cache (util/pretoken-count.ts). */
@@ -62,7 +64,7 @@ export function decodeTokens(ids: readonly number[]): string {
 const o200k: EncodingTokenizer = {
   name: TOKENIZER_NAME,
   count: countTokens,
-  encode: (text) => (text.length === 0 ? [] : tokenizer().encode(text, [], [])),
+  encode: (text) => (text.length === 0 ? [] : tokenizer().encode(text, true)),
   decode: decodeTokens,
 };
 

@@ -6,22 +6,29 @@
  * and a window always follows a word piece, so N pieces are exactly N tokens.
  *
  * With a profile's own tokenizer the pieces are its one-token pieces (util/token-text.ts), and that
- * premise is checked here once, when the workload is built: the start of the pool must encode to exactly
- * its number of pieces (a tokenizer whose merges cross a word boundary fails, as a profile error, rather
- * than sending prompts of the wrong length). Requests still never call the tokenizer.
+ * premise is checked here once per tokenizer, when its first workload is built: a seeded run of 16,384
+ * pieces must encode to exactly that many tokens (a tokenizer whose merges cross a word boundary fails, as
+ * a profile error, rather than sending prompts of the wrong length). The run is a function of the
+ * tokenizer alone (its vocabulary and one fixed seed), so a profile of many groups encodes it once, not
+ * once per group; each workload still checks its own texts (workload/prompt-sources.ts). Requests never
+ * call the tokenizer.
  */
 import { InferbenchError } from '../errors.js';
 import type { LengthDistribution } from '../profile/resolved-profile.js';
 import type { Rng } from '../util/rng.js';
 import { createRng } from '../util/rng.js';
-import { generateTokenPieces, tokenVocabulary } from '../util/token-text.js';
+import { generateTokenPieces, type TokenVocabulary, tokenVocabulary } from '../util/token-text.js';
 import type { EncodingTokenizer } from '../util/tokenizer.js';
 
 /** Pieces in the pool at least; more when prompts can be longer than half of it. */
 const MIN_POOL_PIECES = 32_768;
 const MAX_POOL_PIECES = 1 << 21;
-/** Pieces of the pool encoded to check a named tokenizer (every piece and transition occurs in them many times). */
-const CHECKED_POOL_PIECES = 16_384;
+/** Pieces encoded to check a named tokenizer (every piece and kind of transition occurs in them many times). */
+const CHECKED_PIECES = 16_384;
+/** The seed of the checked pieces: fixed, so that the check is the tokenizer's, made once (not the pool's). */
+const CHECK_SEED = 0x5eed;
+/** A named tokenizer -> the tokens its CHECKED_PIECES checked pieces encode to (CHECKED_PIECES when exact). */
+const checkedTokens = new WeakMap<EncodingTokenizer, number>();
 
 export interface SyntheticText {
   /**
@@ -53,11 +60,7 @@ export function createSyntheticText(
   const pool = pieces.join('');
   const offsets = new Int32Array(poolPieces + 1);
   for (let i = 0; i < poolPieces; i++) offsets[i + 1] = offsets[i]! + pieces[i]!.length;
-  if (named !== null) {
-    const checked = Math.min(poolPieces, CHECKED_POOL_PIECES);
-    const tokens = named.count(pool.substring(0, offsets[checked]!));
-    if (tokens !== checked) throw notExact(named, `${checked} one-token pieces encode to ${tokens} tokens`);
-  }
+  if (named !== null) checkPieces(named, vocab);
   return {
     text(rng, count, afterPrefix) {
       if (count <= 0) return '';
@@ -70,6 +73,16 @@ export function createSyntheticText(
       return head + pool.substring(offsets[start]!, offsets[start + rest]!);
     },
   };
+}
+
+/** Throws BAD_PROFILE unless a run of `named`'s pieces encodes to one token each (encoded once per tokenizer). */
+function checkPieces(named: EncodingTokenizer, vocab: TokenVocabulary): void {
+  let tokens = checkedTokens.get(named);
+  if (tokens === undefined) {
+    tokens = named.count(generateTokenPieces(createRng(CHECK_SEED), CHECKED_PIECES, false, [], vocab).join(''));
+    checkedTokens.set(named, tokens);
+  }
+  if (tokens !== CHECKED_PIECES) throw notExact(named, `${CHECKED_PIECES} one-token pieces encode to ${tokens} tokens`);
 }
 
 /** The profile error of a tokenizer whose text is not the sum of its pieces. */

@@ -231,7 +231,7 @@ live: { metrics_linger: 20s }
       const port = (taken.address() as { port: number }).port;
       const out = join(folder.dir, 'taken');
       const profile = folder.writeProfile('taken', OPEN_LOOP);
-      // In-process targets: without one, the embedded child starts (seconds) before either refusal.
+      // An in-process target: without one, the embedded child starts (seconds) before the port is tried.
       const result = await runCliInProcess(['run', profile, '--out', out, '--metrics-port', String(port)], {
         cwd: folder.dir,
         target: await emulators.start(),
@@ -241,11 +241,13 @@ live: { metrics_linger: 20s }
       expect(result.stderr).toMatch(/--metrics-port 0 for any free port/);
       expect(result.stderr).not.toMatch(/\n\s+at /);
       expect(existsSync(join(out, 'requests.csv'))).toBe(false);
-      const hostOnly = await runCliInProcess(['run', profile, '--out', out, '--metrics-host', '0.0.0.0'], {
-        cwd: folder.dir,
-        target: await emulators.start(),
-      });
-      expect(hostOnly.code).toBe(2);
+      // Decided by the flags and the profile alone: refused before the target is opened (nothing listens on port 9).
+      const hostOnly = await runCliInProcess(
+        ['run', profile, '--out', out, '--metrics-host', '0.0.0.0', '--base-url', 'http://127.0.0.1:9'],
+        { cwd: folder.dir },
+      );
+      expect(hostOnly.code, hostOnly.stderr).toBe(2);
+      expect(hostOnly.stderr).not.toContain('inferbench: running');
       expect(hostOnly.stderr).toMatch(/--metrics-host needs a port/);
     } finally {
       await new Promise((resolve) => taken.close(resolve));

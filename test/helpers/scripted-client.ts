@@ -4,15 +4,18 @@
  * no wire format; it fills the RequestRecord as the real client would (sent, headers, first token, token
  * times, end, usage, or an error class), with times read from the injected clock. What the runner does with
  * requests (when it launches them, what it counts, drops, stops) is then tested in virtual time; what the
- * real client measures on a socket is tested against real servers (test/unit/client/).
+ * real client measures on a socket is tested against real servers (test/unit/client/). A script may hold a
+ * request and answer it later (a server's queue: test/helpers/scripted-slots.ts).
  */
+import { setMaxListeners } from 'node:events';
 import type { RequestRecord } from '../../src/client/request-record.js';
 import { markSent } from '../../src/client/request-record.js';
 import type { ClientOptions, InferenceClient } from '../../src/client/types.js';
 import type { ErrorClass } from '../../src/protocol/error-classes.js';
+import { HARNESS_LIMITS, type HarnessMonitor } from '../../src/runner/harness-monitor.js';
 import type { RunnerDeps } from '../../src/runner/runner-deps.js';
 import { defaultRunnerDeps } from '../../src/runner/runner-deps.js';
-import type { Clock } from '../../src/util/clock.js';
+import type { Clock, TimerHandle } from '../../src/util/clock.js';
 
 /** How one request is answered, in virtual ms from its send. */
 export interface ScriptedAnswer {
@@ -36,8 +39,17 @@ export interface ScriptedSend {
   readonly inFlight: number;
 }
 
-/** Answers request `n` (0-based, in send order across every client of the run). */
-export type Script = (n: number, send: ScriptedSend) => ScriptedAnswer;
+/**
+ * A request the script holds (a server's queue): the script calls `serve` when it starts answering it,
+ * with an answer whose times count from the send (its ttftMs includes the wait). `hold` returns what to do
+ * when the client gives up first (its graceful stop expired): a server drops a request still queued.
+ */
+export interface HeldAnswer {
+  hold(serve: (answer: ScriptedAnswer) => void): () => void;
+}
+
+/** Answers request `n` (0-based, in send order across every client of the run), at once or held. */
+export type Script = (n: number, send: ScriptedSend) => ScriptedAnswer | HeldAnswer;
 
 export interface ScriptedTarget {
   /** Every request sent, in send order. */
@@ -55,9 +67,38 @@ export function scriptedTarget(script: Script = () => ({}), models: readonly str
   const target: ScriptedTarget = {
     sends: [],
     maxInFlight: 0,
-    deps: { ...defaultRunnerDeps, createClient: (options) => scriptedClient(options, target, script, models) },
+    deps: {
+      ...defaultRunnerDeps,
+      createClient: (options) => scriptedClient(options, target, script, models),
+      startHarnessMonitor: virtualHarnessMonitor,
+    },
   };
   return target;
+}
+
+/**
+ * The harness's health in virtual time: the schedule lag as recorded (on the manual clock), and no event
+ * loop delay or CPU use of its own. The real event loop's delay, while virtual minutes run in a few real
+ * milliseconds, says nothing of the run: read, it would call the harness its own bottleneck at random.
+ */
+function virtualHarnessMonitor(): HarnessMonitor {
+  const lagsMs: number[] = [];
+  return {
+    recordScheduleLagUs: (lagUs) => lagsMs.push(lagUs / 1000),
+    finish() {
+      const sorted = [...lagsMs].sort((a, b) => a - b);
+      const at = (q: number): number => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+      const lag = { p50: at(0.5), p99: at(0.99), max: sorted.at(-1) ?? 0 };
+      const late = lag.p99 > HARNESS_LIMITS.scheduleLagP99Ms;
+      return {
+        event_loop_delay_ms: { p50: 0, p99: 0, max: 0 },
+        cpu_utilization: 0,
+        schedule_lag_ms: lag,
+        warnings: late ? [`schedule lag p99 was ${lag.p99} ms`] : [],
+        client_bottleneck: late,
+      };
+    },
+  };
 }
 
 function scriptedClient(
@@ -76,7 +117,7 @@ function scriptedClient(
       const sendUs = clock.nowUs();
       markSent(record, sendUs);
       const send: ScriptedSend = { atMs: clock.nowMs(), record, body: plan.body, inFlight };
-      const answer = script(target.sends.length, send);
+      const reply = script(target.sends.length, send);
       target.sends.push(send);
       return new Promise<void>((resolve) => {
         const end = (): void => {
@@ -84,18 +125,27 @@ function scriptedClient(
           signal?.removeEventListener('abort', onAbort);
           resolve();
         };
-        const ttftMs = answer.ttftMs ?? 50;
-        const itlMs = answer.itlMs ?? 10;
-        const tokens = answer.outputTokens ?? 5;
-        const e2eMs = answer.error === undefined ? ttftMs + itlMs * Math.max(0, tokens - 1) : ttftMs;
-        const timer = clock.setTimer(() => {
-          if (answer.error === undefined) answered(record, clock, sendUs, ttftMs, itlMs, tokens);
-          else failed(record, clock, answer.error);
-          end();
-        }, e2eMs);
+        let timer: TimerHandle | null = null;
+        const serve = (answer: ScriptedAnswer): void => {
+          const ttftMs = answer.ttftMs ?? 50;
+          const itlMs = answer.itlMs ?? 10;
+          const tokens = answer.outputTokens ?? 5;
+          const e2eMs = answer.error === undefined ? ttftMs + itlMs * Math.max(0, tokens - 1) : ttftMs;
+          // Times count from the send: a held answer has already waited part of them.
+          const leftMs = e2eMs - (clock.nowUs() - sendUs) / 1000;
+          timer = clock.setTimer(() => {
+            if (answer.error === undefined) answered(record, clock, sendUs, ttftMs, itlMs, tokens);
+            else failed(record, clock, answer.error);
+            end();
+          }, leftMs);
+        };
+        let release: (() => void) | null = null;
+        if ('hold' in reply) release = reply.hold(serve);
+        else serve(reply);
         // The graceful stop's expiry: the request ends now as a timeout of phase `total`.
         const onAbort = (): void => {
-          clock.clearTimer(timer);
+          if (timer === null) release?.();
+          else clock.clearTimer(timer);
           record.errorClass = 'timeout';
           record.timeoutPhase = 'total';
           record.errorMessage = 'aborted';
@@ -103,7 +153,11 @@ function scriptedClient(
           end();
         };
         if (signal?.aborted) onAbort();
-        else signal?.addEventListener('abort', onAbort, { once: true });
+        else if (signal !== undefined) {
+          // Every request in flight listens to the one stop signal: a queue of them is no listener leak.
+          setMaxListeners(0, signal);
+          signal.addEventListener('abort', onAbort, { once: true });
+        }
       });
     },
     listModels: () => Promise.resolve([...models]),

@@ -10,11 +10,16 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { Argv } from 'yargs';
 import { InferbenchError } from '../../errors.js';
-import type { CapacityStepsFile, CapacitySummary } from '../../metrics/capacity-summary.js';
+import {
+  type CapacityStepsFile,
+  type CapacitySummary,
+  capacityStepsFileSchema,
+} from '../../metrics/capacity-summary.js';
 import type { ResolvedProfile } from '../../profile/resolved-profile.js';
 import { writeCapacityCsv } from '../../report/capacity/capacity-csv.js';
 import { formatCapacityTable } from '../../report/capacity/capacity-table.js';
 import { formatCapacityChart } from '../../report/capacity/capacity-chart.js';
+import { loadRun } from '../../report/compare/load-run.js';
 import { createRunFolder, writeRunFiles } from '../../report/run-folder.js';
 import { buildRunSummary } from '../../runner/build-run-summary.js';
 import { capacityRunResult, capacitySummary } from '../../runner/capacity/capacity-result.js';
@@ -34,7 +39,7 @@ import { formatUsd } from '../../report/summary-table.js';
 import { inferbenchVersion } from '../version.js';
 import { monotonicAnchorMs } from '../thread-clock.js';
 import { bottleneckRemedy, parseWorkers, workerThreadScript } from '../worker-count.js';
-import type { CommandRegistration } from './command.js';
+import type { CommandImplementation } from './command.js';
 
 export const CAPACITY_STEPS_JSON = 'capacity-steps.json';
 
@@ -51,56 +56,53 @@ interface CapacityArgs extends TargetArgs {
   workers?: string;
 }
 
-export const capacityCommand: CommandRegistration = (parser, ctx) =>
-  parser.command(
-    'capacity [profile]',
-    'Find the highest load each group takes under the SLO (capacity.slo), with a 95% interval',
-    (command: Argv) =>
-      command
-        .positional('profile', { type: 'string', describe: 'Profile YAML file (not with --reevaluate)' })
-        .option('base-url', { type: 'string', describe: 'Target base URL (without /v1); overrides target.base_url' })
-        .option('api-key-env', { type: 'string', describe: 'Environment variable holding the API key' })
-        .option('out', { type: 'string', describe: 'Write into this folder instead of reports/<run-id>/' })
-        .option('set', { type: 'string', describe: 'Override a profile field: --set path=value (repeatable)' })
-        .option('server-metrics', {
-          type: 'string',
-          describe:
-            "Scrape the target's Prometheus endpoint at URL beside the run (repeatable; adds to target.server_metrics with the defaults)",
-        })
-        .option('quiet', { type: 'boolean', default: false, describe: 'Print only the report path and errors' })
-        .option('json', { type: 'boolean', default: false, describe: 'Print the capacity result as JSON' })
-        .option('steps', { type: 'boolean', default: false, describe: 'Print every step with its decision' })
-        .option('chart', {
-          type: 'boolean',
-          default: false,
-          describe: "Draw each group's search as a text chart: the binding objective's share over its limit by load",
-        })
-        .option('reevaluate', {
-          type: 'string',
-          describe: 'Answer a new SLO (--slo) from the stored steps of this capacity run folder, sending nothing',
-        })
-        .option('confirm', {
-          type: 'string',
-          describe: 'Confirm the capacities of this earlier capacity run folder: one step on each side of each',
-        })
-        .option('workers', {
-          type: 'string',
-          describe:
-            "Send every step's load from N worker threads (or auto: one per core, leaving one on machines with more than two), for loads one thread cannot send on time",
-        })
-        .option('max-cost', {
-          type: 'string',
-          describe:
-            'USD: refuse the search when its estimated spend exceeds this, stop it when its spend reaches it (exit 4 either way)',
-        })
-        .option('slo', {
-          type: 'string',
-          describe: 'With --reevaluate: an objective key=limit, e.g. --slo ttft_ms.p99=300ms (repeatable)',
-        }),
-    async (argv) => {
-      ctx.exitCode = await runCapacityCommand(argv as unknown as CapacityArgs, ctx);
-    },
-  );
+export const capacityCommand: CommandImplementation = (ctx) => ({
+  builder: (command: Argv) =>
+    command
+      .positional('profile', { type: 'string', describe: 'Profile YAML file (not with --reevaluate)' })
+      .option('base-url', { type: 'string', describe: 'Target base URL (without /v1); overrides target.base_url' })
+      .option('api-key-env', { type: 'string', describe: 'Environment variable holding the API key' })
+      .option('out', { type: 'string', describe: 'Write into this folder instead of reports/<run-id>/' })
+      .option('set', { type: 'string', describe: 'Override a profile field: --set path=value (repeatable)' })
+      .option('server-metrics', {
+        type: 'string',
+        describe:
+          "Scrape the target's Prometheus endpoint at URL beside the run (repeatable; adds to target.server_metrics with the defaults)",
+      })
+      .option('quiet', { type: 'boolean', default: false, describe: 'Print only the report path and errors' })
+      .option('json', { type: 'boolean', default: false, describe: 'Print the capacity result as JSON' })
+      .option('steps', { type: 'boolean', default: false, describe: 'Print every step with its decision' })
+      .option('chart', {
+        type: 'boolean',
+        default: false,
+        describe: "Draw each group's search as a text chart: the binding objective's share over its limit by load",
+      })
+      .option('reevaluate', {
+        type: 'string',
+        describe: 'Answer a new SLO (--slo) from the stored steps of this capacity run folder, sending nothing',
+      })
+      .option('confirm', {
+        type: 'string',
+        describe: 'Confirm the capacities of this earlier capacity run folder: one step on each side of each',
+      })
+      .option('workers', {
+        type: 'string',
+        describe:
+          "Send every step's load from N worker threads (or auto: one per core, leaving one on machines with more than two), for loads one thread cannot send on time",
+      })
+      .option('max-cost', {
+        type: 'string',
+        describe:
+          'USD: refuse the search when its estimated spend exceeds this, stop it when its spend reaches it (exit 4 either way)',
+      })
+      .option('slo', {
+        type: 'string',
+        describe: 'With --reevaluate: an objective key=limit, e.g. --slo ttft_ms.p99=300ms (repeatable)',
+      }),
+  handler: async (argv) => {
+    ctx.exitCode = await runCapacityCommand(argv as unknown as CapacityArgs, ctx);
+  },
+});
 
 async function runCapacityCommand(args: CapacityArgs, ctx: CliContext): Promise<number> {
   if (args.reevaluate !== undefined) return reevaluate(args, ctx);
@@ -243,15 +245,9 @@ function finish(
 
 /** `--confirm DIR`: group key -> the capacity an earlier search found (groups without one are searched anew). */
 async function previousCapacities(dir: string, ctx: CliContext): Promise<Map<string, number>> {
-  const path = join(isAbsolute(dir) ? dir : resolve(ctx.cwd, dir), 'summary.json');
-  let groups: { group: string; capacity: number | null }[] | undefined;
-  try {
-    groups = (JSON.parse(await readFile(path, 'utf8')) as { capacity?: CapacitySummary }).capacity?.groups;
-  } catch (error) {
-    throw new InferbenchError('BAD_RESULTS', `${path} cannot be read: ${(error as Error).message}`, {
-      hint: '--confirm takes the folder of an earlier `inferbench capacity`',
-    });
-  }
+  // summary.json checked whole against the result schema, as compare and merge read it.
+  const { summaryPath: path, summary } = await loadRun(isAbsolute(dir) ? dir : resolve(ctx.cwd, dir));
+  const groups = summary.capacity?.groups;
   if (groups === undefined)
     throw new InferbenchError('BAD_RESULTS', `${path} holds no capacity result`, {
       hint: '--confirm takes the folder of an earlier `inferbench capacity`',
@@ -264,18 +260,7 @@ async function reevaluate(args: CapacityArgs, ctx: CliContext): Promise<number> 
   const dir = isAbsolute(args.reevaluate as string)
     ? (args.reevaluate as string)
     : resolve(ctx.cwd, args.reevaluate as string);
-  let file: CapacityStepsFile;
-  try {
-    file = JSON.parse(await readFile(join(dir, CAPACITY_STEPS_JSON), 'utf8')) as CapacityStepsFile;
-  } catch (error) {
-    throw new InferbenchError(
-      'BAD_RESULTS',
-      `${join(dir, CAPACITY_STEPS_JSON)} cannot be read: ${(error as Error).message}`,
-      {
-        hint: 'give the folder a capacity search wrote',
-      },
-    );
-  }
+  const file = await readCapacitySteps(join(dir, CAPACITY_STEPS_JSON));
   const pairs = args.slo === undefined ? [] : Array.isArray(args.slo) ? args.slo : [args.slo];
   const slo: Record<string, string> = {};
   for (const pair of pairs) {
@@ -325,4 +310,27 @@ async function reevaluate(args: CapacityArgs, ctx: CliContext): Promise<number> 
 
 function capacityCharts(summary: CapacitySummary): string[] {
   return summary.groups.flatMap((group) => formatCapacityChart(group, summary.objectives) ?? []);
+}
+
+/** capacity-steps.json read and checked whole: a wrong value is BAD_RESULTS naming the file and its place. */
+async function readCapacitySteps(path: string): Promise<CapacityStepsFile> {
+  const hint = 'give the folder a capacity search wrote, unedited';
+  let value: unknown;
+  try {
+    value = JSON.parse(await readFile(path, 'utf8'));
+  } catch (error) {
+    throw new InferbenchError('BAD_RESULTS', `${path} cannot be read: ${(error as Error).message}`, { hint });
+  }
+  const parsed = capacityStepsFileSchema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.slice(0, 8).map((issue) => {
+    const at = issue.path.map((part) => (typeof part === 'number' ? `[${part}]` : `.${String(part)}`)).join('');
+    return `${path}: ${at.replace(/^\./, '') || '(top)'}: ${issue.message}`;
+  });
+  const more = parsed.error.issues.length - problems.length;
+  throw new InferbenchError(
+    'BAD_RESULTS',
+    `${path} is not a capacity-steps.json:\n  ${problems.join('\n  ')}${more > 0 ? `\n  ... and ${more} more` : ''}`,
+    { hint },
+  );
 }

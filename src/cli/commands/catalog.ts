@@ -16,7 +16,7 @@ import { requestHeaders } from '../../runner/request-headers.js';
 import type { CliContext } from '../context.js';
 import { checkBaseUrl } from '../target-session.js';
 import { inferbenchVersion } from '../version.js';
-import type { CommandRegistration } from './command.js';
+import type { CommandImplementation } from './command.js';
 
 interface CatalogArgs {
   format: CatalogFormat;
@@ -24,27 +24,24 @@ interface CatalogArgs {
   'base-url'?: string;
 }
 
-export const catalogCommand: CommandRegistration = (parser, ctx) =>
-  parser.command<CatalogArgs>(
-    'catalog',
-    "Print a public model catalog (JSON): the emulator's, or a service's with --base-url",
-    (y) =>
-      y
-        .option('format', {
-          type: 'string',
-          choices: CATALOG_FORMATS,
-          default: 'default',
-          describe: 'Catalog format: default, router or hub',
-        })
-        .option('config', { type: 'string', describe: 'Emulator config YAML (as for serve --config)' })
-        .option('base-url', {
-          type: 'string',
-          describe: "Read this service's catalog (GET URL/public/v1/models; no key needed) instead of the emulator's",
-        }) as never,
-    async (args) => {
-      ctx.stdout.write(`${JSON.stringify(await catalogOf(args, ctx), null, 2)}\n`);
-    },
-  );
+export const catalogCommand: CommandImplementation = (ctx) => ({
+  builder: (y) =>
+    y
+      .option('format', {
+        type: 'string',
+        choices: CATALOG_FORMATS,
+        default: 'default',
+        describe: 'Catalog format: default, router or hub',
+      })
+      .option('config', { type: 'string', describe: 'Emulator config YAML (as for serve --config)' })
+      .option('base-url', {
+        type: 'string',
+        describe: "Read this service's catalog (GET URL/public/v1/models; no key needed) instead of the emulator's",
+      }) as never,
+  handler: async (args) => {
+    ctx.stdout.write(`${JSON.stringify(await catalogOf(args as unknown as CatalogArgs, ctx), null, 2)}\n`);
+  },
+});
 
 async function catalogOf(args: CatalogArgs, ctx: CliContext): Promise<unknown> {
   const baseUrl = args['base-url'];

@@ -18,7 +18,7 @@ import { formatCompareMarkdown } from '../../report/markdown.js';
 import type { CliContext } from '../context.js';
 import { writeCiOutputs } from '../ci-outputs.js';
 import { EXIT } from '../exit-codes.js';
-import type { CommandRegistration } from './command.js';
+import type { CommandImplementation } from './command.js';
 
 interface CompareArgs {
   baseline: string;
@@ -35,65 +35,62 @@ interface CompareArgs {
   json: boolean;
 }
 
-export const compareCommand: CommandRegistration = (parser, ctx) =>
-  parser.command(
-    'compare <baseline> <candidate>',
-    'Compare two runs: per group and metric the change, its significance and a verdict (exit 99 on a regression)',
-    (command: Argv) =>
-      command
-        .positional('baseline', {
-          type: 'string',
-          describe: 'Baseline run directory or summary.json',
-          demandOption: true,
-        })
-        .positional('candidate', {
-          type: 'string',
-          describe: 'Candidate run directory or summary.json',
-          demandOption: true,
-        })
-        .option('alpha', {
-          type: 'number',
-          default: 0.05,
-          describe: 'Significance level: a change counts only when p < alpha',
-        })
-        .option('tolerance', {
-          type: 'string',
-          array: true,
-          nargs: 1,
-          describe:
-            'metric=tolerance, e.g. ttft_ms.p99=10%, e2e_ms.p50=50ms, error_rate=0.01, itl_ms.p99=off (repeatable)',
-        })
-        .option('correction', {
-          choices: ['holm', 'none'] as const,
-          default: 'holm' as const,
-          describe: 'Multiple-testing correction of the p-values over all group x metric tests',
-        })
-        .option('pair', {
-          type: 'string',
-          array: true,
-          // One value per flag, so `--pair a=b <baseline> <candidate>` leaves the runs positional.
-          nargs: 1,
-          describe:
-            'baseline_group=candidate_group: compare these groups (keys scenario/model/tier) although their model names differ, e.g. steady/llama/-=steady/llama-3/- (repeatable)',
-        })
-        .option('force', {
-          type: 'boolean',
-          default: false,
-          describe:
-            'Compare even when the workloads differ (workload hash, models, tiers), with a loud warning; targets may always differ',
-        })
-        .option('out', {
-          type: 'string',
-          describe: 'Directory for compare.html (default: the candidate run directory)',
-        })
-        .option('junit', { type: 'string', describe: 'Write JUnit XML here (one testcase per group x metric)' })
-        .option('markdown', { type: 'string', describe: 'Write the markdown summary here' })
-        .option('quiet', { type: 'boolean', default: false, describe: 'Print only the verdict line' })
-        .option('json', { type: 'boolean', default: false, describe: 'Print the comparison as JSON' }),
-    async (argv) => {
-      ctx.exitCode = await runCompare(argv as unknown as CompareArgs, ctx);
-    },
-  );
+export const compareCommand: CommandImplementation = (ctx) => ({
+  builder: (command: Argv) =>
+    command
+      .positional('baseline', {
+        type: 'string',
+        describe: 'Baseline run directory or summary.json',
+        demandOption: true,
+      })
+      .positional('candidate', {
+        type: 'string',
+        describe: 'Candidate run directory or summary.json',
+        demandOption: true,
+      })
+      .option('alpha', {
+        type: 'number',
+        default: 0.05,
+        describe: 'Significance level: a change counts only when p < alpha',
+      })
+      .option('tolerance', {
+        type: 'string',
+        array: true,
+        nargs: 1,
+        describe:
+          'metric=tolerance, e.g. ttft_ms.p99=10%, e2e_ms.p50=50ms, error_rate=0.01, itl_ms.p99=off (repeatable)',
+      })
+      .option('correction', {
+        choices: ['holm', 'none'] as const,
+        default: 'holm' as const,
+        describe: 'Multiple-testing correction of the p-values over all group x metric tests',
+      })
+      .option('pair', {
+        type: 'string',
+        array: true,
+        // One value per flag, so `--pair a=b <baseline> <candidate>` leaves the runs positional.
+        nargs: 1,
+        describe:
+          'baseline_group=candidate_group: compare these groups (keys scenario/model/tier) although their model names differ, e.g. steady/llama/-=steady/llama-3/- (repeatable)',
+      })
+      .option('force', {
+        type: 'boolean',
+        default: false,
+        describe:
+          'Compare even when the workloads differ (workload hash, models, tiers), with a loud warning; targets may always differ',
+      })
+      .option('out', {
+        type: 'string',
+        describe: 'Directory for compare.html (default: the candidate run directory)',
+      })
+      .option('junit', { type: 'string', describe: 'Write JUnit XML here (one testcase per group x metric)' })
+      .option('markdown', { type: 'string', describe: 'Write the markdown summary here' })
+      .option('quiet', { type: 'boolean', default: false, describe: 'Print only the verdict line' })
+      .option('json', { type: 'boolean', default: false, describe: 'Print the comparison as JSON' }),
+  handler: async (argv) => {
+    ctx.exitCode = await runCompare(argv as unknown as CompareArgs, ctx);
+  },
+});
 
 async function runCompare(args: CompareArgs, ctx: CliContext): Promise<number> {
   const abs = (p: string): string => (isAbsolute(p) ? p : resolve(ctx.cwd, p));

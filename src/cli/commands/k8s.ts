@@ -16,7 +16,7 @@ import type { CliContext } from '../context.js';
 import { EXIT } from '../exit-codes.js';
 import { formatK8sManifests } from '../k8s-job.js';
 import type { K8sJobOptions } from '../k8s-job.js';
-import type { CommandRegistration } from './command.js';
+import type { CommandImplementation } from './command.js';
 import { checkBaseUrl } from '../target-session.js';
 import { parseStartAt } from './run.js';
 
@@ -43,47 +43,44 @@ const QUANTITY = /^(\d+(\.\d+)?|\.\d+)(m|k|M|G|T|Ki|Mi|Gi|Ti)?$/;
 /** Job names longer than this make pod hostnames (`<job>-<index>`) and labels too long. */
 const MAX_NAME = 52;
 
-export const k8sCommand: CommandRegistration = (parser, ctx) =>
-  parser.command(
-    'k8s <profile>',
-    'Print a Kubernetes Indexed Job (and a ConfigMap with the profile) that runs the profile in N shards',
-    (command: Argv) =>
-      command
-        .positional('profile', { type: 'string', describe: 'Profile YAML file', demandOption: true })
-        .option('shards', { type: 'number', describe: 'Number of shards: one pod each', demandOption: true })
-        .option('image', { type: 'string', describe: 'Image with inferbench (the Dockerfile)', demandOption: true })
-        .option('start-at', {
-          type: 'string',
-          describe: 'When every shard starts (ISO 8601 with a zone; default: 2 minutes after printing)',
-        })
-        // Not `array: true`, as for run: repeated flags still arrive as an array.
-        .option('set', { type: 'string', describe: 'Override a profile field: --set path=value (repeatable)' })
-        .option('base-url', { type: 'string', describe: 'Target base URL, passed on to every shard' })
-        .option('api-key-env', {
-          type: 'string',
-          describe: 'Variable the shards read the key from (default: target.api_key_env, else INFERENCE_API_KEY)',
-        })
-        .option('secret', {
-          type: 'string',
-          default: 'inferbench-api-key',
-          describe: 'Secret holding the API key under the key api-key',
-        })
-        .option('results-pvc', {
-          type: 'string',
-          describe: 'PersistentVolumeClaim for /results (default: an emptyDir per pod)',
-        })
-        .option('name', { type: 'string', describe: 'Job name (default: inferbench-<profile name>)' })
-        .option('cpu', { type: 'string', default: '1', describe: 'CPU request of each pod' })
-        .option('memory', { type: 'string', default: '1Gi', describe: 'Memory request of each pod' })
-        .option('linger', {
-          type: 'string',
-          default: '10m',
-          describe: 'How long a pod stays up after its shard ended, for kubectl cp',
-        }),
-    (argv) => {
-      ctx.exitCode = runK8s(argv as unknown as K8sArgs, ctx);
-    },
-  );
+export const k8sCommand: CommandImplementation = (ctx) => ({
+  builder: (command: Argv) =>
+    command
+      .positional('profile', { type: 'string', describe: 'Profile YAML file', demandOption: true })
+      .option('shards', { type: 'number', describe: 'Number of shards: one pod each', demandOption: true })
+      .option('image', { type: 'string', describe: 'Image with inferbench (the Dockerfile)', demandOption: true })
+      .option('start-at', {
+        type: 'string',
+        describe: 'When every shard starts (ISO 8601 with a zone; default: 2 minutes after printing)',
+      })
+      // Not `array: true`, as for run: repeated flags still arrive as an array.
+      .option('set', { type: 'string', describe: 'Override a profile field: --set path=value (repeatable)' })
+      .option('base-url', { type: 'string', describe: 'Target base URL, passed on to every shard' })
+      .option('api-key-env', {
+        type: 'string',
+        describe: 'Variable the shards read the key from (default: target.api_key_env, else INFERENCE_API_KEY)',
+      })
+      .option('secret', {
+        type: 'string',
+        default: 'inferbench-api-key',
+        describe: 'Secret holding the API key under the key api-key',
+      })
+      .option('results-pvc', {
+        type: 'string',
+        describe: 'PersistentVolumeClaim for /results (default: an emptyDir per pod)',
+      })
+      .option('name', { type: 'string', describe: 'Job name (default: inferbench-<profile name>)' })
+      .option('cpu', { type: 'string', default: '1', describe: 'CPU request of each pod' })
+      .option('memory', { type: 'string', default: '1Gi', describe: 'Memory request of each pod' })
+      .option('linger', {
+        type: 'string',
+        default: '10m',
+        describe: 'How long a pod stays up after its shard ended, for kubectl cp',
+      }),
+  handler: (argv) => {
+    ctx.exitCode = runK8s(argv as unknown as K8sArgs, ctx);
+  },
+});
 
 function runK8s(args: K8sArgs, ctx: CliContext): number {
   const flags = checkFlags(args);

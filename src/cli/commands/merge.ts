@@ -16,7 +16,7 @@ import { formatSummaryTable, formatThresholds } from '../../report/summary-table
 import type { CliContext } from '../context.js';
 import { EXIT } from '../exit-codes.js';
 import { inferbenchVersion } from '../version.js';
-import type { CommandRegistration } from './command.js';
+import type { CommandImplementation } from './command.js';
 
 interface MergeArgs {
   dirs: string[];
@@ -26,30 +26,27 @@ interface MergeArgs {
   json: boolean;
 }
 
-export const mergeCommand: CommandRegistration = (parser, ctx) =>
-  parser.command(
-    'merge <dirs..>',
-    'Merge the results of the shards of one run (run --shard i/N) into one run folder, exactly (histograms add)',
-    (command: Argv) =>
-      command
-        .positional('dirs', {
-          type: 'string',
-          array: true,
-          describe: 'Two or more run directories (or their summary.json)',
-          demandOption: true,
-        })
-        .option('out', { type: 'string', describe: 'Folder for the merged run (created)', demandOption: true })
-        .option('force', {
-          type: 'boolean',
-          default: false,
-          describe: 'Merge even runs of different profiles or workloads, with a loud warning',
-        })
-        .option('quiet', { type: 'boolean', default: false, describe: 'Print nothing but errors' })
-        .option('json', { type: 'boolean', default: false, describe: 'Print the written paths as JSON' }),
-    async (argv) => {
-      ctx.exitCode = await runMerge(argv as unknown as MergeArgs, ctx);
-    },
-  );
+export const mergeCommand: CommandImplementation = (ctx) => ({
+  builder: (command: Argv) =>
+    command
+      .positional('dirs', {
+        type: 'string',
+        array: true,
+        describe: 'Two or more run directories (or their summary.json)',
+        demandOption: true,
+      })
+      .option('out', { type: 'string', describe: 'Folder for the merged run (created)', demandOption: true })
+      .option('force', {
+        type: 'boolean',
+        default: false,
+        describe: 'Merge even runs of different profiles or workloads, with a loud warning',
+      })
+      .option('quiet', { type: 'boolean', default: false, describe: 'Print nothing but errors' })
+      .option('json', { type: 'boolean', default: false, describe: 'Print the written paths as JSON' }),
+  handler: async (argv) => {
+    ctx.exitCode = await runMerge(argv as unknown as MergeArgs, ctx);
+  },
+});
 
 async function runMerge(args: MergeArgs, ctx: CliContext): Promise<number> {
   const abs = (p: string): string => (isAbsolute(p) ? p : resolve(ctx.cwd, p));

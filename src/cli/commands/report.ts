@@ -10,7 +10,7 @@ import { loadRun, loadTimeSeries } from '../../report/compare/load-run.js';
 import { writeRunFiles } from '../../report/run-folder.js';
 import type { CliContext } from '../context.js';
 import { EXIT } from '../exit-codes.js';
-import type { CommandRegistration } from './command.js';
+import type { CommandImplementation } from './command.js';
 
 interface ReportArgs {
   runDir: string;
@@ -19,20 +19,17 @@ interface ReportArgs {
   json: boolean;
 }
 
-export const reportCommand: CommandRegistration = (parser, ctx) =>
-  parser.command(
-    'report <run-dir>',
-    'Rebuild report.html, summary.csv and timeseries.csv of a run from its saved results',
-    (command: Argv) =>
-      command
-        .positional('run-dir', { type: 'string', describe: 'Run directory (or its summary.json)', demandOption: true })
-        .option('out', { type: 'string', describe: 'Write the files here instead of the run directory' })
-        .option('quiet', { type: 'boolean', default: false, describe: 'Print nothing but errors' })
-        .option('json', { type: 'boolean', default: false, describe: 'Print the written paths as JSON' }),
-    async (argv) => {
-      ctx.exitCode = await runReport(argv as unknown as ReportArgs, ctx);
-    },
-  );
+export const reportCommand: CommandImplementation = (ctx) => ({
+  builder: (command: Argv) =>
+    command
+      .positional('run-dir', { type: 'string', describe: 'Run directory (or its summary.json)', demandOption: true })
+      .option('out', { type: 'string', describe: 'Write the files here instead of the run directory' })
+      .option('quiet', { type: 'boolean', default: false, describe: 'Print nothing but errors' })
+      .option('json', { type: 'boolean', default: false, describe: 'Print the written paths as JSON' }),
+  handler: async (argv) => {
+    ctx.exitCode = await runReport(argv as unknown as ReportArgs, ctx);
+  },
+});
 
 async function runReport(args: ReportArgs, ctx: CliContext): Promise<number> {
   const abs = (p: string): string => (isAbsolute(p) ? p : resolve(ctx.cwd, p));

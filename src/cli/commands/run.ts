@@ -28,9 +28,15 @@ import { EXIT } from '../exit-codes.js';
 import { inferbenchVersion } from '../version.js';
 import { monotonicAnchorMs } from '../thread-clock.js';
 import { bottleneckRemedy, parseWorkers, workerThreadScript } from '../worker-count.js';
-import { checkLiveViewFlags, DEFAULT_DASHBOARD_PORT, refuseAnyPortWithRepeat, startLiveViews } from '../live-views.js';
+import {
+  checkLiveViewFlags,
+  checkLiveViewsOf,
+  DEFAULT_DASHBOARD_PORT,
+  refuseAnyPortWithRepeat,
+  startLiveViews,
+} from '../live-views.js';
 import { attachLiveViews, combineRunEvents, type LiveView } from '../live-view.js';
-import type { CommandRegistration } from './command.js';
+import type { CommandImplementation } from './command.js';
 
 interface RunArgs {
   profile: string;
@@ -53,82 +59,78 @@ interface RunArgs {
   dashboard?: string;
 }
 
-export const runCommand: CommandRegistration = (parser, ctx) =>
-  parser.command(
-    'run <profile>',
-    'Run a profile against a target (default: the embedded emulator) and write reports/<run-id>/',
-    (command: Argv) =>
-      command
-        .positional('profile', { type: 'string', describe: 'Profile YAML file', demandOption: true })
-        .option('base-url', { type: 'string', describe: 'Target base URL (without /v1); overrides target.base_url' })
-        .option('api-key-env', {
-          type: 'string',
-          describe: 'Environment variable holding the API key (default: target.api_key_env, else INFERENCE_API_KEY)',
-        })
-        .option('out', { type: 'string', describe: 'Write the run into this folder instead of reports/<run-id>/' })
-        // Not `array: true`: an array option would swallow the profile path in `run --set a=1 profile.yaml`;
-        // repeated flags still arrive as an array.
-        .option('set', { type: 'string', describe: 'Override a profile field: --set path=value (repeatable)' })
-        .option('server-metrics', {
-          type: 'string',
-          describe:
-            "Scrape the target's Prometheus endpoint at URL beside the run (repeatable; adds to target.server_metrics with the defaults)",
-        })
-        .option('quiet', { type: 'boolean', default: false, describe: 'Print only the report path and errors' })
-        .option('json', {
-          type: 'boolean',
-          default: false,
-          describe: 'Print summary.json to stdout and nothing else there',
-        })
-        .option('repeat', {
-          type: 'number',
-          default: 1,
-          describe:
-            'Run N times into <out>/repeat-<i>/ and write repeat-summary.json (mean, stddev, 95% CI per metric)',
-        })
-        .option('shard', {
-          type: 'string',
-          describe: 'Send only shard i of N (i/N) of every scenario: N shards started together send one run',
-        })
-        .option('workers', {
-          type: 'string',
-          describe:
-            'Send the load from N worker threads (or auto: one per core, leaving one on machines with more than two); results merged exactly',
-        })
-        .option('max-cost', {
-          type: 'string',
-          describe:
-            'USD: refuse the run when its estimated spend exceeds this (exit 4, nothing sent), stop it when its spend reaches it (exit 4, results so far written)',
-        })
-        .option('junit', {
-          type: 'string',
-          describe: 'Write JUnit XML here: a testsuite per group, a testcase per threshold (CI dashboards)',
-        })
-        .option('markdown', {
-          type: 'string',
-          describe: 'Write a markdown summary here (also appended to $GITHUB_STEP_SUMMARY when set)',
-        })
-        .option('metrics-port', {
-          type: 'string',
-          describe:
-            'Serve Prometheus metrics at http://HOST:PORT/metrics during the run (0: any free port; profile: live.metrics_port)',
-        })
-        .option('metrics-host', {
-          type: 'string',
-          describe: 'Address /metrics listens on (default 127.0.0.1; 0.0.0.0 in a pod that Prometheus scrapes)',
-        })
-        .option('dashboard', {
-          type: 'string',
-          describe: `Serve a live dashboard of the run at http://127.0.0.1:PORT/ (default port ${DEFAULT_DASHBOARD_PORT}; 0: any free port)`,
-        })
-        .option('start-at', {
-          type: 'string',
-          describe: 'Wait after the model check until this UTC time (ISO 8601, e.g. 2026-11-23T10:00:00Z), then start',
-        }),
-    async (argv) => {
-      ctx.exitCode = await runRun(argv as unknown as RunArgs, ctx);
-    },
-  );
+export const runCommand: CommandImplementation = (ctx) => ({
+  builder: (command: Argv) =>
+    command
+      .positional('profile', { type: 'string', describe: 'Profile YAML file', demandOption: true })
+      .option('base-url', { type: 'string', describe: 'Target base URL (without /v1); overrides target.base_url' })
+      .option('api-key-env', {
+        type: 'string',
+        describe: 'Environment variable holding the API key (default: target.api_key_env, else INFERENCE_API_KEY)',
+      })
+      .option('out', { type: 'string', describe: 'Write the run into this folder instead of reports/<run-id>/' })
+      // Not `array: true`: an array option would swallow the profile path in `run --set a=1 profile.yaml`;
+      // repeated flags still arrive as an array.
+      .option('set', { type: 'string', describe: 'Override a profile field: --set path=value (repeatable)' })
+      .option('server-metrics', {
+        type: 'string',
+        describe:
+          "Scrape the target's Prometheus endpoint at URL beside the run (repeatable; adds to target.server_metrics with the defaults)",
+      })
+      .option('quiet', { type: 'boolean', default: false, describe: 'Print only the report path and errors' })
+      .option('json', {
+        type: 'boolean',
+        default: false,
+        describe: 'Print summary.json to stdout and nothing else there',
+      })
+      .option('repeat', {
+        type: 'number',
+        default: 1,
+        describe: 'Run N times into <out>/repeat-<i>/ and write repeat-summary.json (mean, stddev, 95% CI per metric)',
+      })
+      .option('shard', {
+        type: 'string',
+        describe: 'Send only shard i of N (i/N) of every scenario: N shards started together send one run',
+      })
+      .option('workers', {
+        type: 'string',
+        describe:
+          'Send the load from N worker threads (or auto: one per core, leaving one on machines with more than two); results merged exactly',
+      })
+      .option('max-cost', {
+        type: 'string',
+        describe:
+          'USD: refuse the run when its estimated spend exceeds this (exit 4, nothing sent), stop it when its spend reaches it (exit 4, results so far written)',
+      })
+      .option('junit', {
+        type: 'string',
+        describe: 'Write JUnit XML here: a testsuite per group, a testcase per threshold (CI dashboards)',
+      })
+      .option('markdown', {
+        type: 'string',
+        describe: 'Write a markdown summary here (also appended to $GITHUB_STEP_SUMMARY when set)',
+      })
+      .option('metrics-port', {
+        type: 'string',
+        describe:
+          'Serve Prometheus metrics at http://HOST:PORT/metrics during the run (0: any free port; profile: live.metrics_port)',
+      })
+      .option('metrics-host', {
+        type: 'string',
+        describe: 'Address /metrics listens on (default 127.0.0.1; 0.0.0.0 in a pod that Prometheus scrapes)',
+      })
+      .option('dashboard', {
+        type: 'string',
+        describe: `Serve a live dashboard of the run at http://127.0.0.1:PORT/ (default port ${DEFAULT_DASHBOARD_PORT}; 0: any free port)`,
+      })
+      .option('start-at', {
+        type: 'string',
+        describe: 'Wait after the model check until this UTC time (ISO 8601, e.g. 2026-11-23T10:00:00Z), then start',
+      }),
+  handler: async (argv) => {
+    ctx.exitCode = await runRun(argv as unknown as RunArgs, ctx);
+  },
+});
 
 /**
  * One run. `ciOutputs` false: a run of `--repeat`, which writes no JUnit, markdown or step summary of its
@@ -143,6 +145,7 @@ async function runRun(args: RunArgs, ctx: CliContext, ciOutputs = true): Promise
   checkLiveViewFlags(args);
   if ((args.repeat ?? 1) !== 1) return runRepeat(args, ctx);
   const loaded = loadProfileArgument(args, ctx);
+  checkLiveViewsOf(args, loaded);
   if ((workers > 1 || shard !== null) && loaded.scenarios.some((scenario) => scenario.sweep !== undefined))
     throw new InferbenchError(
       'BAD_USAGE',

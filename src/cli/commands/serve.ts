@@ -3,12 +3,11 @@
  * first stdout line, so scripts and test helpers read it with one line read; everything else (models,
  * auth mode) goes to stderr. Keys given as flags are never echoed.
  */
-import type { CommandRegistration } from './command.js';
+import type { CommandImplementation } from './command.js';
 import { InferbenchError } from '../../errors.js';
 import { createEmulator, type Emulator, type EmulatorOptions } from '../../emulator/emulator.js';
 import type { Catalog } from '../../emulator/catalog/catalog.js';
 import { builtinCatalog } from '../../emulator/catalog/builtin-catalog.js';
-import { loadCatalogConfig } from '../../emulator/catalog/config-file.js';
 import { resolve } from 'node:path';
 import { statSync } from 'node:fs';
 import { isServePrimary, runServePrimary, type ServeWorkerRole, serveWorkerRole } from './serve-workers.js';
@@ -36,51 +35,48 @@ interface ServeArgs {
 }
 
 /** Registers `inferbench serve`. */
-export const serveCommand: CommandRegistration = (parser, ctx) =>
-  parser.command<ServeArgs>(
-    'serve',
-    'Run the offline emulator of the inference API; prints its base URL on the first line',
-    (y) =>
-      y
-        .option('host', { type: 'string', default: '127.0.0.1', describe: 'Address to listen on' })
-        .option('port', { type: 'number', default: 8080, describe: 'Port (0 = any free port)' })
-        .option('config', { type: 'string', describe: 'YAML file extending or replacing the built-in catalog' })
-        .option('api-key', {
-          type: 'string',
-          array: true,
-          describe: 'Accepted API key (repeatable; none: any non-empty key)',
-        })
-        .option('management-key', {
-          type: 'string',
-          array: true,
-          describe: 'Accepted management key (repeatable; none: any non-empty key)',
-        })
-        .option('org', {
-          type: 'string',
-          default: 'local',
-          describe: 'Organization that manages the dedicated endpoints',
-        })
-        .option('files', { type: 'string', describe: 'Directory served by GET /v1/files/{id}/content' })
-        .option('done-marker', { type: 'boolean', default: false, describe: 'End streams with data: [DONE]' })
-        .option('workers', {
-          type: 'number',
-          default: 1,
-          describe: 'Worker processes sharing the port (capacity and limits are per worker)',
-        })
-        .option('keep-alive-timeout', {
-          type: 'string',
-          describe: 'Close idle keep-alive connections after (default 65s; 0: never)',
-        })
-        .option('headers-timeout', {
-          type: 'string',
-          describe: 'Close clients that take longer to send headers (default 60s; 0: never)',
-        })
-        .option('request-timeout', {
-          type: 'string',
-          describe: 'Close clients that take longer to send a whole request (default 300s; 0: never)',
-        }) as never,
-    (args) => serve(args, ctx),
-  );
+export const serveCommand: CommandImplementation = (ctx) => ({
+  builder: (y) =>
+    y
+      .option('host', { type: 'string', default: '127.0.0.1', describe: 'Address to listen on' })
+      .option('port', { type: 'number', default: 8080, describe: 'Port (0 = any free port)' })
+      .option('config', { type: 'string', describe: 'YAML file extending or replacing the built-in catalog' })
+      .option('api-key', {
+        type: 'string',
+        array: true,
+        describe: 'Accepted API key (repeatable; none: any non-empty key)',
+      })
+      .option('management-key', {
+        type: 'string',
+        array: true,
+        describe: 'Accepted management key (repeatable; none: any non-empty key)',
+      })
+      .option('org', {
+        type: 'string',
+        default: 'local',
+        describe: 'Organization that manages the dedicated endpoints',
+      })
+      .option('files', { type: 'string', describe: 'Directory served by GET /v1/files/{id}/content' })
+      .option('done-marker', { type: 'boolean', default: false, describe: 'End streams with data: [DONE]' })
+      .option('workers', {
+        type: 'number',
+        default: 1,
+        describe: 'Worker processes sharing the port (capacity and limits are per worker)',
+      })
+      .option('keep-alive-timeout', {
+        type: 'string',
+        describe: 'Close idle keep-alive connections after (default 65s; 0: never)',
+      })
+      .option('headers-timeout', {
+        type: 'string',
+        describe: 'Close clients that take longer to send headers (default 60s; 0: never)',
+      })
+      .option('request-timeout', {
+        type: 'string',
+        describe: 'Close clients that take longer to send a whole request (default 300s; 0: never)',
+      }) as never,
+  handler: (args) => serve(args as unknown as ServeArgs, ctx),
+});
 
 /** Checks the flags the parser cannot; returns the --files directory, absolute, if given. */
 function checkServeArgs(args: ServeArgs, cwd: string): string | undefined {
@@ -125,7 +121,10 @@ async function serve(args: ServeArgs, ctx: CliContext): Promise<void> {
   const filesDir = checkServeArgs(args, ctx.cwd);
   const timeouts = serveTimeouts(args);
   // Loaded before forking: a bad --config fails here, once, before any worker starts.
-  const catalog = args.config ? loadCatalogConfig(resolve(ctx.cwd, args.config), args.org) : builtinCatalog(args.org);
+  // The config's schema (zod, yaml) loads only for --config: the embedded emulator starts without one.
+  const catalog = args.config
+    ? (await import('../../emulator/catalog/config-file.js')).loadCatalogConfig(resolve(ctx.cwd, args.config), args.org)
+    : builtinCatalog(args.org);
   if (isServePrimary(args.workers)) return runServePrimary(args.workers, ctx);
   const worker = serveWorkerRole();
   const options: EmulatorOptions = {

@@ -20,7 +20,7 @@ import type { DatasetCounts } from '../../workload/dataset/dataset-source.js';
 import { workloadHash } from '../../workload/workload-hash.js';
 import type { CliContext } from '../context.js';
 import { EXIT } from '../exit-codes.js';
-import type { CommandRegistration } from './command.js';
+import type { CommandImplementation } from './command.js';
 
 interface ValidateArgs {
   profile: string;
@@ -29,28 +29,25 @@ interface ValidateArgs {
   json: boolean;
 }
 
-export const validateCommand: CommandRegistration = (parser, ctx) =>
-  parser.command(
-    'validate <profile>',
-    'Check a profile and print the plan it expands to, sending nothing (exit 2 listing every problem)',
-    (command: Argv) =>
-      command
-        .positional('profile', { type: 'string', describe: 'Profile YAML file', demandOption: true })
-        .option('set', {
-          type: 'string',
-          array: true,
-          describe: 'Override a profile field: --set path=value (repeatable)',
-        })
-        .option('server-metrics', {
-          type: 'string',
-          array: true,
-          describe: "Add the target's Prometheus endpoint at URL to target.server_metrics, as run does (repeatable)",
-        })
-        .option('json', { type: 'boolean', default: false, describe: 'Print the resolved profile as JSON' }),
-    async (argv) => {
-      ctx.exitCode = await runValidate(argv as unknown as ValidateArgs, ctx);
-    },
-  );
+export const validateCommand: CommandImplementation = (ctx) => ({
+  builder: (command: Argv) =>
+    command
+      .positional('profile', { type: 'string', describe: 'Profile YAML file', demandOption: true })
+      .option('set', {
+        type: 'string',
+        array: true,
+        describe: 'Override a profile field: --set path=value (repeatable)',
+      })
+      .option('server-metrics', {
+        type: 'string',
+        array: true,
+        describe: "Add the target's Prometheus endpoint at URL to target.server_metrics, as run does (repeatable)",
+      })
+      .option('json', { type: 'boolean', default: false, describe: 'Print the resolved profile as JSON' }),
+  handler: async (argv) => {
+    ctx.exitCode = await runValidate(argv as unknown as ValidateArgs, ctx);
+  },
+});
 
 async function runValidate(args: ValidateArgs, ctx: CliContext): Promise<number> {
   const path = isAbsolute(args.profile) ? args.profile : resolve(ctx.cwd, args.profile);

@@ -104,7 +104,8 @@ async function searchUnit(
   events: CapacityEvents,
   previous: number | null,
 ): Promise<GroupCapacity> {
-  const started = performance.now();
+  const clock = context.run.env.clock;
+  const started = clock.nowMs();
   const mode = unit.scenario.load.mode;
   const first = unit.parts[0] as SearchUnit['parts'][number];
   // A rate search starts from the probe; a stream search with the default cap needs its e2e to size it.
@@ -147,7 +148,7 @@ async function searchUnit(
     maxStepDurationMs: search.capMs,
     lowestLoad: search.lowest,
     steps: steps.map((step) => step.combined),
-    searchMs: performance.now() - started,
+    searchMs: clock.nowMs() - started,
     ...(unit.mixed ? { members: fit.members } : {}),
   };
 }

@@ -3,14 +3,15 @@
  * runner, watched by a StepMonitor that stops it as soon as it is decided. Stopping is the runner's own
  * graceful stop: nothing new is sent, and what is in flight finishes (or is cut off after the graceful
  * stop), so no backlog leaks into the next step. A step in which the harness was its own bottleneck is
- * INCONCLUSIVE whatever the tests said: its latencies may be the client's.
+ * INCONCLUSIVE whatever the tests said: its latencies may be the client's. Every time it reads (the
+ * monitor's blocks, the step's duration) is the run's clock, the one the client stamps records with, so a
+ * search runs the same on the real clock and in virtual time (test/unit/runner/capacity-virtual-time.test.ts).
  */
 import type { CapacityObjective } from '../../aggregate/capacity/capacity-slo.js';
 import type { GroupSummary, HarnessHealth } from '../../metrics/run-summary.js';
 import type { CapacitySpec, ResolvedGroup, ResolvedProfile } from '../../profile/resolved-profile.js';
 import { STEP_GRACEFUL_STOP_MS } from '../../aggregate/capacity/step-length.js';
 import { stepRampBlocks, stepWarmupMs } from '../../profile/sections/capacity.js';
-import { nowUs } from '../../util/clock.js';
 import {
   runProfile,
   type RunEnvironment,
@@ -96,7 +97,9 @@ export async function runStepParts(
   const stop = new AbortController();
   const onInterrupt = (): void => stop.abort();
   context.interrupt.addEventListener('abort', onInterrupt, { once: true });
-  const startedMs = performance.now();
+  // The run's clock, the one the client stamps records with (virtual time on a manual clock, in tests).
+  const clock = context.run.env.clock;
+  const startedMs = clock.nowMs();
   const monitors = parts.map((part) => {
     const scenario = context.profile.scenarios.find((s) => s.name === part.group.scenario);
     const mode = scenario?.load.mode ?? 'rate';
@@ -147,10 +150,10 @@ function runPart(
     env: {
       ...context.run.env,
       events: {
-        onScenarioStart: () => monitor.start(nowUs()),
+        onScenarioStart: () => monitor.start(context.run.env.clock.nowUs()),
         onRecord: (record, _group, values) => monitor.record(record, values),
         onTick: (tick) => {
-          if (monitor.tick(nowUs(), tick.snapshot) !== null) settle();
+          if (monitor.tick(context.run.env.clock.nowUs(), tick.snapshot) !== null) settle();
         },
       },
     },
@@ -169,10 +172,11 @@ function partResult(
 ): StepResult {
   const decision = monitor.decision;
   const tests = monitor.testResults();
+  const durationMs = context.run.env.clock.nowMs() - startedMs;
   let outcome: StepOutcome = decision?.outcome ?? 'inconclusive';
   let reason =
     decision?.reason ??
-    `undecided after ${((performance.now() - startedMs) / 1000).toFixed(0)} s: ${tests.map((t) => t.description).join('; ')}`;
+    `undecided after ${(durationMs / 1000).toFixed(0)} s: ${tests.map((t) => t.description).join('; ')}`;
   if (context.interrupt.aborted) {
     outcome = 'inconclusive';
     reason = 'interrupted';
@@ -185,7 +189,7 @@ function partResult(
     load: part.load,
     outcome,
     reason,
-    durationMs: performance.now() - startedMs,
+    durationMs,
     tests,
     group: result.groups[0] ?? null,
     harness: result.harness,

@@ -254,6 +254,34 @@ describe('building a workload with a named tokenizer', () => {
   });
 });
 
+describe('the check of a named tokenizer', () => {
+  it('encodes its 16,384 checked pieces once per tokenizer, not once per group', () => {
+    // bpe behind a wrapper of its own (a fresh tokenizer), recording the longest text each workload counts.
+    let longest = 0;
+    const recorded: EncodingTokenizer = {
+      name: 'recorded',
+      count: (text) => {
+        longest = Math.max(longest, text.split(/(?=[ .,])/).length);
+        return bpe.count(text);
+      },
+      encode: (text) => bpe.encode(text),
+      decode: (ids) => bpe.decode(ids),
+    };
+    const profile = profileOf('    models: [m1, m2, m3]\n    prompt: { input_tokens: 500 }\n');
+    const longestOf = (group: number): number => {
+      longest = 0;
+      workloadOf(profile, recorded, group);
+      return longest;
+    };
+    expect(longestOf(0)).toBeGreaterThanOrEqual(16_384);
+    // The next groups check only their own texts (at most the 500 pieces they ask for, and an opener).
+    expect(longestOf(1)).toBeLessThanOrEqual(501);
+    expect(longestOf(2)).toBeLessThanOrEqual(501);
+    // Prompts are what a tokenizer checked afresh gives.
+    expect(workloadOf(profile, recorded, 2).next(3)).toEqual(workloadOf(profile, bpe, 2).next(3));
+  });
+});
+
 function fakeTokenizer(name: string, split: (text: string) => string[]): EncodingTokenizer {
   const pieces: string[] = [];
   const idOf = (piece: string): number => {

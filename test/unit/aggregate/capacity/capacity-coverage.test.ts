@@ -41,8 +41,9 @@ describe('capacity interval coverage over 200 simulated searches per curve', () 
   it('covers a near-step p99 curve with the settings of the real-socket search (50 req/s, 10%, 20 s steps)', () => {
     // The coverage over seeds that test/integration/runner/capacity-coverage.test.ts checked on sockets (a
     // 40 req/s server searched 3 times, minutes of real time) is checked here, on a near-step curve under
-    // a p99 SLO: 0.5% over at 49.9, 90% at 50.5. The real-socket searches (capacity-search, capacity-p99)
-    // keep the end-to-end truth on servers of known capacity.
+    // a p99 SLO: 0.5% over at 49.9, 90% at 50.5. The search on a scripted server of known capacity in
+    // virtual time (test/unit/runner/capacity-virtual-time.test.ts) and the one real-socket search
+    // (capacity-p99) keep the end-to-end truth.
     const curve = logisticCurve('steep p99 at 50', { ...CURVES.smooth.objective, limit: 200 }, 50, 0.1, 0, 5);
     const settings = { stepRules: true, capMs: 20_000, untestedBlocks: 2, resolution: 0.1 } as const;
     const real = searchCoverage(curve, RUNS, SEED, settings);
