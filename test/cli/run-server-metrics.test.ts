@@ -154,6 +154,10 @@ describe('run with target.server_metrics', () => {
     expect(server?.warmup?.to_s).toBeLessThanOrEqual(server?.measured?.from_s ?? 0);
     // No power or energy from the emulator: no energy per token.
     expect(server?.measured?.energy_per_output_token_j).toBeNull();
+    // The readers (report, compare) validate the file whole: the new blocks pass.
+    const report = await runCliInProcess(['report', out]);
+    expect(report.stderr).toBe('');
+    expect(report.code).toBe(0);
   });
 });
 
@@ -207,6 +211,10 @@ describe('a broken metrics endpoint changes no client number', () => {
     expect(warning).toContain(engine.url);
     expect(warning).toContain(kind);
     expect(run.stderr).toContain(`warning: ${warning}`);
+    // compare reads a run without the server's side beside one with it (99 would be a latency verdict
+    // between two short runs, not a reading problem; a file it cannot read is 2).
+    const compared = await runCliInProcess(['compare', join(folder.dir, 'baseline'), run.out]);
+    expect([0, 99], compared.stderr).toContain(compared.code);
   });
 
   it('a password in the endpoint URL is written and printed nowhere', async () => {
