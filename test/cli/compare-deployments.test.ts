@@ -21,7 +21,7 @@ import { readSummary, useRunFolder } from '../helpers/run-folder.js';
 
 const folder = useRunFolder('inferbench-compare-deployments-');
 
-/** 30 requests, 6 at a time: 5 rounds of the slow deployment's ~0.6 s (64 slots: no request queues). */
+/** 30 requests, 6 at a time: 5 rounds of the slow deployment's ~1.3 s (64 slots: no request queues). */
 const PROFILE = `name: two-deployments
 scenarios:
   - name: steady
@@ -47,8 +47,8 @@ const TAILS_OFF = ['ttft_ms.p99', 'itl_ms.p50', 'itl_ms.p99', 'tpot_ms.p99', 'e2
 /** Each server also serves the built-in models; `llama` and `llama-3` are one model under two names. */
 const configNaming = (name: string): string => `models:\n  - id: ${name}\n    based_on: small-fast-8b\n`;
 
-/** The slow deployment: its small-fast-8b and its `llama-3` take 300 ms to the first token and 20 ms a token. */
-const SLOW_CAPACITY = '    capacity: { ttft_floor_ms: 300, decode_tokens_per_s: 50, jitter: 0 }\n';
+/** The slow deployment: its small-fast-8b and its `llama-3` take 1 s to the first token and 20 ms a token. */
+const SLOW_CAPACITY = '    capacity: { ttft_floor_ms: 1000, decode_tokens_per_s: 50, jitter: 0 }\n';
 const slowConfigNaming = (name: string): string =>
   `models:\n  - id: small-fast-8b\n${SLOW_CAPACITY}  - id: ${name}\n    based_on: small-fast-8b\n${SLOW_CAPACITY}`;
 
