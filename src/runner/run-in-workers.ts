@@ -99,7 +99,7 @@ export async function runProfileInWorkers(options: RunProfileOptions, pool: Work
       runStartUs,
     };
     // Only this thread scrapes target.server_metrics (the workers are given no scrape environment).
-    const scraping = startServerScraping(profile, control.serverMetricsEnv, outer, clock, runStartUs);
+    const scraping = startServerScraping(profile, options, outer, clock, runStartUs);
     apply = eventApplier(collector, profile, pool.count, options, stop.check, scraping);
     for (const thread of threads) thread.send({ type: 'go' });
     const scenarios = scenarioStarts(options, sent);

@@ -164,7 +164,7 @@ export async function runProfile(options: RunProfileOptions): Promise<RunResult>
   const collector = deps.createCollector({ groups: profile.groups, slo: profile.slo, runStartUs });
   const monitor = deps.startHarnessMonitor(env.cpuProbe);
   // Before the first scenario's warmup, on the run's clock; off the request path (its own connections).
-  const scraping = startServerScraping(profile, control.serverMetricsEnv, shard, clock, runStartUs);
+  const scraping = startServerScraping(profile, options, shard, clock, runStartUs);
   const state: RunState = {
     scraping,
     options,

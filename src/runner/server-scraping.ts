@@ -20,6 +20,7 @@ import type { RecordedValues } from '../metrics/request-values.js';
 import type { GroupSummary, TimeSeriesPoint } from '../metrics/run-summary.js';
 import type { ServerEndpointSummary } from '../metrics/server-summary.js';
 import type { ResolvedGroup, ResolvedProfile } from '../profile/resolved-profile.js';
+import { resolveEndpointUrl } from '../profile/sections/server-metrics.js';
 import type { ShardSpec } from '../schedule/shard.js';
 import type { Clock } from '../util/clock.js';
 
@@ -56,18 +57,29 @@ interface MutableSpan {
   outputTokens: number;
 }
 
+/** What a run's options tell the scraper: the CLI's environment (absent in worker threads) and the target. */
+export interface ScrapingRun {
+  readonly control: { readonly serverMetricsEnv?: Readonly<Record<string, string | undefined>> | null };
+  readonly target: { readonly baseUrl: string };
+}
+
 /**
  * Starts scraping when the profile names endpoints, `env` is given (the CLI's environment, for api_key_env;
  * absent in worker threads) and this is not a shard other than the first; otherwise scrapes nothing.
  */
 export function startServerScraping(
   profile: ResolvedProfile,
-  env: Readonly<Record<string, string | undefined>> | null | undefined,
+  run: ScrapingRun,
   shard: ShardSpec | null,
   clock: Clock,
   runStartUs: number,
 ): ServerScraping {
-  const endpoints = profile.target.serverMetrics ?? [];
+  const env = run.control.serverMetricsEnv;
+  // A path (`/metrics`) is on the run's target: the embedded emulator's URL is known only now.
+  const endpoints = (profile.target.serverMetrics ?? []).map((endpoint) => ({
+    ...endpoint,
+    url: resolveEndpointUrl(endpoint.url, run.target.baseUrl),
+  }));
   if (env == null || endpoints.length === 0 || (shard !== null && shard.index !== 1)) return NOT_SCRAPING;
   let session: ServerMetricsSession | null = null;
   let startError: string | null = null;

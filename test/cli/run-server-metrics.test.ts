@@ -159,6 +159,23 @@ describe('run with target.server_metrics', () => {
     expect(report.stderr).toBe('');
     expect(report.code).toBe(0);
   });
+
+  it('--server-metrics /metrics is a path on the target: scraped from the emulator the run loads', async () => {
+    const out = join(folder.dir, 'on-target');
+    const path = folder.writeProfile(
+      'on-target',
+      profile('on-target', '', 'load: { mode: concurrency, concurrency: 2 }\n    requests: 8'),
+    );
+    const result = await runCliInProcess(['run', path, '--out', out, '--quiet', '--server-metrics', '/metrics'], {
+      target,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as RunSummary;
+    expect(summary.server_metrics?.[0]?.url).toBe(`${emulator.url}/metrics`);
+    expect(summary.server_metrics?.[0]?.engine).toBe('vllm');
+    expect(summary.server_metrics?.[0]?.scrapes_ok).toBeGreaterThan(0);
+    expect(timeseries(out).columns).toContain('server_running');
+  });
 });
 
 /** A run of 24 requests (2 users), with `serverMetrics` (or none): its summary, exit code and stderr. */

@@ -34,13 +34,38 @@ export const SERVER_METRICS_DEFAULTS = {
 } as const;
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** `/metrics`: a path on the run's target, resolved against its base URL when the run starts (resolveEndpointUrl). */
+export function isTargetPath(value: string): boolean {
+  return /^\/[^\s/][^\s]*$|^\/$/.test(value);
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+/** An endpoint's URL for a run against `targetBaseUrl` (without /v1): a path is on the target, a URL is itself. */
+export function resolveEndpointUrl(url: string, targetBaseUrl: string): string {
+  return isTargetPath(url) ? new URL(url, `${targetBaseUrl.replace(/\/+$/, '')}/`).toString() : url;
+}
 /** Headers that carry credentials: keys come from the environment only (api_key_env), never from a profile. */
 const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'x-api-key', 'api-key', 'cookie']);
 
 const endpointSchema = z.strictObject({
   url: z
-    .url({ protocol: /^https?$/, error: 'expected an http(s) URL, e.g. http://vllm:8000/metrics' })
-    .meta({ description: 'The Prometheus text endpoint, e.g. http://vllm:8000/metrics or http://dcgm:9400/metrics.' }),
+    .string()
+    .refine((value) => isTargetPath(value) || isHttpUrl(value), {
+      error: 'expected an http(s) URL (http://vllm:8000/metrics) or a path on the target (/metrics)',
+    })
+    .meta({
+      description:
+        "The Prometheus text endpoint, e.g. http://vllm:8000/metrics or http://dcgm:9400/metrics; a path such as /metrics is on the run's target (the embedded emulator's too).",
+    }),
   preset: z.enum(SERVER_METRICS_PRESETS).optional().meta({
     description:
       'Which names map to the common concepts (docs/server-metrics.md): auto (default) recognises the engine from the first scrape.',
