@@ -64,11 +64,6 @@ export const capacityCommand: CommandImplementation = (ctx) => ({
       .option('api-key-env', { type: 'string', describe: 'Environment variable holding the API key' })
       .option('out', { type: 'string', describe: 'Write into this folder instead of reports/<run-id>/' })
       .option('set', { type: 'string', describe: 'Override a profile field: --set path=value (repeatable)' })
-      .option('server-metrics', {
-        type: 'string',
-        describe:
-          "Scrape the target's Prometheus endpoint at URL beside the run (repeatable; adds to target.server_metrics with the defaults)",
-      })
       .option('quiet', { type: 'boolean', default: false, describe: 'Print only the report path and errors' })
       .option('json', { type: 'boolean', default: false, describe: 'Print the capacity result as JSON' })
       .option('steps', { type: 'boolean', default: false, describe: 'Print every step with its decision' })
@@ -115,6 +110,7 @@ async function runCapacityCommand(args: CapacityArgs, ctx: CliContext): Promise<
   const loaded = loadProfileArgument(args, ctx);
   const objectives = capacityObjectives(loaded.capacity.slo, 'capacity.slo (or slo)');
   const previous = args.confirm === undefined ? new Map<string, number>() : await previousCapacities(args.confirm, ctx);
+  warnServerMetricsNotScraped(loaded, ctx);
   const tokenizer = loaded.target.tokenizer ? await loadHfTokenizer(loaded.target.tokenizer) : o200kTokenizer();
   const session = await openTarget(loaded, args, ctx);
   // Its `models:` selectors resolved: every step searches the same models.
@@ -196,6 +192,14 @@ async function runCapacityCommand(args: CapacityArgs, ctx: CliContext): Promise<
   } finally {
     await session.stop();
   }
+}
+
+/** A profile's target.server_metrics is scraped by `run`; the capacity steps do not scrape yet. */
+function warnServerMetricsNotScraped(profile: ResolvedProfile, ctx: CliContext): void {
+  if ((profile.target.serverMetrics?.length ?? 0) === 0) return;
+  ctx.stderr.write(
+    "inferbench: warning: capacity does not scrape target.server_metrics yet: its steps run without the server's view (`run` scrapes it)\n",
+  );
 }
 
 /** Every step as it is decided, on stderr: the search is long and its decisions are the point. */
