@@ -7,6 +7,8 @@
  * with a decisive SLO (a p90 TTFT of 1 s against answers in 10 ms) on a 4 x 20 ms slots server on
  * 127.0.0.1, whatever each step's outcome on a busy machine (a step the harness spoiled is run again: on
  * a quiet machine the whole test takes about 10 s, on a loaded one up to a minute).
+ * Slow on purpose (real capacity searches: steps of seconds on the real clock): not in test:fast.
+ * @module-tag slow
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

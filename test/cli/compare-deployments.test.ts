@@ -8,6 +8,8 @@
  * servers name the model differently (vLLM's `llama`, SGLang's `llama-3`) are refused with a hint to
  * --pair and compared with it; a different workload (another prompt length) is still refused with --pair;
  * a bad --pair is exit 2 listing the group keys.
+ * Slow on purpose (real runs against a deployment slow by construction (1 s to the first token)): not in test:fast.
+ * @module-tag slow
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -5,6 +5,8 @@
  * Runs that happen to be valid are kept short: a 2-request profile of one model, and the test's Ctrl-C
  * after a while. Its target is an emulator in this process (the embedded child, a node start and a
  * tokenizer load per valid run, is not the subject); a `--base-url` in the argv still overrides it.
+ * Slow on purpose (a fuzzer: 100 generated command lines, many of them whole runs): not in test:fast.
+ * @module-tag slow
  */
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

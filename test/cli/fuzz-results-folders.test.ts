@@ -6,6 +6,8 @@
  * trace; a value of another type at any key of summary.json is exit 2 naming the file and the key's JSON
  * path (the result schema, metrics/run-summary.ts). The CLI runs in-process; a few dozen cases per property
  * keep the file fast.
+ * Slow on purpose (a fuzzer: report, compare and merge over 60 damaged run folders): not in test:fast.
+ * @module-tag slow
  */
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -6,6 +6,8 @@
  * emulator exposed, with the raw names they came from. An endpoint that hangs, answers HTML or goes away
  * mid-run changes no client number (the same counts as a run without it, exit 0) and is named in a
  * warning. With `--workers 2` the endpoint sees one scraper.
+ * Slow on purpose (runs of seconds, scraped once a second): not in test:fast.
+ * @module-tag slow
  */
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';

@@ -6,6 +6,8 @@
  * slow clients' three cases run at once, each on connections of its own.
  * The emulator is the built binary with short timeouts given as `serve` flags (dist/: `npm test` builds
  * it first).
+ * Slow on purpose (clients slow on purpose, until the emulator times them out): not in test:fast.
+ * @module-tag slow
  */
 import { execSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
