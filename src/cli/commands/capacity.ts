@@ -20,6 +20,7 @@ import { writeCapacityCsv } from '../../report/capacity/capacity-csv.js';
 import { formatCapacityTable } from '../../report/capacity/capacity-table.js';
 import { formatCapacityChart } from '../../report/capacity/capacity-chart.js';
 import { loadRun } from '../../report/compare/load-run.js';
+import { checkResultsFile } from '../../report/results-file-check.js';
 import { createRunFolder, writeRunFiles } from '../../report/run-folder.js';
 import { buildRunSummary } from '../../runner/build-run-summary.js';
 import { capacityRunResult, capacitySummary } from '../../runner/capacity/capacity-result.js';
@@ -325,16 +326,5 @@ async function readCapacitySteps(path: string): Promise<CapacityStepsFile> {
   } catch (error) {
     throw new InferbenchError('BAD_RESULTS', `${path} cannot be read: ${(error as Error).message}`, { hint });
   }
-  const parsed = capacityStepsFileSchema.safeParse(value);
-  if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.slice(0, 8).map((issue) => {
-    const at = issue.path.map((part) => (typeof part === 'number' ? `[${part}]` : `.${String(part)}`)).join('');
-    return `${path}: ${at.replace(/^\./, '') || '(top)'}: ${issue.message}`;
-  });
-  const more = parsed.error.issues.length - problems.length;
-  throw new InferbenchError(
-    'BAD_RESULTS',
-    `${path} is not a capacity-steps.json:\n  ${problems.join('\n  ')}${more > 0 ? `\n  ... and ${more} more` : ''}`,
-    { hint },
-  );
+  return checkResultsFile(capacityStepsFileSchema, value, { path, what: 'a capacity-steps.json', hint });
 }

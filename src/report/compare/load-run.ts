@@ -7,10 +7,10 @@ import { existsSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { InferbenchError } from '../../errors.js';
-import type { z } from 'zod';
 import { runSummarySchema, SUMMARY_SCHEMA_VERSION } from '../../metrics/run-summary.js';
 import type { RunSummary, TimeSeriesPoint } from '../../metrics/run-summary.js';
 import { parseCsvRecords } from '../../util/csv-records.js';
+import { checkResultsFile } from '../results-file-check.js';
 import { TIMESERIES_COUNT_COLUMNS, TIMESERIES_NULLABLE_COLUMNS } from '../timeseries-csv.js';
 
 export interface LoadedRun {
@@ -44,9 +44,6 @@ export async function loadRun(path: string): Promise<LoadedRun> {
   return { dir: dirname(summaryPath), summaryPath, summary: checkSummary(parsed, summaryPath) };
 }
 
-/** Problems listed in a message at most; a file with more is named with its count. */
-const MAX_PROBLEMS = 12;
-
 /**
  * summary.json checked whole against the result schema (metrics/run-summary.ts): every wrong value is a
  * BAD_RESULTS naming the file and the value's JSON path. Runs once per folder, never per request.
@@ -59,70 +56,11 @@ function checkSummary(value: unknown, path: string): RunSummary {
       `${path} is not an inferbench summary.json: schema_version ${version} is not supported (expected ${SUMMARY_SCHEMA_VERSION}).`,
       { hint: 'Read it with the inferbench version that wrote it (its `inferbench_version`).' },
     );
-  const parsed = runSummarySchema.safeParse(value);
-  if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.map((issue) => `${path}: ${describeIssue(issue, value)}`);
-  const shown = problems.slice(0, MAX_PROBLEMS);
-  if (problems.length > shown.length) shown.push(`... and ${problems.length - shown.length} more`);
-  throw new InferbenchError(
-    'BAD_RESULTS',
-    `${path} is not an inferbench summary.json (${plural(problems.length, 'wrong value')}):\n  ${shown.join('\n  ')}`,
-    { hint: 'Pass the summary.json that `inferbench run` wrote, unedited.' },
-  );
-}
-
-/** `groups[0].metrics.ttft_ms.p50: expected number, got string`. */
-function describeIssue(issue: z.core.$ZodIssue, document: unknown): string {
-  const at = formatJsonPath(issue.path);
-  const value = valueAt(document, issue.path);
-  switch (issue.code) {
-    case 'invalid_type':
-      return `${at}: expected ${issue.expected}, got ${kindOf(value)}`;
-    case 'unrecognized_keys':
-      return `${at}: unknown ${issue.keys.length === 1 ? 'key' : 'keys'} ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}`;
-    case 'invalid_union':
-      // A discriminated union names the kinds it expects; other unions (a price) are told by their forms.
-      return `${at}: ${'discriminator' in issue ? issue.message : 'matches none of its forms'}, got ${shown(value)}`;
-    default:
-      return `${at}: ${issue.message.replace(/^Invalid (?:input|option): /, '')}, got ${shown(value)}`;
-  }
-}
-
-function formatJsonPath(path: readonly PropertyKey[]): string {
-  let out = '';
-  for (const segment of path) {
-    if (typeof segment === 'number') out += `[${segment}]`;
-    else if (typeof segment === 'string' && /^[A-Za-z_$][\w$]*$/.test(segment))
-      out += out === '' ? segment : `.${segment}`;
-    else out += `[${JSON.stringify(String(segment))}]`;
-  }
-  return out === '' ? '(the document)' : out;
-}
-
-function valueAt(document: unknown, path: readonly PropertyKey[]): unknown {
-  let at = document;
-  for (const segment of path) {
-    if (at === null || typeof at !== 'object') return undefined;
-    at = (at as Record<PropertyKey, unknown>)[segment];
-  }
-  return at;
-}
-
-function kindOf(value: unknown): string {
-  if (value === undefined) return 'nothing';
-  if (value === null) return 'null';
-  return Array.isArray(value) ? 'array' : typeof value;
-}
-
-/** A value as a message shows it: scalars as JSON (long strings cut), objects and arrays by kind. */
-function shown(value: unknown): string {
-  if (value === undefined || (typeof value === 'object' && value !== null)) return kindOf(value);
-  const text = JSON.stringify(value);
-  return text.length > 40 ? `${text.slice(0, 37)}..."` : text;
-}
-
-function plural(n: number, noun: string): string {
-  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+  return checkResultsFile(runSummarySchema, value, {
+    path,
+    what: 'an inferbench summary.json',
+    hint: 'Pass the summary.json that `inferbench run` wrote, unedited.',
+  });
 }
 
 // The columns timeseries.csv is written with (timeseries-csv.ts): read back the same way.
