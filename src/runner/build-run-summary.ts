@@ -13,6 +13,7 @@ import type { ResolvedProfile, TlsSpec } from '../profile/resolved-profile.js';
 import { recordedProfile } from '../profile/sections/trace/trace.js';
 import { workloadHashWithoutModels } from '../workload/workload-hash.js';
 import type { RunResult } from './run-profile.js';
+import { hidePassword } from '../util/hide-password.js';
 
 /** What summary.json says about the run besides its results. */
 export interface RunIdentity {
@@ -115,22 +116,11 @@ function secretFreeProfile(profile: ResolvedProfile): ResolvedProfile {
     ]),
   );
   // A server_metrics URL may carry a password (http://user:pass@host/metrics): hidden as the scraper hides it.
-  const serverMetrics = profile.target.serverMetrics?.map((spec) => ({ ...spec, url: withoutPassword(spec.url) }));
+  const serverMetrics = profile.target.serverMetrics?.map((spec) => ({ ...spec, url: hidePassword(spec.url) }));
   return {
     ...profile,
     target: { ...profile.target, headers, ...(serverMetrics === undefined ? {} : { serverMetrics }) },
   };
-}
-
-function withoutPassword(raw: string): string {
-  try {
-    const url = new URL(raw);
-    if (url.password === '') return raw;
-    url.password = '***';
-    return url.toString();
-  } catch {
-    return raw;
-  }
 }
 
 function withoutCredentials(baseUrl: string): string {

@@ -24,6 +24,7 @@ import {
   type ScrapeErrorKind,
   type ScrapeLimits,
 } from './scrape-endpoint.js';
+import { hidePassword } from '../../util/hide-password.js';
 
 /** One successful scrape: the kept series, stamped with the run's clock when the GET started and ended. */
 export interface ServerScrape {
@@ -80,17 +81,6 @@ export interface ServerMetricsSession {
   stop(): Promise<readonly EndpointLog[]>;
 }
 
-function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password === '') return url;
-    parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return url;
-  }
-}
-
 /** Which metric names are kept for an engine: its preset's names and the extra names of `metrics:`. */
 function nameFilter(spec: ServerMetricsSpec, engine: EngineName | null): (name: string) => boolean {
   const names = engine === null ? new Set<string>() : presetSampleNames(ENGINE_PRESETS[engine]);
@@ -131,7 +121,7 @@ export function startServerMetrics(
   const runs = endpoints.map((spec) => {
     const apiKey = spec.apiKeyEnv === null ? null : (options.env[spec.apiKeyEnv] ?? null);
     const log: EndpointLog = {
-      url: redactUrl(spec.url),
+      url: hidePassword(spec.url),
       spec,
       engine: spec.preset === 'auto' ? null : spec.preset,
       scrapes: [],
