@@ -15,7 +15,7 @@ import { type GGUFTypedMetadata, GGUFValueType as T, serializeGgufMetadata } fro
 import { createRng } from '../../../src/util/rng.js';
 
 /** The tokenizer fixture the model's vocabulary is taken from (the client's `target.tokenizer` in tests). */
-export const TINY_TOKENIZER = resolve(
+export const TINY_BPE_TOKENIZER = resolve(
   import.meta.dirname,
   '..',
   '..',
@@ -69,7 +69,7 @@ interface FixtureTokenizer {
 }
 
 function vocabulary(): { tokens: string[]; types: number[]; merges: readonly string[]; endOfText: number } {
-  const fixture = JSON.parse(readFileSync(TINY_TOKENIZER, 'utf8')) as FixtureTokenizer;
+  const fixture = JSON.parse(readFileSync(TINY_BPE_TOKENIZER, 'utf8')) as FixtureTokenizer;
   const tokens: string[] = [];
   for (const [token, id] of Object.entries(fixture.model.vocab)) tokens[id] = token;
   const specialIds = new Set(fixture.added_tokens.filter((t) => t.special).map((t) => t.id));
