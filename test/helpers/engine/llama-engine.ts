@@ -61,7 +61,10 @@ export interface EngineRequestLog {
   readonly arrivedMs: number;
   /** When it was given a sequence (NaN if it never was). */
   startedMs: number;
-  /** performance.now() each time the engine yielded a token, in order. */
+  /**
+   * performance.now() each time the evaluation yielded a token, in order: the first is the end of the
+   * prefill; an end-of-generation token, which is not sent nor counted, has its time here too.
+   */
   readonly tokenTimesMs: number[];
   endedMs: number;
   promptTokens: number;

@@ -283,7 +283,7 @@ scenarios:
     expect((await chat({ messages, model: 'nope' })).status).toBe(404);
   });
 
-  it('a full wait queue answers 503 while the sequence and the queue are busy', async () => {
+  it('a full wait queue answers 503 while the sequence and the queue are busy; a client gone frees its sequence', async () => {
     const small = await startEngineServer({
       modelPath: writeTinyLlama(mkdtempSync(join(modelDir, 'q-'))).path,
       sequences: 1,
@@ -307,6 +307,26 @@ scenarios:
       expect(metrics).toContain('llamacpp:requests_processing 1\n');
       expect(metrics).toContain('llamacpp:requests_deferred 1\n');
       expect((await Promise.all([first, second])).map((r) => r.status)).toEqual([200, 200]);
+      // A client that goes away mid-stream frees its sequence: the engine stops generating for it.
+      const gone = new AbortController();
+      const res = await fetch(`${small.url}/v1/chat/completions`, {
+        method: 'POST',
+        body: JSON.stringify({
+          messages: [{ role: 'user', content: 'the model' }],
+          max_completion_tokens: 200,
+          stream: true,
+        }),
+        signal: gone.signal,
+      });
+      await res.body?.getReader().read();
+      gone.abort();
+      const log = small.requests.at(-1) as EngineRequestLog;
+      const limit = Date.now() + 10_000;
+      while (small.engine.stats().processing > 0 && Date.now() < limit)
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(small.engine.stats().processing).toBe(0);
+      expect(log.completionTokens).toBeGreaterThan(0);
+      expect(log.completionTokens).toBeLessThan(200);
     } finally {
       await small.close();
     }
