@@ -113,4 +113,37 @@ describe('merge of shards where shard 1 scraped the server', () => {
     for (const row of all.rows.filter((r) => !shard1Seconds.has(Number(r['second']))))
       for (const column of serverColumns) expect(row[column]).toBe('');
   });
+
+  it('compare of shard 1 with the merged run shows the same server values on both sides (real runs)', async () => {
+    const one = readSummary(join(folder.dir, 'shard-1'));
+    const result = await runCliInProcess([
+      'compare',
+      join(folder.dir, 'shard-1'),
+      merged,
+      '--json',
+      '--out',
+      folder.dir,
+    ]);
+    // The client side differs (the merged run has both shards' requests); the verdict is not this test's subject.
+    expect([0, 99]).toContain(result.code);
+    const server = JSON.parse(result.stdout).server as {
+      baseline: { scraped: boolean };
+      candidate: { scraped: boolean };
+      values: { id: string; baseline: number | null; candidate: number | null; absoluteChange: number | null }[];
+    };
+    expect(server.baseline.scraped && server.candidate.scraped).toBe(true);
+    const concepts = one.groups[0]?.server?.measured?.concepts ?? {};
+    const waiting = concepts['waiting'];
+    expect([concepts['running']?.kind, waiting?.kind]).toEqual(['gauge', 'gauge']);
+    const running = server.values.find((v) => v.id === 'running.mean');
+    expect(running?.baseline).toBe(concepts['running']?.kind === 'gauge' ? concepts['running'].mean : undefined);
+    expect(server.values.find((v) => v.id === 'waiting.max')?.baseline).toBe(
+      waiting?.kind === 'gauge' ? waiting.max : undefined,
+    );
+    expect(server.values.length).toBeGreaterThanOrEqual(5);
+    for (const v of server.values) {
+      expect(v.candidate, v.id).toBe(v.baseline);
+      if (v.baseline !== null) expect(v.absoluteChange, v.id).toBe(0);
+    }
+  });
 });
