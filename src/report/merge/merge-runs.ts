@@ -185,12 +185,16 @@ function serverShard(ordered: readonly ShardResults[]): { shard: ShardResults | 
     const position = shardOf(s.summary);
     return `${s.summary.run_id}${position === null ? '' : ` (shard ${position.index}/${position.count})`}`;
   };
-  const warnings =
-    dropped.length === 0
-      ? []
-      : [
-          `${scraped.length} shards scraped the server (target.server_metrics): the merged run keeps the server side of ${name(kept)} only and drops that of ${dropped.map(name).join(', ')}; every shard saw the same server, so adding them would count it ${scraped.length} times`,
-        ];
+  const warnings: string[] = [];
+  if (dropped.length > 0)
+    warnings.push(
+      `${scraped.length} shards scraped the server (target.server_metrics): the merged run keeps the server side of ${name(kept)} only and drops that of ${dropped.map(name).join(', ')}; every shard saw the same server, so adding them would count it ${scraped.length} times`,
+    );
+  const phases = kept.summary.groups.flatMap((g) => [g.server?.measured, g.server?.warmup]);
+  if (phases.some((phase) => (phase?.energy_per_output_token_j ?? null) !== null))
+    warnings.push(
+      `energy_per_output_token_j is ${name(kept)}'s as it wrote it: the server's joules over that shard's output tokens only, while the ${ordered.length} shards' tokens were served with the same joules (about ${ordered.length} times too high for the merged run)`,
+    );
   return { shard: kept, warnings };
 }
 

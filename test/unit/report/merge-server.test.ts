@@ -98,6 +98,29 @@ describe('merge keeps the server side of the shard that scraped', () => {
   });
 });
 
+describe('merge and the energy per output token', () => {
+  it("keeps shard 1's J/token and warns that it counts shard 1's output tokens only", () => {
+    const withEnergy = fixtureServerSide({
+      running: 4,
+      waiting: 3,
+      kvCacheMax: 0.61,
+      preemptions: 0,
+      prefixHitRatio: 0.5,
+      ttftP99Ms: 420,
+      powerW: 350,
+      energyPerOutputTokenJ: 0.3,
+    });
+    const merged = mergeRuns(
+      [shard(1, '2026-11-22T03:00:00.000Z', withEnergy), shard(2, '2026-11-22T03:00:00.000Z', undefined)],
+      { force: false, version: 'test' },
+    );
+    expect(merged.summary.groups[0]?.server?.measured?.energy_per_output_token_j).toBe(0.3);
+    expect(merged.warnings).toEqual([
+      "energy_per_output_token_j is run-1 (shard 1/2)'s as it wrote it: the server's joules over that shard's output tokens only, while the 2 shards' tokens were served with the same joules (about 2 times too high for the merged run)",
+    ]);
+  });
+});
+
 describe('mergeTimeSeries with server columns', () => {
   const point = (second: number, server?: Record<string, number | null>): TimeSeriesPoint => ({
     group: 'g',
