@@ -23,9 +23,10 @@ export interface RunTick {
   readonly plannedRequests: number | null;
   /**
    * target.server_metrics: each endpoint at its latest scrape (aggregate/server-metrics/server-latest.ts),
-   * read from the scraper's logs at the tick; absent when the run does not scrape (nor in a worker thread).
+   * as of the tick, read on demand (once, whoever calls first); absent or null when the run does not scrape
+   * (nor in a worker thread).
    */
-  readonly server?: ServerLatest | null;
+  readonly server?: (() => ServerLatest) | null;
 }
 
 export interface RunEvents {

@@ -35,8 +35,11 @@ export interface ServerMetricsOutcome {
 export interface ServerScraping {
   /** A finished record (warmup or measured): its scenario's phase window and output tokens grow. */
   observe(record: RequestRecord, values: RecordedValues): void;
-  /** Each endpoint at its latest scrape as of `nowUs`, for the live views' ticks; null: this run does not scrape. */
-  latest(nowUs: number): ServerLatest | null;
+  /**
+   * Each endpoint at its latest scrape as of `nowUs`, for the live views' ticks: read on demand, once (a tick
+   * no view reads costs nothing); null: this run does not scrape.
+   */
+  latest(nowUs: number): (() => ServerLatest) | null;
   /**
    * Stops scraping; the groups with `server`, the series with its server columns, and the outcome (a run
    * that scrapes nothing: the results as they were, no outcome).
@@ -116,7 +119,15 @@ export function startServerScraping(
       if (endUs > span.toUs) span.toUs = endUs;
       if (Number.isFinite(values.output_tokens)) span.outputTokens += values.output_tokens;
     },
-    latest: (nowUs) => (session === null ? null : serverLatest(session.logs, runStartUs, nowUs)),
+    latest: (nowUs) => {
+      if (session === null) return null;
+      const logs = session.logs;
+      let read: ServerLatest | null = null;
+      return () => {
+        read ??= serverLatest(logs, runStartUs, nowUs);
+        return read;
+      };
+    },
     async finish(results) {
       let logs: Awaited<ReturnType<ServerMetricsSession['stop']>> = [];
       const warnings = startError === null ? [] : [startError];

@@ -39,8 +39,8 @@ export interface LiveTick {
   readonly warmup: boolean;
   readonly plannedMs: number | null;
   readonly plannedRequests: number | null;
-  /** target.server_metrics: each endpoint at its latest scrape; absent or null when the run does not scrape. */
-  readonly server?: ServerLatest | null;
+  /** target.server_metrics: each endpoint at its latest scrape, read on demand; absent or null when the run does not scrape. */
+  readonly server?: (() => ServerLatest) | null;
 }
 
 /**
@@ -202,7 +202,7 @@ export class LiveFeed {
       point.push(row.requestsPerS, row.outputTokensPerS, row.ttftP50Ms, row.ttftP99Ms);
     }
     if (this.#server !== null) {
-      const server = serverNow(tick.server ?? null);
+      const server = serverNow(tick.server?.() ?? null);
       this.#server = server;
       point.push(server.running, server.waiting, server.kvCacheUsage);
     }

@@ -262,7 +262,7 @@ describe('live feed', () => {
       },
     ];
     now += 1_000_000;
-    const first = feed.tick({ ...tick(1000), server });
+    const first = feed.tick({ ...tick(1000), server: () => server });
     expect(first.point.slice(-3)).toEqual([4, 37, 0.61]);
     expect(first.status.server).toEqual({
       running: 4,
@@ -274,7 +274,7 @@ describe('live feed', () => {
     });
     // A tick without a recent scrape: gaps, not the last values.
     now += 1_000_000;
-    const second = feed.tick({ ...tick(2000), server: [{ ...server[1]!, atS: null, concepts: {} }] });
+    const second = feed.tick({ ...tick(2000), server: () => [{ ...server[1]!, atS: null, concepts: {} }] });
     expect(second.point.slice(-3)).toEqual([null, null, null]);
     const data = feed.state().series.data;
     expect(data.slice(-3)).toEqual([
