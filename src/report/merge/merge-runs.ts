@@ -6,7 +6,8 @@
  * series align on wall-clock seconds. The server's side (target.server_metrics: summary.json `server_metrics`,
  * each group's `server`, timeseries.csv's `server_*` columns) is the deployment's, seen by the one shard
  * that scraped (shard 1): it is kept as that shard wrote it, never added over shards (which would count the
- * server twice). Pure: reading and writing the files is the caller's.
+ * server twice), but for the energy per output token, whose tokens are then every shard's. Pure: reading
+ * and writing the files is the caller's.
  */
 import { InferbenchError } from '../../errors.js';
 import { mergeGroupSummaries } from '../../aggregate/merge.js';
@@ -14,6 +15,7 @@ import { evaluateThresholds } from '../../aggregate/thresholds.js';
 import { worstHealth } from '../../aggregate/worst-health.js';
 import type { ThresholdSpec } from '../../profile/resolved-profile.js';
 import type { GroupSummary, HarnessHealth, RunSummary, TimeSeriesPoint } from '../../metrics/run-summary.js';
+import type { ServerPhaseSummary } from '../../metrics/server-summary.js';
 import { mergeTimeSeries } from './merge-time-series.js';
 
 /** One shard's results as loaded from its folder. */
@@ -137,7 +139,9 @@ export function mergeRuns(shards: readonly ShardResults[], options: MergeOptions
   const startedAtMs = startMs(first);
   const endedAtMs = Math.max(...ordered.map((s) => Date.parse(s.summary.ended_at)));
   const server = serverShard(ordered);
-  const groups = mergeGroups(ordered).map((group) => withServerOf(group, server.shard));
+  const mergedGroups = mergeGroups(ordered);
+  const tokenScale = server.shard === null ? new Map<string, number>() : outputTokenScale(mergedGroups, server.shard);
+  const groups = mergedGroups.map((group) => withServerOf(group, server.shard, tokenScale));
   const thresholds = evaluateThresholds(thresholdSpecs(first.summary), groups);
   const { server_metrics: _firstShardEndpoints, ...firstSummary } = first.summary;
   const endpoints = server.shard?.summary.server_metrics;
@@ -190,19 +194,70 @@ function serverShard(ordered: readonly ShardResults[]): { shard: ShardResults | 
     warnings.push(
       `${scraped.length} shards scraped the server (target.server_metrics): the merged run keeps the server side of ${name(kept)} only and drops that of ${dropped.map(name).join(', ')}; every shard saw the same server, so adding them would count it ${scraped.length} times`,
     );
-  const phases = kept.summary.groups.flatMap((g) => [g.server?.measured, g.server?.warmup]);
-  if (phases.some((phase) => (phase?.energy_per_output_token_j ?? null) !== null))
-    warnings.push(
-      `energy_per_output_token_j is ${name(kept)}'s as it wrote it: the server's joules over that shard's output tokens only, while the ${ordered.length} shards' tokens were served with the same joules (about ${ordered.length} times too high for the merged run)`,
-    );
   return { shard: kept, warnings };
 }
 
-/** A merged group with the server side of the kept shard's group of the same key (none without one). */
-function withServerOf(group: GroupSummary, shard: ShardResults | null): GroupSummary {
+/** Output tokens of a group's ok requests (their count x mean). */
+function outputTokensOf(group: GroupSummary): number {
+  const stats = group.metrics.output_tokens;
+  return stats === undefined ? 0 : stats.count * stats.mean;
+}
+
+/**
+ * Per scenario, every shard's output tokens over the kept shard's: the kept shard divided the deployment's
+ * joules by its own tokens (a share of them), the merged run divides them by all of them.
+ */
+function outputTokenScale(merged: readonly GroupSummary[], kept: ShardResults): Map<string, number> {
+  const sumByScenario = (groups: readonly GroupSummary[]): Map<string, number> => {
+    const sums = new Map<string, number>();
+    for (const g of groups) sums.set(g.scenario, (sums.get(g.scenario) ?? 0) + outputTokensOf(g));
+    return sums;
+  };
+  const keptSums = sumByScenario(kept.summary.groups);
+  const scale = new Map<string, number>();
+  for (const [scenario, total] of sumByScenario(merged)) {
+    const own = keptSums.get(scenario) ?? 0;
+    if (own > 0) scale.set(scenario, total / own);
+  }
+  return scale;
+}
+
+/**
+ * A phase of the kept shard over every shard's tokens (its output tokens scaled by `scale`, the same share
+ * for warmup as for the measured part), so the energy per output token is the deployment's joules over
+ * them; null when the kept shard's share is unknown (no output tokens).
+ */
+function overAllShards(phase: ServerPhaseSummary, scale: number | undefined): ServerPhaseSummary {
+  const joulesPerToken = phase.energy_per_output_token_j;
+  if (joulesPerToken === null) return phase;
+  if (scale === undefined) return { ...phase, energy_per_output_token_j: null };
+  return {
+    ...phase,
+    output_tokens: Math.round(phase.output_tokens * scale),
+    energy_per_output_token_j: joulesPerToken / scale,
+  };
+}
+
+/**
+ * A merged group with the server side of the kept shard's group of the same key (none without one), its
+ * energy per output token over every shard's tokens.
+ */
+function withServerOf(
+  group: GroupSummary,
+  shard: ShardResults | null,
+  tokenScale: ReadonlyMap<string, number>,
+): GroupSummary {
   const { server: _merged, ...rest } = group;
   const server = shard?.summary.groups.find((g) => g.key === group.key)?.server;
-  return server === undefined ? rest : { ...rest, server };
+  if (server === undefined) return rest;
+  const scale = tokenScale.get(group.scenario);
+  return {
+    ...rest,
+    server: {
+      measured: server.measured === null ? null : overAllShards(server.measured, scale),
+      ...(server.warmup === undefined ? {} : { warmup: overAllShards(server.warmup, scale) }),
+    },
+  };
 }
 
 function startMs(shard: ShardResults): number {

@@ -99,7 +99,7 @@ describe('merge keeps the server side of the shard that scraped', () => {
 });
 
 describe('merge and the energy per output token', () => {
-  it("keeps shard 1's J/token and warns that it counts shard 1's output tokens only", () => {
+  it("divides shard 1's joules by every shard's output tokens, not shard 1's alone", () => {
     const withEnergy = fixtureServerSide({
       running: 4,
       waiting: 3,
@@ -110,14 +110,25 @@ describe('merge and the energy per output token', () => {
       powerW: 350,
       energyPerOutputTokenJ: 0.3,
     });
-    const merged = mergeRuns(
-      [shard(1, '2026-11-22T03:00:00.000Z', withEnergy), shard(2, '2026-11-22T03:00:00.000Z', undefined)],
-      { force: false, version: 'test' },
-    );
-    expect(merged.summary.groups[0]?.server?.measured?.energy_per_output_token_j).toBe(0.3);
-    expect(merged.warnings).toEqual([
-      "energy_per_output_token_j is run-1 (shard 1/2)'s as it wrote it: the server's joules over that shard's output tokens only, while the 2 shards' tokens were served with the same joules (about 2 times too high for the merged run)",
-    ]);
+    const one = shard(1, '2026-11-22T03:00:00.000Z', withEnergy);
+    const two = shard(2, '2026-11-22T03:00:00.000Z', undefined);
+    const merged = mergeRuns([one, two], { force: false, version: 'test' });
+    const tokens = (summary: RunSummary): number => {
+      const stats = summary.groups[0]?.metrics.output_tokens;
+      return (stats?.count ?? 0) * (stats?.mean ?? 0);
+    };
+    // Shard 1 wrote 0.3 J/token over its 12,000 phase tokens: 3,600 J. The merged group's output tokens are
+    // about twice shard 1's (two shards of 40 requests), so the same joules spread over about twice the tokens.
+    const scale = tokens(merged.summary) / tokens(one.summary);
+    expect(scale).toBeGreaterThan(1.5);
+    expect(scale).toBeLessThan(2.5);
+    const measured = merged.summary.groups[0]?.server?.measured;
+    expect(measured?.output_tokens).toBe(Math.round(12_000 * scale));
+    expect(measured?.energy_per_output_token_j).toBeCloseTo(0.3 / scale, 12);
+    expect((measured?.energy_per_output_token_j ?? 0) * (measured?.output_tokens ?? 0)).toBeCloseTo(3_600, 0);
+    // The other concepts stay as shard 1 wrote them.
+    expect(measured?.concepts).toEqual(withEnergy.measured?.concepts);
+    expect(merged.warnings).toEqual([]);
   });
 });
 
