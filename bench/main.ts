@@ -18,6 +18,7 @@ import { clientBenchmark } from './client-bench.js';
 import { capacityBenchmark } from './capacity-bench.js';
 import { soakBenchmark } from './soak-bench.js';
 import { startBenchmark } from './start-bench.js';
+import { engineBenchmark } from './engine-bench.js';
 import { parseDurationMs } from '../src/util/duration.js';
 
 export const BENCHMARKS = {
@@ -28,6 +29,7 @@ export const BENCHMARKS = {
   capacity: capacityBenchmark,
   soak: soakBenchmark,
   start: startBenchmark,
+  engine: engineBenchmark,
 } satisfies Record<string, Benchmark>;
 
 type BenchName = keyof typeof BENCHMARKS;

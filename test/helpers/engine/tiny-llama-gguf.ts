@@ -44,6 +44,11 @@ export interface TinyLlamaOptions {
   readonly contextLength?: number;
   /** Seed of the weights; default 1. */
   readonly seed?: number;
+  /**
+   * The byte-level BPE tokenizer.json the vocabulary is taken from; default TINY_BPE_TOKENIZER (the path is
+   * given by `npm run bench`, whose build of this file lies in dist-bench/, away from the fixture).
+   */
+  readonly tokenizer?: string;
 }
 
 export interface TinyLlamaModel {
@@ -68,8 +73,8 @@ interface FixtureTokenizer {
   readonly model: { readonly vocab: Readonly<Record<string, number>>; readonly merges: readonly string[] };
 }
 
-function vocabulary(): { tokens: string[]; types: number[]; merges: readonly string[]; endOfText: number } {
-  const fixture = JSON.parse(readFileSync(TINY_BPE_TOKENIZER, 'utf8')) as FixtureTokenizer;
+function vocabulary(path: string): { tokens: string[]; types: number[]; merges: readonly string[]; endOfText: number } {
+  const fixture = JSON.parse(readFileSync(path, 'utf8')) as FixtureTokenizer;
   const tokens: string[] = [];
   for (const [token, id] of Object.entries(fixture.model.vocab)) tokens[id] = token;
   const specialIds = new Set(fixture.added_tokens.filter((t) => t.special).map((t) => t.id));
@@ -126,7 +131,7 @@ export function writeTinyLlama(dir: string, options: TinyLlamaOptions = {}): Tin
   const contextLength = options.contextLength ?? 4096;
   const seed = options.seed ?? 1;
   if (embedding % heads !== 0) throw new Error(`embedding ${embedding} is not a multiple of heads ${heads}`);
-  const vocab = vocabulary();
+  const vocab = vocabulary(options.tokenizer ?? TINY_BPE_TOKENIZER);
   const specs = tensorSpecs(embedding, layers, feedForward, vocab.tokens.length);
   const u32 = (value: number) => ({ value, type: T.UINT32 });
   const str = (value: string) => ({ value, type: T.STRING });
