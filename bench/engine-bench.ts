@@ -346,44 +346,36 @@ function stampRows(part: StampsPart): BenchRow[] {
   return rows;
 }
 
+const req = (value: number | null): string => (value === null ? '-' : value.toFixed(2));
+
+/** Capacity rows in the stamps rows' columns: `n` is steps, the answer in `note`. */
 function capacityRows(part: CapacityPart): BenchRow[] {
   const a = part.sweepAnswer;
-  const rows: BenchRow[] = part.searches.map(({ group: s, seconds, spoiled }, i) => ({
+  const rows: BenchRow[] = part.searches.map(({ group: s, seconds, spoiled, totalSeconds }, i) => ({
     part: 'capacity',
-    what: i === 0 ? 'search (inferbench capacity)' : 'search again, after the sweep',
-    capacity: s.capacity === null ? '-' : Number(s.capacity.toFixed(2)),
-    interval: s.interval === null ? '-' : `${s.interval[0].toFixed(2)} - ${s.interval[1].toFixed(2)}`,
-    last_pass: s.last_pass ?? '-',
-    first_fail: s.first_fail ?? '-',
-    steps: s.steps.length,
-    seconds: Math.round(seconds),
-    spoiled_searches: spoiled,
+    what: i === 0 ? 'search' : 'search again, after the sweep',
+    n: s.steps.length,
+    note: `${req(s.capacity)} req/s in ${s.interval === null ? '-' : `${req(s.interval[0])} - ${req(s.interval[1])}`}, last pass ${req(s.last_pass)}, first fail ${req(s.first_fail)}; ${Math.round(seconds)} s (${spoiled} spoiled searches before it, ${Math.round(totalSeconds)} s in all); ${s.end_reason}`,
   }));
-  const inside = part.searches.map(({ group: s }) =>
-    a.capacity !== null && s.interval !== null && s.interval[0] <= a.capacity && a.capacity <= s.interval[1]
-      ? 'in'
-      : 'out',
-  );
+  const inside = part.searches
+    .filter(({ group: s }) => s.interval !== null)
+    .map(({ group: s }) =>
+      a.capacity !== null && s.interval !== null && s.interval[0] <= a.capacity && a.capacity <= s.interval[1]
+        ? 'inside'
+        : 'outside',
+    );
   rows.push({
     part: 'capacity',
     what: `brute-force sweep (${part.warmupSeconds} s warmup + ${part.stepSeconds} s per rate)`,
-    capacity: a.capacity === null ? '-' : Number(a.capacity.toFixed(2)),
-    interval: `${inside.join('/')} the search interval`,
-    last_pass: a.lastPass ?? '-',
-    first_fail: a.firstFail ?? '-',
-    steps: part.sweep.length,
-    seconds: Math.round(part.sweepSeconds),
+    n: part.sweep.length,
+    note: `${req(a.capacity)} req/s (share over the limit crossing 10%), last pass ${req(a.lastPass)}, first fail ${req(a.firstFail)}; ${Math.round(part.sweepSeconds)} s; ${inside.join('/') || 'no'} search interval`,
   });
   for (const step of part.sweep)
     rows.push({
       part: 'sweep',
-      what: `${step.rate} req/s: ${step.pass ? 'PASS' : 'FAIL'}${step.harnessBottleneck ? ' (harness bottleneck)' : ''}`,
-      capacity: '',
-      interval: `${step.over} of ${step.requests} over (${(100 * step.share).toFixed(1)}%)`,
-      last_pass: '',
-      first_fail: '',
-      steps: '',
-      seconds: '',
+      what: `${step.rate} req/s: ${step.pass ? 'PASS' : 'FAIL'}`,
+      n: step.requests,
+      note: `${step.over} over the limit (${(100 * step.share).toFixed(1)}%), ${step.failed} failed${step.harnessBottleneck ? '; the harness flagged itself a bottleneck' : ''}`,
     });
   return rows;
 }
