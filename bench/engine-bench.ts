@@ -16,12 +16,11 @@
  *   sweep of the same engine: one `inferbench run` per rate, up from 0.6x the search's answer in steps of
  *   10% of it (20% with --quick) until two steps in a row failed (one with --quick), each a 5 s warmup
  *   (3 s) then `--duration` (default 15 s, 8 s with --quick), judged as the search counts exceedances: at
- *   most 10% of its measured requests over the limit, a failed request counting as over; then (without
- *   --quick) the search again, since the shared machine's load, and with it the engine's capacity, drifts.
- *   The time each took.
+ *   most 10% of its measured requests over the limit, a failed request counting as over. The time each
+ *   took (the search's with the spoiled ones before it).
  *
- * `--skip stamps` or `--skip capacity` leaves a part out. The default run takes 5 to 10 minutes on 2 busy
- * cores, --quick 2 to 4.
+ * `--skip stamps` or `--skip capacity` leaves a part out. The default run takes 4 to 10 minutes on 2 busy
+ * cores (most of it spoiled searches run again), --quick 2 to 4.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -196,7 +195,7 @@ interface Search {
 }
 
 interface CapacityPart {
-  /** The search before the sweep, and (without --quick) one after it: the machine's load drifts. */
+  /** The search that answered (one: a second after the sweep doubled the bench's time on the busy machine). */
   readonly searches: readonly Search[];
   readonly sweep: readonly (SweepStep & { readonly harnessBottleneck: boolean })[];
   readonly sweepAnswer: SweepAnswer;
@@ -317,8 +316,7 @@ async function capacityPart(
   const center = group.capacity ?? group.last_pass ?? group.first_fail;
   if (center === null) throw new Error(`the capacity search found no load to sweep around: ${group.end_reason}`);
   const swept = await sweep(ctx, setup, engine, center, quick, stepMs);
-  const searches = quick ? [first] : [first, await search(ctx, setup, engine, 'search-again')];
-  return { searches, ...swept };
+  return { searches: [first], ...swept };
 }
 
 const ms = (value: number): number => Number(value.toFixed(2));
@@ -351,9 +349,9 @@ const req = (value: number | null): string => (value === null ? '-' : value.toFi
 /** Capacity rows in the stamps rows' columns: `n` is steps, the answer in `note`. */
 function capacityRows(part: CapacityPart): BenchRow[] {
   const a = part.sweepAnswer;
-  const rows: BenchRow[] = part.searches.map(({ group: s, seconds, spoiled, totalSeconds }, i) => ({
+  const rows: BenchRow[] = part.searches.map(({ group: s, seconds, spoiled, totalSeconds }) => ({
     part: 'capacity',
-    what: i === 0 ? 'search' : 'search again, after the sweep',
+    what: 'search (inferbench capacity)',
     n: s.steps.length,
     note: `${req(s.capacity)} req/s in ${s.interval === null ? '-' : `${req(s.interval[0])} - ${req(s.interval[1])}`}, last pass ${req(s.last_pass)}, first fail ${req(s.first_fail)}; ${Math.round(seconds)} s (${spoiled} spoiled searches before it, ${Math.round(totalSeconds)} s in all); ${s.end_reason}`,
   }));
