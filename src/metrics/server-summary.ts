@@ -39,7 +39,13 @@ export type ServerConceptSummary = z.output<typeof serverConceptSchema>;
  * phase, and the workload's intended share. A ratio that could not be computed is absent, never 0.
  */
 export const prefixCacheSchema = z.object({
-  /** The scenario's requests of the phase whose usage said prompt_tokens_details.cached_tokens, and their sums. */
+  /**
+   * What both sides counted over, seconds from the run's start: the two scrapes the server's counters were
+   * read between (the client's requests processed in between, warmup ones included), else the phase.
+   */
+  from_s: z.number(),
+  to_s: z.number(),
+  /** The scenario's requests in that window whose usage said prompt_tokens_details.cached_tokens, and their sums. */
   client_requests: resultCount,
   client_prompt_tokens: z.number(),
   client_cached_tokens: z.number(),

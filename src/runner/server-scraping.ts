@@ -9,13 +9,10 @@
  * Nothing here can fail the run or touch a client number: a scraper that throws is a warning.
  */
 import {
-  type CacheAim,
-  type CacheTally,
-  cacheAimOf,
-  createCacheTally,
-  prefixCacheCheck,
+  cacheAimsOf,
+  cacheSlotUs,
+  PrefixCacheTallies,
   prefixCacheWarning,
-  tallyCachedTokens,
 } from '../aggregate/server-metrics/prefix-cache-check.js';
 import {
   serverEndpoints,
@@ -66,8 +63,6 @@ interface MutableSpan {
   fromUs: number;
   toUs: number;
   outputTokens: number;
-  /** The client's cached tokens (prefix-cache-check.ts). */
-  cache: CacheTally;
 }
 
 /** What a run's options tell the scraper: the CLI's environment (absent in worker threads) and the target. */
@@ -102,14 +97,11 @@ export function startServerScraping(
     startError = `server metrics could not start: ${error instanceof Error ? error.message : String(error)}`;
   }
   const groups: ResolvedGroup[] = [];
-  const aims: (CacheAim | null)[] = [];
-  for (const group of profile.groups) {
-    groups[group.index] = group;
-    const scenario = profile.scenarios.find((s) => s.name === group.scenario);
-    aims[group.index] = scenario === undefined ? null : cacheAimOf(scenario, group);
-  }
+  for (const group of profile.groups) groups[group.index] = group;
+  const aims = cacheAimsOf(profile);
   // scenario -> phase -> its window so far.
   const phases = new Map<string, { warmup?: MutableSpan; measured?: MutableSpan }>();
+  const caches = new PrefixCacheTallies(cacheSlotUs(endpoints.map((endpoint) => endpoint.intervalMs)));
   return {
     observe(record, values) {
       const group = groups[record.groupIndex];
@@ -123,13 +115,19 @@ export function startServerScraping(
       const endUs = Number.isFinite(record.endUs) ? record.endUs : record.launchUs;
       let span = scenario[key];
       if (span === undefined) {
-        span = { fromUs: record.launchUs, toUs: endUs, outputTokens: 0, cache: createCacheTally() };
+        span = { fromUs: record.launchUs, toUs: endUs, outputTokens: 0 };
         scenario[key] = span;
       }
       if (record.launchUs < span.fromUs) span.fromUs = record.launchUs;
       if (endUs > span.toUs) span.toUs = endUs;
       if (Number.isFinite(values.output_tokens)) span.outputTokens += values.output_tokens;
-      tallyCachedTokens(span.cache, aims[record.groupIndex] ?? null, values, record.labels?.[PREFIX_LABEL]);
+      caches.add(group.scenario, {
+        phase: key,
+        prefilledUs: Number.isFinite(record.firstTokenUs) ? record.firstTokenUs : endUs,
+        aim: aims[record.groupIndex] ?? null,
+        values,
+        prefixLabel: record.labels?.[PREFIX_LABEL],
+      });
     },
     async finish(results) {
       let logs: Awaited<ReturnType<ServerMetricsSession['stop']>> = [];
@@ -139,15 +137,17 @@ export function startServerScraping(
       } catch (error) {
         warnings.push(`server metrics stopped badly: ${error instanceof Error ? error.message : String(error)}`);
       }
-      const phase = (span: (PhaseSpan & { cache: CacheTally }) | undefined) => {
+      const phase = (scenario: string, name: 'warmup' | 'measured', span: PhaseSpan | undefined) => {
         if (span === undefined) return null;
         const server = serverPhase(logs, span, runStartUs);
-        const prefixCache = prefixCacheCheck(span.cache, server);
-        return prefixCache === null ? server : { ...server, prefix_cache: prefixCache };
+        return caches.withCheck(scenario, logs, { name, ...span, server }, runStartUs);
       };
       // Once per scenario: its groups share the phases.
       const byScenario = new Map(
-        [...phases].map(([name, spans]) => [name, { measured: phase(spans.measured), warmup: phase(spans.warmup) }]),
+        [...phases].map(([name, spans]) => [
+          name,
+          { measured: phase(name, 'measured', spans.measured), warmup: phase(name, 'warmup', spans.warmup) },
+        ]),
       );
       for (const [name, { measured }] of byScenario) {
         const warning = measured === null ? null : prefixCacheWarning(name, 'measured', measured);
