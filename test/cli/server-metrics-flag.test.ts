@@ -45,6 +45,21 @@ describe('--server-metrics URL', () => {
     );
   });
 
+  it("run takes the flag more than once: each adds an endpoint after the profile's", async () => {
+    const result = await runCliInProcess([
+      'run',
+      profile,
+      '--server-metrics',
+      'http://dcgm:9400/metrics',
+      '--server-metrics',
+      'not-a-url',
+    ]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(
+      /--server-metrics not-a-url: target\.server_metrics\[2\]\.url: expected an http\(s\) URL/,
+    );
+  });
+
   it('capacity does not take the flag yet: its steps do not scrape (exit 2, not a flag that does nothing)', async () => {
     const result = await runCliInProcess(['capacity', profile, '--server-metrics', 'http://a/metrics']);
     expect(result.code).toBe(2);
