@@ -185,13 +185,21 @@ scenarios:
       rows.map((r) => csvNumber(r['server_kv_cache_usage'])),
     );
     // ... and those are what the emulator answered the scrape of that second.
+    // Scrape k for second k; the scrape the run takes as it stops (the last body passed on) may fall in the
+    // last second too, and then that second shows it.
+    const lastSecond = Math.max(...seconds.filter((_, i) => running[i] !== null));
     let compared = 0;
     seconds.forEach((second, i) => {
       if (running[i] === null) return;
-      const seen = exposed[second];
-      expect(running[i], `running, second ${second}`).toBe(seen?.running);
-      expect(waiting[i], `waiting, second ${second}`).toBe(seen?.waiting);
-      expect(kv[i], `KV use, second ${second}`).toBe((seen?.kv ?? Number.NaN) * 100);
+      const candidates = second === lastSecond ? [exposed[second], exposed.at(-1)] : [exposed[second]];
+      expect(
+        candidates.map((seen) => ({
+          running: seen?.running,
+          waiting: seen?.waiting,
+          kv: (seen?.kv ?? Number.NaN) * 100,
+        })),
+        `second ${second}`,
+      ).toContainEqual({ running: running[i], waiting: waiting[i], kv: kv[i] });
       compared++;
     });
     expect(compared).toBeGreaterThanOrEqual(2);
