@@ -6,6 +6,8 @@
  */
 import { worstHealth } from '../../aggregate/worst-health.js';
 import type { CapacityObjective } from '../../aggregate/capacity/capacity-slo.js';
+import type { ServerObjective } from '../../aggregate/capacity/server-objective.js';
+import { serverKnee } from '../../aggregate/capacity/server-knee.js';
 import type {
   CapacityCost,
   CapacityGroupSummary,
@@ -23,9 +25,14 @@ export function capacitySummary(
   groups: readonly GroupCapacity[],
   objectives: readonly CapacityObjective[],
   spec: CapacitySpec,
+  serverObjectives: readonly ServerObjective[] = [],
 ): CapacitySummary {
   return {
-    objectives: objectives.map((o) => ({ key: o.key, limit: o.limit, allowed: o.allowed })),
+    objectives: [
+      ...objectives.map((o) => ({ key: o.key, limit: o.limit, allowed: o.allowed })),
+      // A server objective is a bound on each step's window: no share of it is allowed over.
+      ...serverObjectives.map((o) => ({ key: o.key, limit: o.limit, allowed: 0 })),
+    ],
     settings: {
       resolution: spec.resolution,
       max_steps: spec.maxSteps,
@@ -63,6 +70,7 @@ function groupSummary(group: GroupCapacity, spec: CapacitySpec): CapacityGroupSu
     per_objective: { ...estimate.perObjective },
     last_pass: group.lastPass,
     first_fail: group.firstFail,
+    ...knee(group),
     end_reason: group.endReason,
     goodput_per_s: group.goodputPerS,
     below_min: spec.minCapacity !== null && (capacity === null || capacity < spec.minCapacity),
@@ -86,6 +94,17 @@ function groupSummary(group: GroupCapacity, spec: CapacitySpec): CapacityGroupSu
         }),
     ...searchCost(group),
   };
+}
+
+/**
+ * `{ server_at_knee }` when some step was scraped: the server from the last passing step (the latest at the
+ * highest passing load) to the first failing one (the first at the lowest failing load).
+ */
+function knee(group: GroupCapacity): { server_at_knee?: string | null } {
+  if (!group.steps.some((step) => step.server !== null)) return {};
+  const pass = group.steps.filter((step) => step.outcome === 'pass' && step.load === group.lastPass).at(-1);
+  const fail = group.steps.find((step) => step.outcome === 'fail' && step.load === group.firstFail);
+  return { server_at_knee: serverKnee(pass?.server ?? null, fail?.server ?? null) };
 }
 
 /**
@@ -141,6 +160,8 @@ function stepSummary(step: StepResult, group: GroupCapacity): CapacityStepSummar
     exceedance,
     tests: step.tests.map((test) => ({ ...test })),
     ...(summary?.cost === undefined ? {} : { cost_usd: summary.cost.usd }),
+    ...(step.server === null ? {} : { server: step.server }),
+    ...(step.serverChecks.length === 0 ? {} : { server_checks: step.serverChecks.map((check) => ({ ...check })) }),
   };
 }
 

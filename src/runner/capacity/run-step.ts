@@ -8,6 +8,13 @@
  * search runs the same on the real clock and in virtual time (test/unit/runner/capacity-virtual-time.test.ts).
  */
 import type { CapacityObjective } from '../../aggregate/capacity/capacity-slo.js';
+import {
+  type ServerCheck,
+  type ServerObjective,
+  serverChecks,
+  withServerChecks,
+} from '../../aggregate/capacity/server-objective.js';
+import type { ServerPhaseSummary } from '../../metrics/server-summary.js';
 import type { GroupSummary, HarnessHealth } from '../../metrics/run-summary.js';
 import type { CapacitySpec, ResolvedGroup, ResolvedProfile } from '../../profile/resolved-profile.js';
 import { STEP_GRACEFUL_STOP_MS } from '../../aggregate/capacity/step-length.js';
@@ -47,6 +54,10 @@ export interface StepResult {
   readonly rampBlocks: number;
   /** The overload sign that decided it (dropped arrivals, falling behind, an error burst); null otherwise. */
   readonly overload: string | null;
+  /** The server over the step's measured window (target.server_metrics); null: not scraped. */
+  readonly server: ServerPhaseSummary | null;
+  /** Each server objective of the SLO over that window (aggregate/capacity/server-objective.ts). */
+  readonly serverChecks: readonly ServerCheck[];
 }
 
 export interface StepContext {
@@ -60,6 +71,10 @@ export interface StepContext {
   readonly stepCapMs?: number;
   /** `capacity --workers N`: every step's load sent by N worker threads (run-in-workers.ts); null: this thread. */
   readonly workers?: WorkerPoolOptions | null;
+  /** The CLI's environment: given, every step scrapes target.server_metrics (run-profile.ts serverMetricsEnv). */
+  readonly serverMetricsEnv?: Readonly<Record<string, string | undefined>> | null;
+  /** The SLO's bounds on the server's concepts (`kv_cache_usage.max: 95%`), checked over each step; default none. */
+  readonly serverObjectives?: readonly ServerObjective[];
 }
 
 /** One group of a step and the load it gets (a mixed step runs several at once, sharing the target). */
@@ -146,7 +161,11 @@ function runPart(
   const options: RunProfileOptions = {
     profile,
     target: context.run.target,
-    control: { interrupt: stop, tickIntervalMs: Math.min(250, context.spec.blockMs) },
+    control: {
+      interrupt: stop,
+      tickIntervalMs: Math.min(250, context.spec.blockMs),
+      serverMetricsEnv: context.serverMetricsEnv ?? null,
+    },
     env: {
       ...context.run.env,
       events: {
@@ -177,13 +196,18 @@ function partResult(
   let reason =
     decision?.reason ??
     `undecided after ${(durationMs / 1000).toFixed(0)} s: ${tests.map((t) => t.description).join('; ')}`;
+  let spoiled = true;
   if (context.interrupt.aborted) {
     outcome = 'inconclusive';
     reason = 'interrupted';
   } else if (result.harness.client_bottleneck) {
     outcome = 'inconclusive';
     reason = `the harness was its own bottleneck (${result.harness.warnings.join('; ')}); was: ${reason}`;
-  }
+  } else spoiled = false;
+  const group = result.groups[0] ?? null;
+  const server = group?.server?.measured ?? null;
+  const checks = serverChecks(server, context.serverObjectives ?? []);
+  ({ outcome, reason } = withServerChecks({ outcome, reason, spoiled }, checks));
   return {
     step,
     load: part.load,
@@ -191,10 +215,12 @@ function partResult(
     reason,
     durationMs,
     tests,
-    group: result.groups[0] ?? null,
+    group,
     harness: result.harness,
     blocks: monitor.blocks.map((block) => block.store()),
     rampBlocks: monitor.rampBlocks,
     overload: decision?.signal === 'overload' ? decision.reason : null,
+    server,
+    serverChecks: checks,
   };
 }
