@@ -15,10 +15,12 @@
  */
 import type { ServerPhaseSummary } from '../../metrics/server-summary.js';
 
-interface KneeConcept {
+export interface KneeConcept {
   readonly concept: string;
   readonly label: string;
   readonly stat: string;
+  /** Its unit once read: requests, a ratio 0..1, per second or ms (a chart's axis). */
+  readonly unit: 'requests' | 'ratio' | 'per_s' | 'ms';
   /** The smallest change named, given the value at the last pass. */
   readonly moved: (from: number, to: number) => boolean;
   readonly format: (value: number) => string;
@@ -30,21 +32,23 @@ const atLeast = (threshold: number) => (from: number, to: number) => Math.abs(to
 
 /** The concepts of the rule, in its order (see the file comment). */
 export const KNEE_CONCEPTS: readonly KneeConcept[] = [
-  { concept: 'waiting', label: 'waiting', stat: 'max', moved: atLeast(1), format: count },
-  { concept: 'kv_cache_usage', label: 'KV cache', stat: 'max', moved: atLeast(0.05), format: percent },
+  { concept: 'waiting', label: 'waiting', stat: 'max', unit: 'requests', moved: atLeast(1), format: count },
+  { concept: 'kv_cache_usage', label: 'KV cache', stat: 'max', unit: 'ratio', moved: atLeast(0.05), format: percent },
   {
     concept: 'preemptions',
     label: 'preemptions',
     stat: 'per_s',
+    unit: 'per_s',
     moved: atLeast(0.01),
     format: (v) => `${Number(v.toPrecision(2))}/s`,
   },
-  { concept: 'gpu_util', label: 'GPU use', stat: 'mean', moved: atLeast(0.05), format: percent },
-  { concept: 'running', label: 'running', stat: 'max', moved: atLeast(1), format: count },
+  { concept: 'gpu_util', label: 'GPU use', stat: 'mean', unit: 'ratio', moved: atLeast(0.05), format: percent },
+  { concept: 'running', label: 'running', stat: 'max', unit: 'requests', moved: atLeast(1), format: count },
   {
     concept: 'server_queue_time',
     label: 'server queue p99',
     stat: 'p99',
+    unit: 'ms',
     moved: (from, to) => Math.abs(to - from) >= Math.max(10, 0.2 * from),
     format: (v) => `${Math.round(v)} ms`,
   },
@@ -76,4 +80,35 @@ export function serverKnee(lastPass: ServerPhaseSummary | null, firstFail: Serve
       .join(', ');
   const moved = both.filter(({ concept, from, to }) => concept.moved(from, to));
   return moved.length > 0 ? say(moved.slice(0, MOST_NAMED)) : `unchanged: ${say(both.slice(0, NAMED_UNCHANGED))}`;
+}
+
+/**
+ * The two steps of the knee: the last passing one (the latest at the highest passing load) and the first
+ * failing one (the first at the lowest failing load); either undefined when the search has none.
+ */
+export function kneeSteps<S extends { readonly outcome: string; readonly load: number }>(
+  steps: readonly S[],
+  lastPass: number | null,
+  firstFail: number | null,
+): { lastPass: S | undefined; firstFail: S | undefined } {
+  return {
+    lastPass: steps.filter((step) => step.outcome === 'pass' && step.load === lastPass).at(-1),
+    firstFail: steps.find((step) => step.outcome === 'fail' && step.load === firstFail),
+  };
+}
+
+/** A step's server concepts of the rule, briefly ("waiting 37, KV cache 99%"): the first `most` it has. */
+export function serverBrief(server: ServerPhaseSummary | null | undefined, most = 3): string {
+  if (server === null || server === undefined) return '';
+  return KNEE_CONCEPTS.flatMap((concept) => {
+    const value = statOf(server, concept);
+    return value === null ? [] : [`${concept.label} ${concept.format(value)}`];
+  })
+    .slice(0, most)
+    .join(', ');
+}
+
+/** The value of one concept of the rule in a step's window (its statistic), or null. */
+export function kneeValue(server: ServerPhaseSummary | null | undefined, concept: KneeConcept): number | null {
+  return server === null || server === undefined ? null : statOf(server, concept);
 }

@@ -173,3 +173,17 @@ export function withServerObjectives(
   }
   return { ...result, perObjective, perObjectiveCensored };
 }
+
+/** A server objective as a reader says it: `kv_cache_usage.max <= 95%`, `server_ttft.p99 <= 500 ms`, `waiting.mean <= 8`. */
+export function serverObjectiveLabel(objective: { readonly key: string; readonly limit: number }): string {
+  const concept = objective.key.slice(0, objective.key.indexOf('.')) as ServerConcept;
+  const unit = CONCEPT_UNITS[concept];
+  const value = (v: number) => String(Number(v.toPrecision(4)));
+  const bound =
+    unit === 'ratio'
+      ? `${value(objective.limit * 100)}%`
+      : unit === 'requests' || unit === 'preemptions' || unit === 'tokens'
+        ? value(objective.limit)
+        : `${value(objective.limit)} ${unit}`;
+  return `${objective.key} <= ${bound}`;
+}

@@ -7,7 +7,7 @@
 import { worstHealth } from '../../aggregate/worst-health.js';
 import type { CapacityObjective } from '../../aggregate/capacity/capacity-slo.js';
 import type { ServerObjective } from '../../aggregate/capacity/server-objective.js';
-import { serverKnee } from '../../aggregate/capacity/server-knee.js';
+import { kneeSteps, serverKnee } from '../../aggregate/capacity/server-knee.js';
 import type {
   CapacityCost,
   CapacityGroupSummary,
@@ -102,9 +102,8 @@ function groupSummary(group: GroupCapacity, spec: CapacitySpec): CapacityGroupSu
  */
 function knee(group: GroupCapacity): { server_at_knee?: string | null } {
   if (!group.steps.some((step) => step.server !== null)) return {};
-  const pass = group.steps.filter((step) => step.outcome === 'pass' && step.load === group.lastPass).at(-1);
-  const fail = group.steps.find((step) => step.outcome === 'fail' && step.load === group.firstFail);
-  return { server_at_knee: serverKnee(pass?.server ?? null, fail?.server ?? null) };
+  const { lastPass, firstFail } = kneeSteps(group.steps, group.lastPass, group.firstFail);
+  return { server_at_knee: serverKnee(lastPass?.server ?? null, firstFail?.server ?? null) };
 }
 
 /**
