@@ -27,6 +27,9 @@ const duration = z.union([
   z.string().regex(DURATION_PATTERN, { error: 'expected a duration like "30s" or "500ms"' }),
 ]);
 
+/** A bound on a server concept over each step (`kv_cache_usage.max`): not a latency percentile, fluidity_index nor error_rate. */
+const SERVER_SLO_KEY = /^(?![a-z_]+_ms\.|fluidity_index\.)[a-z_]+\.(?:max|mean|last|per_s|delta|p50|p90|p99)$/;
+
 const sloRecord = z.record(
   // fluidity_index (higher is better) takes a low percentile: fluidity_index.p1: 0.9 (capacity-slo.ts); a
   // server concept a statistic of each step's window: kv_cache_usage.max: 95% (server-objective.ts).
@@ -262,7 +265,7 @@ export function formatCapacityPlan(profile: ResolvedProfile): string {
   const c = profile.capacity;
   const slo = Object.entries(c.slo);
   const parts = [
-    `slo ${slo.length === 0 ? 'none' : slo.map(([k, v]) => `${k} < ${v}`).join(', ')}`,
+    `slo ${slo.length === 0 ? 'none' : slo.map(([k, v]) => `${k} ${SERVER_SLO_KEY.test(k) ? '<=' : '<'} ${v}`).join(', ')}`,
     `steps of at most ${c.maxStepDurationMs === null ? `${formatDurationMs(c.stepDurationMs)} (longer when a p99 needs it at half the start load: max_step_duration not set)` : formatDurationMs(c.maxStepDurationMs)}, each starting with ${formatStepWarmups(profile)} untested`,
     `blocks of ${formatDurationMs(c.blockMs)}`,
     `resolution ${Math.round(c.resolution * 1000) / 10}%`,
