@@ -3,9 +3,10 @@
  * load, the outcome and why, latency percentiles (ms), the server's queue time, and per objective the
  * observed exceedance with the monotone fit and its 95% band (as percentages); a server objective
  * (`kv_cache_usage.max`) instead its value over the step and whether it held. With target.server_metrics,
- * the server's concepts of the knee rule per step (`server_waiting_max`, `server_kv_cache_usage_max`, ...
- * in the concepts' units: aggregate/capacity/server-knee.ts), `knee` marking the last passing and the
- * first failing step, and on both `server_at_knee`, what the server showed from one to the other.
+ * the server's concepts of the knee rule per step (`server_waiting_max`, `server_kv_cache_usage_max`, ...,
+ * `server_queue_time_p99_ms`, in the concepts' units: aggregate/capacity/server-knee.ts), `knee` marking
+ * the last passing and the first failing step, and on both `server_at_knee`, what the server showed from
+ * one to the other.
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -47,7 +48,11 @@ export function formatCapacityCsv(capacity: CapacitySummary): string {
     'queue_time_p50_ms',
     ...keys.flatMap((key) => [`${key}_exceeded_pct`, `${key}_fitted_pct`, `${key}_low_pct`, `${key}_high_pct`]),
     ...serverKeys.flatMap((key) => [`${key}_value`, `${key}_held`]),
-    ...concepts.map((concept) => `server_${concept.concept}_${concept.stat}`),
+    // server_waiting_max, server_kv_cache_usage_max, ..., server_queue_time_p99_ms (timeseries.csv's prefix).
+    ...concepts.map(
+      (concept) =>
+        `server_${concept.concept.replace(/^server_/, '')}_${concept.stat}${concept.unit === 'ms' ? '_ms' : ''}`,
+    ),
     ...(scraped ? ['knee', 'server_at_knee'] : []),
     'duration_ms',
     'reason',

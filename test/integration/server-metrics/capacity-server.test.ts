@@ -146,7 +146,20 @@ capacity:
     expect(table).toContain('SLO: error_rate < 50%, waiting.max <= 0');
     expect(table).toMatch(/step 2 {2}4\.00 streams {2}FAIL {2}server over its bound.*\[server: waiting 2, /);
 
-    const csv = parseCsvRecords(formatCapacityCsv(summary)).records;
+    const parsed = parseCsvRecords(formatCapacityCsv(summary));
+    expect(parsed.columns.filter((c) => c.startsWith('server_') || c.startsWith('waiting.') || c === 'knee')).toEqual([
+      'waiting.max_value',
+      'waiting.max_held',
+      'server_waiting_max',
+      'server_kv_cache_usage_max',
+      'server_preemptions_per_s',
+      'server_gpu_util_mean',
+      'server_running_max',
+      'server_queue_time_p99_ms',
+      'knee',
+      'server_at_knee',
+    ]);
+    const csv = parsed.records;
     expect(
       csv.map((row) => [
         row.server_waiting_max,
