@@ -1,7 +1,8 @@
 /**
  * `inferbench capacity` with target.server_metrics, the command whole, against the emulator in this
  * process (small-fast-8b cut to 2 slots: at 2 streams nothing waits, at 4 two requests do): no warning
- * that capacity does not scrape; every step scraped the emulator's /metrics over its own window, whether
+ * that capacity does not scrape; an endpoint nobody listens on is counted over the steps in summary.json
+ * `server_metrics` and named in one warning, changing nothing else; every step scraped the emulator's /metrics over its own window, whether
  * the harness spoiled it or not, and summary.json, capacity-steps.json and capacity.csv record its running
  * and waiting as the emulator exposed them with the server objective `waiting.max: 0` checked over it;
  * the table says what the server showed at the knee. On a quiet machine the search is 2 PASS, 4 FAIL on
@@ -47,6 +48,8 @@ afterAll(async () => {
 });
 
 const GROUP = 's/small-fast-8b/-';
+/** An endpoint nobody listens on: every scrape of it fails (connection refused). */
+const DEAD = 'http://127.0.0.1:1/metrics';
 
 function gauge(value: ServerConceptSummary | undefined) {
   if (value?.kind !== 'gauge') throw new Error(`expected a gauge, got ${JSON.stringify(value)}`);
@@ -58,7 +61,9 @@ describe('capacity with target.server_metrics', () => {
     const path = folder.writeProfile(
       'server',
       `name: server
-target: { tokenizer: ${JSON.stringify(TINY_TOKENIZER)}, server_metrics: [{ url: /metrics, interval: 200ms }] }
+target:
+  tokenizer: ${JSON.stringify(TINY_TOKENIZER)}
+  server_metrics: [{ url: /metrics, interval: 200ms }, { url: "${DEAD}", interval: 200ms, preset: vllm }]
 scenarios:
   - name: s
     models: [small-fast-8b]
@@ -77,8 +82,26 @@ capacity:
     );
     const dir = join(folder.dir, 'search');
     const result = await runCliInProcess(['capacity', path, '--out', dir, '--steps'], { target });
-    expect(result.stderr).not.toMatch(/does not scrape|server metrics/);
+    expect(result.stderr).not.toMatch(/does not scrape/);
     expect(result.code).toBe(0);
+    // The dead endpoint: counted over every step, said once, and the search goes on as without it.
+    const summary = readSummary(dir);
+    const [live, dead] = summary.server_metrics ?? [];
+    expect(live).toMatchObject({ engine: 'vllm', failures: 0 });
+    expect(live?.scrapes_ok).toBeGreaterThan(summary.capacity?.groups[0]?.steps.length ?? 0);
+    expect(dead).toMatchObject({ url: DEAD, scrapes_ok: 0 });
+    expect(dead?.failures).toBe(dead?.attempts);
+    // Every step scraped it at least once, at its start.
+    expect(dead?.failures).toBeGreaterThanOrEqual(summary.capacity?.groups[0]?.steps.length ?? 1);
+    const said = result.stderr.split('\n').filter((line) => line.includes(`server metrics ${DEAD}`));
+    expect(said).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^inferbench: warning: server metrics ${DEAD}: ${dead?.failures} of ${dead?.attempts} scrapes failed over the search's steps \\(`,
+        ),
+      ),
+    ]);
+    expect(summary.harness.warnings).toContain(said[0]?.replace('inferbench: warning: ', ''));
 
     const capacity = readSummary(dir).capacity as CapacitySummary;
     expect(capacity.objectives).toContainEqual({ key: 'waiting.max', limit: 0, allowed: 0 });

@@ -179,29 +179,35 @@ async function runCapacityCommand(args: CapacityArgs, ctx: CliContext): Promise<
       workers,
       ...(search.stopped === null ? {} : { stopped: search.stopped }),
     });
-    const identity = {
-      runId,
-      version: inferbenchVersion(),
-      baseUrl: session.target,
-      embeddedEmulator: session.emulator !== null,
-      proxy: session.proxy,
-    };
     // The whole search's spend (every step and the calibration), not only the operating points'.
     const spent = cost.meter.runCost(nowUs());
     const runSummary = {
-      ...buildRunSummary(result, identity, []),
+      ...buildRunSummary(result, runIdentity(runId, session), []),
       capacity: summary,
       ...(spent ? { cost: spent } : {}),
     };
     const { problems } = await writeRunFiles(runDir, { summary: runSummary, timeSeries: [] });
     await writeCapacityCsv(runDir, summary);
-    for (const problem of problems) ctx.stderr.write(`inferbench: warning: ${problem}\n`);
+    // A failing metrics endpoint (each warning once over the steps) never fails the search.
+    for (const warning of [...problems, ...(result.serverMetrics?.warnings ?? [])])
+      ctx.stderr.write(`inferbench: warning: ${warning}\n`);
     // A step the harness spoiled is run again, and ends the search if it stays spoiled: say what helps.
     if (runSummary.harness.client_bottleneck) ctx.stderr.write(`inferbench: warning: ${bottleneckRemedy(workers)}\n`);
     return finish(summary, runDir, args, ctx, search.stopped);
   } finally {
     await session.stop();
   }
+}
+
+/** Who wrote the search's summary.json, against what. */
+function runIdentity(runId: string, session: Awaited<ReturnType<typeof openTarget>>) {
+  return {
+    runId,
+    version: inferbenchVersion(),
+    baseUrl: session.target,
+    embeddedEmulator: session.emulator !== null,
+    proxy: session.proxy,
+  };
 }
 
 /** Every step as it is decided, on stderr: the search is long and its decisions are the point. */

@@ -17,6 +17,8 @@ import type {
 import type { GroupSummary } from '../../metrics/run-summary.js';
 import type { CapacitySpec, ResolvedProfile } from '../../profile/resolved-profile.js';
 import type { RunResult } from '../run-profile.js';
+import type { ServerMetricsOutcome } from '../server-scraping.js';
+import type { ServerEndpointSummary } from '../../metrics/server-summary.js';
 import type { GroupCapacity } from './run-capacity.js';
 import type { StepResult } from './run-step.js';
 import { parseUsd, usdNumber } from '../../util/usd.js';
@@ -183,8 +185,10 @@ export function capacityRunResult(
     if (chosen?.group) operatingPoints.push(chosen.group);
   }
   const steps = groups.flatMap((group) => group.steps.map((step) => ({ group: group.group, step })));
+  const serverMetrics = searchServerMetrics(steps.map(({ step }) => step));
   return {
     ...base,
+    ...(serverMetrics === null ? {} : { serverMetrics }),
     profile,
     groups: operatingPoints,
     timeSeries: [],
@@ -194,4 +198,50 @@ export function capacityRunResult(
     shard: null,
     startAtWallMs: null,
   };
+}
+
+/**
+ * The search's scrapes as a run's (summary.json `server_metrics`, and the warnings): each endpoint's
+ * counts summed over every step that scraped, its last error the latest step's (`at_s` from that step's
+ * start); its failures said once with the sums (as aggregate/server-metrics/server-summary.ts says a
+ * run's), every other warning once. Null when no step scraped.
+ */
+export function searchServerMetrics(steps: readonly StepResult[]): ServerMetricsOutcome | null {
+  const outcomes = steps.flatMap((step) => (step.serverMetrics ? [step.serverMetrics] : []));
+  if (outcomes.length === 0) return null;
+  const byUrl = new Map<string, ServerEndpointSummary>();
+  for (const endpoint of outcomes.flatMap((outcome) => outcome.endpoints)) {
+    const seen = byUrl.get(endpoint.url);
+    if (seen === undefined) {
+      byUrl.set(endpoint.url, { ...endpoint, failures_by_kind: { ...endpoint.failures_by_kind } });
+      continue;
+    }
+    const kinds = { ...seen.failures_by_kind };
+    for (const [kind, count] of Object.entries(endpoint.failures_by_kind)) kinds[kind] = (kinds[kind] ?? 0) + count;
+    byUrl.set(endpoint.url, {
+      ...seen,
+      engine: seen.engine ?? endpoint.engine,
+      attempts: seen.attempts + endpoint.attempts,
+      scrapes_ok: seen.scrapes_ok + endpoint.scrapes_ok,
+      skipped: seen.skipped + endpoint.skipped,
+      failures: seen.failures + endpoint.failures,
+      failures_by_kind: kinds,
+      last_error: endpoint.last_error ?? seen.last_error,
+    });
+  }
+  const endpoints = [...byUrl.values()];
+  // A step's failure count is its own: the search's is the sum, said once per endpoint.
+  const failed = endpoints.flatMap((e) => {
+    if (e.failures === 0) return [];
+    const kinds = Object.entries(e.failures_by_kind)
+      .filter(([, n]) => n > 0)
+      .map(([kind, n]) => `${n} ${kind}`)
+      .join(', ');
+    const last = e.last_error === null ? '' : `; last: ${e.last_error.kind}: ${e.last_error.message}`;
+    return [
+      `server metrics ${e.url}: ${e.failures} of ${e.attempts} scrapes failed over the search's steps (${kinds})${last}; the client's numbers are unaffected`,
+    ];
+  });
+  const others = outcomes.flatMap((outcome) => outcome.warnings).filter((w) => !w.includes(' scrapes failed ('));
+  return { endpoints, warnings: [...failed, ...new Set(others)] };
 }

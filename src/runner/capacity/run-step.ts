@@ -27,6 +27,7 @@ import {
   type RunTarget,
 } from '../run-profile.js';
 import { runProfileInWorkers, type WorkerPoolOptions } from '../run-in-workers.js';
+import type { ServerMetricsOutcome } from '../server-scraping.js';
 import type { StoredBlock } from './step-block.js';
 import { StepMonitor } from './step-monitor.js';
 import { stepProfile } from './step-profile.js';
@@ -58,6 +59,8 @@ export interface StepResult {
   readonly server: ServerPhaseSummary | null;
   /** Each server objective of the SLO over that window (aggregate/capacity/server-objective.ts). */
   readonly serverChecks: readonly ServerCheck[];
+  /** The step's endpoints and their warnings (a failing endpoint), when it scraped; absent or null otherwise. */
+  readonly serverMetrics?: ServerMetricsOutcome | null;
 }
 
 export interface StepContext {
@@ -130,10 +133,12 @@ export async function runStepParts(
   };
   try {
     const results = await Promise.all(
-      parts.map((part, i) => runPart(context, part, monitors[i] as StepMonitor, stop.signal, settle, step)),
+      // Only the first part scrapes: the parts share the server, which sees one scraper (as with --workers).
+      parts.map((part, i) => runPart(context, part, monitors[i] as StepMonitor, stop.signal, settle, step, i === 0)),
     );
+    const shared = results[0]?.groups[0]?.server?.measured ?? null;
     return results.map((result, i) =>
-      partResult(context, parts[i] as StepPart, monitors[i] as StepMonitor, result, step, startedMs),
+      partResult(context, parts[i] as StepPart, monitors[i] as StepMonitor, result, step, startedMs, shared),
     );
   } finally {
     context.interrupt.removeEventListener('abort', onInterrupt);
@@ -147,6 +152,7 @@ function runPart(
   stop: AbortSignal,
   settle: () => void,
   step: number,
+  scrape: boolean,
 ): Promise<RunResult> {
   const capMs = context.stepCapMs ?? context.spec.stepDurationMs;
   const base = stepProfile(context.profile, part.group, part.load, capMs, step);
@@ -164,7 +170,7 @@ function runPart(
     control: {
       interrupt: stop,
       tickIntervalMs: Math.min(250, context.spec.blockMs),
-      serverMetricsEnv: context.serverMetricsEnv ?? null,
+      serverMetricsEnv: scrape ? (context.serverMetricsEnv ?? null) : null,
     },
     env: {
       ...context.run.env,
@@ -188,6 +194,7 @@ function partResult(
   result: RunResult,
   step: number,
   startedMs: number,
+  sharedServer: ServerPhaseSummary | null,
 ): StepResult {
   const decision = monitor.decision;
   const tests = monitor.testResults();
@@ -205,7 +212,7 @@ function partResult(
     reason = `the harness was its own bottleneck (${result.harness.warnings.join('; ')}); was: ${reason}`;
   } else spoiled = false;
   const group = result.groups[0] ?? null;
-  const server = group?.server?.measured ?? null;
+  const server = group?.server?.measured ?? sharedServer;
   const checks = serverChecks(server, context.serverObjectives ?? []);
   ({ outcome, reason } = withServerChecks({ outcome, reason, spoiled }, checks));
   return {
@@ -222,5 +229,6 @@ function partResult(
     overload: decision?.signal === 'overload' ? decision.reason : null,
     server,
     serverChecks: checks,
+    serverMetrics: result.serverMetrics ?? null,
   };
 }

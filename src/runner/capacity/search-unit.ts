@@ -151,6 +151,8 @@ function combine(unit: SearchUnit, load: number, step: number, parts: readonly S
     // The tiers share the server: the window of the part shown.
     server: (failed[0] ?? named[0])?.part.server ?? null,
     serverChecks: (failed[0] ?? named[0])?.part.serverChecks ?? [],
+    // Only the first part scraped (run-step.ts).
+    serverMetrics: parts[0]?.serverMetrics ?? null,
   };
 }
 
