@@ -44,6 +44,7 @@ export async function startLiveDashboard(options: LiveDashboardOptions): Promise
     target: options.baseUrl === null ? 'the embedded emulator' : withoutCredentials(options.baseUrl),
     groups: profile.groups,
     nowUs,
+    serverMetrics: (profile.target.serverMetrics ?? []).length > 0,
   });
   const sinks = new Set<EventSink>();
   /** `last`: the end, written also to a page too far behind for ticks (its final summary is the point). */

@@ -79,7 +79,7 @@ export async function startLiveMetrics(options: LiveMetricsOptions): Promise<Liv
     events: {
       onScenarioStart: (_scenario, groups) => exporter.groupsStarting(groups),
       onRecord: (record, group, values) => exporter.record(record, group, values),
-      onTick: (tick) => exporter.tick(tick.snapshot, takeDelaySample(delay)),
+      onTick: (tick) => exporter.tick(tick.snapshot, takeDelaySample(delay), tick.server?.()),
     },
     async finish(summary: RunSummary | null): Promise<void> {
       exporter.end(summary === null ? null : summary.groups.reduce((sum, group) => sum + group.requests.dropped, 0));

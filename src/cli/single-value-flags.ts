@@ -5,8 +5,8 @@
  */
 import { InferbenchError } from '../errors.js';
 
-/** Repeatable flags declared `type: 'string'` without `array: true` (`run --set a=1 --set b=2 profile.yaml`). */
-const REPEATABLE_STRING_FLAGS = ['set', 'slo'];
+/** Repeatable flags declared `type: 'string'` without `array: true` (`run --set a=1 --set b=2 profile.yaml`, `--server-metrics A --server-metrics B`). */
+const REPEATABLE_STRING_FLAGS = ['set', 'slo', 'server-metrics'];
 
 /** Throws BAD_USAGE when a flag not in `arrayFlags` holds several values. */
 export function rejectRepeatedFlags(args: Readonly<Record<string, unknown>>, arrayFlags: readonly string[]): void {

@@ -1,13 +1,24 @@
 /**
- * The markdown of a comparison: a verdict line, the two runs and their targets side by side, and one
- * table row per group x metric, for `--markdown FILE`
+ * The markdown of a comparison: a verdict line, the two runs and their targets side by side, one
+ * table row per group x metric, and the server side of both runs when either scraped, for `--markdown FILE`
  * and GitHub's $GITHUB_STEP_SUMMARY. Cells are escaped: GitHub renders inline HTML, so `<`, `>`, `&`,
  * `|` and newlines from model names or profile strings are neutralised.
  */
 import type { CompareResult } from './compare/compare-runs.js';
 import { pHeader, verdictLine } from './compare/compare-table.js';
-import { formatChange, formatPValue, formatValue, groupLabel, VERDICT_TEXT } from './compare/format-values.js';
+import {
+  formatChange,
+  formatPValue,
+  formatValue,
+  groupLabel,
+  SERVER_COLUMNS,
+  SERVER_SECTION_TITLE,
+  serverPreamble,
+  serverRows,
+  VERDICT_TEXT,
+} from './compare/format-values.js';
 import { targetLabel } from './compare/target-label.js';
+import type { ServerComparison } from './compare/compare-server.js';
 
 /** Escapes text for one markdown table cell. */
 export function escapeMarkdownCell(text: string): string {
@@ -53,6 +64,26 @@ export function formatCompareMarkdown(result: CompareResult): string {
       `| ${e(groupLabel(c))} | ${e(c.metricId)} | ${e(formatValue(c.baseline, c.unit))} | ${e(formatValue(c.candidate, c.unit))} | ${e(formatChange(c))} | ${e(formatPValue(c.pAdjusted))} | ${e(c.tolerance)} | ${verdict} |`,
     );
   }
+  if (result.server !== undefined) lines.push('', ...serverMarkdown(result.server));
   lines.push('', e(verdictLine(result)), '');
   return lines.join('\n');
+}
+
+/** The server side of both runs: a heading, what each scraped, the table (context: no verdict column). */
+function serverMarkdown(server: ServerComparison): string[] {
+  const e = escapeMarkdownCell;
+  const rows = serverRows(server);
+  return [
+    `#### ${e(SERVER_SECTION_TITLE)}`,
+    '',
+    ...serverPreamble(server).map((line) => `- ${e(line)}`),
+    ...(rows.length === 0
+      ? []
+      : [
+          '',
+          `| ${SERVER_COLUMNS.join(' | ')} |`,
+          '|---|---|---:|---:|---:|',
+          ...rows.map((cells) => `| ${cells.map(e).join(' | ')} |`),
+        ]),
+  ];
 }

@@ -6,6 +6,7 @@
  */
 import type { RequestRecord } from '../client/request-record.js';
 import type { ProgressSnapshot } from '../aggregate/types.js';
+import type { ServerLatest } from '../aggregate/server-metrics/server-latest.js';
 import type { RecordedValues } from '../metrics/request-values.js';
 import type { SweepRate } from './sweep-rates.js';
 import type { ResolvedGroup, ResolvedScenario } from '../profile/resolved-profile.js';
@@ -20,6 +21,12 @@ export interface RunTick {
   readonly plannedMs: number | null;
   /** Requests planned in total, when every scenario has a request count (for "time left" without durations). */
   readonly plannedRequests: number | null;
+  /**
+   * target.server_metrics: each endpoint at its latest scrape (aggregate/server-metrics/server-latest.ts),
+   * as of the tick, read on demand (once, whoever calls first); absent or null when the run does not scrape
+   * (nor in a worker thread).
+   */
+  readonly server?: (() => ServerLatest) | null;
 }
 
 export interface RunEvents {

@@ -104,7 +104,7 @@ export async function runProfileInWorkers(options: RunProfileOptions, pool: Work
     for (const thread of threads) thread.send({ type: 'go' });
     const scenarios = scenarioStarts(options, sent);
     scenarios.starting(sent.scenarios[0]?.name);
-    const ticker = startMergedTicker(options, collector, threads, sent, stop, scenarios.starting);
+    const ticker = startMergedTicker(options, { collector, scraping }, threads, sent, stop, scenarios.starting);
     const ends = await Promise.all(threads.map((thread) => thread.finished))
       .finally(() => ticker.stop())
       .catch(async (error: unknown) => {
@@ -212,7 +212,7 @@ function scenarioStarts(options: RunProfileOptions, sent: ResolvedProfile) {
 /** The progress ticks of the merged run: the coordinator's collector, the scenario the workers are in. */
 function startMergedTicker(
   options: RunProfileOptions,
-  collector: RunCollector,
+  { collector, scraping }: { readonly collector: RunCollector; readonly scraping: ServerScraping },
   threads: readonly WorkerThreadHandle[],
   sent: ResolvedProfile,
   stop: EarlyStopping,
@@ -234,12 +234,14 @@ function startMergedTicker(
     const sink = events?.onTick;
     if (!sink) return;
     try {
+      const nowUs = clock.nowUs();
       sink({
-        snapshot: collector.progress(clock.nowUs()),
+        snapshot: collector.progress(nowUs),
         scenario: statuses[0]?.scenario ?? sent.scenarios[0]?.name ?? '',
         warmup: statuses.some((status) => status.warmup),
         plannedMs,
         plannedRequests,
+        server: scraping.latest(nowUs),
       });
     } catch {
       // A progress sink that throws must not end the measurement.

@@ -300,11 +300,13 @@ function tick(
   const sink = state.options.env.events?.onTick;
   if (!sink) return;
   try {
+    const nowUs = state.clock.nowUs();
     sink({
-      snapshot: state.collector.progress(state.clock.nowUs()),
+      snapshot: state.collector.progress(nowUs),
       scenario: state.currentScenario,
       warmup: state.warmingGroups > 0,
       ...plan,
+      server: state.scraping.latest(nowUs),
     });
   } catch {
     // A progress sink that throws must not end the measurement.

@@ -14,6 +14,7 @@ import {
   serverWarnings,
   type PhaseSpan,
 } from '../aggregate/server-metrics/server-summary.js';
+import { serverLatest, type ServerLatest } from '../aggregate/server-metrics/server-latest.js';
 import type { RequestRecord } from '../client/request-record.js';
 import { startServerMetrics, type ServerMetricsSession } from '../client/server-metrics/scraper.js';
 import type { RecordedValues } from '../metrics/request-values.js';
@@ -35,6 +36,11 @@ export interface ServerScraping {
   /** A finished record (warmup or measured): its scenario's phase window and output tokens grow. */
   observe(record: RequestRecord, values: RecordedValues): void;
   /**
+   * Each endpoint at its latest scrape as of `nowUs`, for the live views' ticks: read on demand, once (a tick
+   * no view reads costs nothing); null: this run does not scrape.
+   */
+  latest(nowUs: number): (() => ServerLatest) | null;
+  /**
    * Stops scraping; the groups with `server`, the series with its server columns, and the outcome (a run
    * that scrapes nothing: the results as they were, no outcome).
    */
@@ -48,6 +54,7 @@ export interface ServerScraping {
 /** A run that scrapes nothing. */
 const NOT_SCRAPING: ServerScraping = {
   observe: () => undefined,
+  latest: () => null,
   finish: async (results) => ({ groups: results.groups, timeSeries: results.timeSeries }),
 };
 
@@ -111,6 +118,15 @@ export function startServerScraping(
       if (record.launchUs < span.fromUs) span.fromUs = record.launchUs;
       if (endUs > span.toUs) span.toUs = endUs;
       if (Number.isFinite(values.output_tokens)) span.outputTokens += values.output_tokens;
+    },
+    latest: (nowUs) => {
+      if (session === null) return null;
+      const logs = session.logs;
+      let read: ServerLatest | null = null;
+      return () => {
+        read ??= serverLatest(logs, runStartUs, nowUs);
+        return read;
+      };
     },
     async finish(results) {
       let logs: Awaited<ReturnType<ServerMetricsSession['stop']>> = [];

@@ -46,11 +46,33 @@ describe('--server-metrics URL', () => {
     );
   });
 
-  it('capacity takes the flag too, and refuses a bad URL with exit 2 naming it', async () => {
-    const result = await runCliInProcess(['capacity', profile, '--server-metrics', 'not-a-url']);
+  it("run takes the flag more than once: each adds an endpoint after the profile's", async () => {
+    const result = await runCliInProcess([
+      'run',
+      profile,
+      '--server-metrics',
+      'http://dcgm:9400/metrics',
+      '--server-metrics',
+      'not-a-url',
+    ]);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(
-      /--server-metrics not-a-url: target\.server_metrics\[1\]\.url: expected an http\(s\) URL/,
+      /--server-metrics not-a-url: target\.server_metrics\[2\]\.url: expected an http\(s\) URL/,
+    );
+  });
+
+  it('capacity takes the flag too, more than once, and refuses a bad URL with exit 2 naming it', async () => {
+    const result = await runCliInProcess([
+      'capacity',
+      profile,
+      '--server-metrics',
+      'http://dcgm:9400/metrics',
+      '--server-metrics',
+      'not-a-url',
+    ]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(
+      /--server-metrics not-a-url: target\.server_metrics\[2\]\.url: expected an http\(s\) URL/,
     );
   });
 });

@@ -7,6 +7,8 @@
  * EventSource closed by the page never reconnects: waited for as page state, not slept on). And a port that
  * is taken: exit 2 with a clear message, before anything is sent to the target (a purpose-built server that
  * records every request, no emulator to start). One Chromium for the file. Screenshots go to test-artifacts/.
+ * The run scrapes the emulator's own /metrics (`--server-metrics /metrics`): the server's chart stands beside
+ * the TTFT chart, and its lines and tiles show what the page was sent.
  * @module-tag browser
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -162,6 +164,8 @@ describe.skipIf(!hasChromium)('the live dashboard in headless Chromium', () => {
         'scenarios[0].duration=7s',
         '--set',
         'scenarios[0].warmup=1s',
+        '--server-metrics',
+        '/metrics',
       ],
       ctx,
     );
@@ -180,9 +184,15 @@ describe.skipIf(!hasChromium)('the live dashboard in headless Chromium', () => {
       'live-rps',
       'live-otps',
       'live-ttft',
+      'live-server',
       'live-inflight',
       'live-errors',
     ]);
+    // The server's chart is beside the TTFT chart, on its right.
+    const box = (id: string) => first.page.locator(`[data-chart-id="${id}"]`).boundingBox();
+    const [ttftBox, serverBox] = [await box('live-ttft'), await box('live-server')];
+    expect(serverBox?.y).toBe(ttftBox?.y);
+    expect(serverBox?.x).toBeGreaterThan((ttftBox?.x ?? 0) + (ttftBox?.width ?? 0) - 1);
     // Two more ticks (one a second; waited for rather than slept, for a loaded machine).
     await waitFor(
       'two more points',
@@ -225,6 +235,29 @@ describe.skipIf(!hasChromium)('the live dashboard in headless Chromium', () => {
       );
     }
     await first.page.screenshot({ path: join(ARTIFACTS, 'dashboard-ended.png'), fullPage: true });
+    // The server's lines: running, waiting and KV cache in %, one value per point; the tiles show the last.
+    const drawn = await first.page.evaluate(() => {
+      const live = (globalThis as unknown as { inferbenchLive: { charts: { id: string; chart: { data: unknown } }[] } })
+        .inferbenchLive;
+      return live.charts.find((c) => c.id === 'live-server')?.chart.data as (number | null)[][];
+    });
+    expect(drawn).toHaveLength(4);
+    const [times, runningLine, waitingLine, kvLine] = drawn as [
+      number[],
+      (number | null)[],
+      (number | null)[],
+      (number | null)[],
+    ];
+    for (const line of [runningLine, waitingLine, kvLine]) expect(line).toHaveLength(times.length);
+    const lastAt = runningLine.findLastIndex((v) => v !== null);
+    // The emulator answered its /metrics every second: most points have the server, and it ran requests.
+    expect(runningLine.filter((v) => v !== null).length).toBeGreaterThan(times.length / 2);
+    expect(Math.max(...runningLine.map((v) => v ?? 0))).toBeGreaterThan(0);
+    expect(kvLine.every((v) => v === null || (v >= 0 && v <= 100))).toBe(true);
+    expect(await tile(first.page, 'server-running')).toBe(runningLine[lastAt]);
+    expect(await tile(first.page, 'server-waiting')).toBe(waitingLine[lastAt]);
+    const kvTile = await first.page.locator('[data-tile="server-kv"] .tile-value').textContent();
+    expect(kvTile).toBe(`${(kvLine[lastAt] as number).toFixed(2)}%`);
     // EventSource reconnects by itself when a stream ends (readyState 0, connecting) unless the page closes
     // it (2). Closed, it never reconnects: so the end is the page's one stream, closed, not a wait.
     for (const watched of [first, late]) {

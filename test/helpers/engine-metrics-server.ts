@@ -246,13 +246,17 @@ export async function startEngineMetricsServer(engine: EngineBody): Promise<Engi
   return state;
 }
 
-/** An endpoint of target.server_metrics as resolved, scraping every 100 ms and keeping `test_step`. */
+/**
+ * An endpoint of target.server_metrics as resolved, scraping every 100 ms and keeping `test_step`. Its
+ * timeout is far past the interval: on a loaded machine a slow answer only makes ticks skip, never a failure
+ * the presets' windows would count (tests of timeouts set their own).
+ */
 export function endpointSpec(url: string, overrides: Partial<ServerMetricsSpec> = {}): ServerMetricsSpec {
   return {
     url,
     preset: 'auto',
     intervalMs: 100,
-    timeoutMs: 80,
+    timeoutMs: 5_000,
     metrics: ['test_step'],
     labels: {},
     headers: {},

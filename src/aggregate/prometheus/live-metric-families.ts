@@ -6,7 +6,9 @@
 import type { LiveGroups } from '../early-stop.js';
 import type { LiveGroup } from '../live-thresholds.js';
 import { ERROR_CLASSES } from '../../protocol/error-classes.js';
+import type { ServerLatest } from '../server-metrics/server-latest.js';
 import type { LabelledHistogram, LiveGroupSeries, LiveLabels } from './live-group-series.js';
+import { SERVER_LIVE_FAMILIES, type ServerEndpointLabels } from './live-server-families.js';
 
 /**
  * One sample as prom-client's registry formats it (metricName: a histogram's `_bucket`/`_sum`/`_count`).
@@ -31,6 +33,9 @@ export interface LiveRunFigures {
   eventLoopDelayMaxS: number;
   /** 1 once the run has ended and its results are written. */
   ended: number;
+  /** target.server_metrics: each endpoint at its latest scrape, as of the last tick; null: not scraped. */
+  server: ServerLatest | null;
+  readonly serverLabels: ServerEndpointLabels;
 }
 
 export interface LiveState {
@@ -204,6 +209,7 @@ export const LIVE_FAMILIES: readonly LiveFamilySpec[] = [
     help: "Largest event-loop delay of the harness's main thread over the last second.",
     values: runValue((run) => run.eventLoopDelayMaxS),
   },
+  ...SERVER_LIVE_FAMILIES,
 ];
 
 /** Every series name the exporter can serve (a histogram's _bucket, _sum and _count included). */

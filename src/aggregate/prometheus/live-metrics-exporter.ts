@@ -10,11 +10,13 @@
 import { type Metric, Registry } from 'prom-client';
 import type { RequestRecord } from '../../client/request-record.js';
 import type { RecordedValues } from '../../metrics/request-values.js';
+import type { ServerLatest } from '../server-metrics/server-latest.js';
 import type { ResolvedGroup } from '../../profile/resolved-profile.js';
 import type { LiveGroups } from '../early-stop.js';
 import type { ProgressSnapshot } from '../types.js';
 import { groupLabels, LiveGroupSeries } from './live-group-series.js';
 import { LIVE_FAMILIES, type LiveFamilySpec, type LiveRunFigures, type LiveState } from './live-metric-families.js';
+import { ServerEndpointLabels } from './live-server-families.js';
 
 export interface LiveMetricsExporterOptions {
   /** `--shard i/N` as "i/N"; "" for a run in one piece. The same label names in every shard. */
@@ -49,6 +51,8 @@ export class LiveMetricsExporter {
       eventLoopDelayP99S: Number.NaN,
       eventLoopDelayMaxS: Number.NaN,
       ended: 0,
+      server: null,
+      serverLabels: new ServerEndpointLabels(options.shard),
     };
     const state: LiveState = { groups: this.#groups, run: this.#run, numbers: (index) => this.#numbers(index) };
     for (const family of LIVE_FAMILIES) this.#registry.registerMetric(registeredFamily(family, state));
@@ -70,8 +74,12 @@ export class LiveMetricsExporter {
     this.#series(group).observe(record, values);
   }
 
-  /** The run's one-second tick: in flight, dropped, and the event-loop delay of the second that passed. */
-  tick(snapshot: ProgressSnapshot, eventLoop: EventLoopDelaySample | null): void {
+  /**
+   * The run's one-second tick: in flight, dropped, the event-loop delay of the second that passed, and the
+   * server's latest scrapes (target.server_metrics; absent or null: the run does not scrape).
+   */
+  tick(snapshot: ProgressSnapshot, eventLoop: EventLoopDelaySample | null, server?: ServerLatest | null): void {
+    if (server != null) this.#run.server = server;
     this.#run.inFlight = snapshot.inFlight;
     this.#run.dropped = snapshot.dropped;
     if (eventLoop !== null) {

@@ -91,6 +91,7 @@ async function runMerge(args: MergeArgs, ctx: CliContext): Promise<number> {
     if (summary.thresholds.length > 0) ctx.stdout.write(`\nthresholds:\n${formatThresholds(summary.thresholds)}`);
   }
   for (const warning of summary.harness.warnings) ctx.stderr.write(`inferbench: warning: ${warning}\n`);
+  for (const warning of merged.warnings) ctx.stderr.write(`inferbench: warning: ${warning}\n`);
   for (const problem of problems) ctx.stderr.write(`inferbench: warning: ${problem}\n`);
   if (!summary.complete) ctx.stderr.write('inferbench: warning: a shard was incomplete: complete is false\n');
   if (!args.json && !args.quiet) ctx.stdout.write(`report: ${outDir}\n`);

@@ -1,6 +1,6 @@
 /**
  * compare.html: the verdict, the two runs and their targets side by side, the table of every group x
- * metric, and per group the percentile distributions of baseline (dashed) and candidate (solid) overlaid
+ * metric, the server side of both runs when either scraped (context, no verdict), and per group the percentile distributions of baseline (dashed) and candidate (solid) overlaid
  * for TTFT, ITL, TPOT and E2E.
  */
 import { writeFile } from 'node:fs/promises';
@@ -13,8 +13,19 @@ import { METRIC_LABELS } from '../html/metric-labels.js';
 import { renderHtmlPage } from '../html/page-shell.js';
 import type { CompareResult } from './compare-runs.js';
 import { verdictLine } from './compare-table.js';
-import { formatChange, formatPValue, formatValue, groupLabel, VERDICT_TEXT } from './format-values.js';
+import {
+  formatChange,
+  formatPValue,
+  formatValue,
+  groupLabel,
+  SERVER_COLUMNS,
+  SERVER_SECTION_TITLE,
+  serverPreamble,
+  serverRows,
+  VERDICT_TEXT,
+} from './format-values.js';
 import { targetLabel } from './target-label.js';
+import type { ServerComparison } from './compare-server.js';
 
 /** Builds the compare page document. */
 export function buildCompareDocument(result: CompareResult, baseline: RunSummary, candidate: RunSummary): PageDocument {
@@ -24,6 +35,7 @@ export function buildCompareDocument(result: CompareResult, baseline: RunSummary
     sections: [
       verdictSection(result, baseline, candidate),
       metricsSection(result),
+      ...(result.server === undefined ? [] : [serverSection(result.server)]),
       distributionsSection(result, baseline, candidate),
     ],
     footer:
@@ -119,6 +131,18 @@ function metricsSection(result: CompareResult): Section {
       },
     ],
   };
+}
+
+/** The server side of both runs: what each scraped, the note when only one did, the table. */
+function serverSection(server: ServerComparison): Section {
+  const [baselineLine, candidateLine, ...note] = serverPreamble(server);
+  const blocks: Block[] = [
+    { kind: 'list', items: [baselineLine ?? '', candidateLine ?? ''] },
+    ...note.map((text): Block => ({ kind: 'paragraph', text, tone: 'warn' })),
+  ];
+  const rows = serverRows(server);
+  if (rows.length > 0) blocks.push({ kind: 'table', columns: [...SERVER_COLUMNS], numericFrom: 2, rows });
+  return { id: 'server', title: SERVER_SECTION_TITLE, blocks };
 }
 
 /** Per matched group, the percentile charts of baseline (dashed) and candidate (solid) overlaid. */

@@ -6,6 +6,9 @@
  * with no real change fails CI stays below alpha for the whole comparison, not for each test. Pure given
  * loaded data.
  *
+ * The server's side (target.server_metrics) of both runs is shown beside the verdicts as context
+ * (compare-server.ts): it never decides one.
+ *
  * Two runs are comparable when they sent the same workload (workload hash, models, tiers); their targets
  * may differ (comparing two deployments is what compare is for) and are reported side by side. Groups are
  * matched by key, or by `--pair` across model names, checked then on the hash without model names.
@@ -17,6 +20,8 @@ import { matchGroups, resolvePairs } from './group-pairs.js';
 import type { GroupPair } from './group-pairs.js';
 import { sameTarget, targetOf } from './target-label.js';
 import type { TargetRef } from './target-label.js';
+import { compareServers } from './compare-server.js';
+import type { ServerComparison } from './compare-server.js';
 import { decodeHistogram } from '../html/histogram-series.js';
 import { lowerIsBetter as isLowerBetter, metricDefinition, metricUnit } from '../../metrics/metric-registry.js';
 import type { RequestValues } from './load-run.js';
@@ -81,6 +86,11 @@ export interface CompareResult {
   readonly warnings: readonly string[];
   readonly comparisons: readonly MetricComparison[];
   readonly regressions: number;
+  /**
+   * The server side of both runs (target.server_metrics) per paired group: context, never a verdict (it
+   * changes neither `regressions` nor the exit code). Absent when neither run scraped.
+   */
+  readonly server?: ServerComparison;
 }
 
 export interface CompareInput {
@@ -252,6 +262,7 @@ export function compareRuns(
   const comparisons = measured.map((m, i) => judge(m, adjusted[i] ?? null, alpha, correction));
   const baselineRef = refOf(baseline);
   const candidateRef = refOf(candidate);
+  const server = compareServers(baseline.summary, candidate.summary, partners);
   return {
     baseline: baselineRef,
     candidate: candidateRef,
@@ -264,6 +275,7 @@ export function compareRuns(
     warnings: [...runWarnings('baseline', baseline.summary), ...runWarnings('candidate', candidate.summary)],
     comparisons,
     regressions: comparisons.filter((c) => c.verdict === 'regression').length,
+    ...(server === null ? {} : { server }),
   };
 }
 

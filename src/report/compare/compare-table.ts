@@ -1,10 +1,22 @@
 /**
  * The terminal table of `inferbench compare`: the two runs and their targets side by side, one line per
- * group x metric, a verdict line at the end.
+ * group x metric, the server side of both runs when either scraped it (context, no verdict), a verdict
+ * line at the end.
  */
 import type { CompareResult } from './compare-runs.js';
-import { formatChange, formatPValue, formatValue, groupLabel, VERDICT_TEXT } from './format-values.js';
+import {
+  formatChange,
+  formatPValue,
+  formatValue,
+  groupLabel,
+  SERVER_COLUMNS,
+  SERVER_SECTION_TITLE,
+  serverPreamble,
+  serverRows,
+  VERDICT_TEXT,
+} from './format-values.js';
 import { targetLabel } from './target-label.js';
+import type { ServerComparison } from './compare-server.js';
 
 /** Renders the comparison for a terminal (plain text, aligned columns). */
 export function formatCompareTable(result: CompareResult): string {
@@ -31,10 +43,25 @@ export function formatCompareTable(result: CompareResult): string {
     line(header),
     line(widths.map((w) => '-'.repeat(w))),
     ...rows.map(line),
+    ...(result.server === undefined ? [] : ['', ...serverLines(result.server)]),
     '',
     verdictLine(result),
   ];
   return `${out.join('\n')}\n`;
+}
+
+/** The server side: its title, what each run scraped, then one aligned line per group x concept. */
+function serverLines(server: ServerComparison): string[] {
+  const header = [...SERVER_COLUMNS];
+  const rows = serverRows(server);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
+  const line = (cells: string[]): string =>
+    cells
+      .map((cell, i) => (i >= 2 ? cell.padStart(widths[i] as number) : cell.padEnd(widths[i] as number)))
+      .join('  ')
+      .trimEnd();
+  const table = rows.length === 0 ? [] : [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)];
+  return [`${SERVER_SECTION_TITLE}:`, ...serverPreamble(server).map((l) => `  ${l}`), ...table];
 }
 
 /** The two runs side by side: run id, target, directory; then the group pairs, if any. */

@@ -67,15 +67,22 @@ function checkSummary(value: unknown, path: string): RunSummary {
 const NUMERIC_SERIES_COLUMNS = TIMESERIES_COUNT_COLUMNS;
 const NULLABLE_SERIES_COLUMNS = TIMESERIES_NULLABLE_COLUMNS;
 
-/** Reads `<dir>/timeseries.csv`; an empty list when the file is absent. */
+/**
+ * Reads `<dir>/timeseries.csv`; an empty list when the file is absent. The server's columns
+ * (target.server_metrics: every column named `server_*`) come back as each point's `server`.
+ */
 export async function loadTimeSeries(dir: string): Promise<TimeSeriesPoint[]> {
   const path = join(dir, 'timeseries.csv');
   if (!existsSync(path)) return [];
-  const { records } = parseCsvRecords(await readFile(path, 'utf8'));
+  const { columns, records } = parseCsvRecords(await readFile(path, 'utf8'));
+  const serverColumns = columns.filter((c) => c.startsWith('server_'));
+  const nullable = (cell: string | undefined): number | null =>
+    cell === undefined || cell === '' ? null : Number(cell);
   return records.map((r) => {
-    const point: Record<string, string | number | null> = { group: r['group'] ?? '' };
+    const point: Record<string, unknown> = { group: r['group'] ?? '' };
     for (const c of NUMERIC_SERIES_COLUMNS) point[c] = Number(r[c] ?? 0) || 0;
-    for (const c of NULLABLE_SERIES_COLUMNS) point[c] = r[c] === undefined || r[c] === '' ? null : Number(r[c]);
+    for (const c of NULLABLE_SERIES_COLUMNS) point[c] = nullable(r[c]);
+    if (serverColumns.length > 0) point['server'] = Object.fromEntries(serverColumns.map((c) => [c, nullable(r[c])]));
     return point as unknown as TimeSeriesPoint;
   });
 }

@@ -1,14 +1,15 @@
 /**
  * Turns a run's summary.json and time series into the PageDocument of report.html: run metadata,
  * thresholds, harness health, per-group tables, percentile distributions and CDFs (decoded from the
- * HdrHistograms here, in Node), per-second time series, the time_info breakdown, cross-group
- * comparisons and error samples. Pure: no I/O.
+ * HdrHistograms here, in Node), per-second time series, the server's own metrics (when scraped), the
+ * time_info breakdown, cross-group comparisons and error samples. Pure: no I/O.
  */
 import type { GroupSummary, MetricName, MetricStats, RunSummary, TimeSeriesPoint } from '../../metrics/run-summary.js';
 import { LATENCY_METRICS, VALUE_METRICS } from '../../metrics/metric-registry.js';
 import { capacitySection } from './capacity-section.js';
 import { labelBreakdownsSection } from './label-breakdowns-section.js';
 import { answerChecksSection } from './answer-checks-section.js';
+import { serverSection } from './server-section.js';
 import type { Block, Cell, ChartSeries, ChartSpec, PageDocument, Section } from './document-model.js';
 import { fmt } from './document-model.js';
 import { cdfGrid, cdfSeries, decodeHistogram, percentileGrid, percentileSeries } from './histogram-series.js';
@@ -39,12 +40,11 @@ export function buildReportDocument(summary: RunSummary, timeSeries: readonly Ti
   if (summary.capacity) sections.push(capacitySection(summary.capacity));
   sections.push(overviewSection(groups));
   if (groups.length > 1) sections.push(comparisonSection(groups));
-  sections.push(
-    distributionSection(groups),
-    cdfSection(groups),
-    timeSeriesSection(groups, timeSeries),
-    breakdownSection(groups),
-  );
+  sections.push(distributionSection(groups), cdfSection(groups), timeSeriesSection(groups, timeSeries));
+  // The target's own metrics beside the client's, when the run scraped target.server_metrics.
+  const server = serverSection(summary, timeSeries);
+  if (server !== null) sections.push(server);
+  sections.push(breakdownSection(groups));
   // Per request label (prefix group, session turn, ...), when requests had labels.
   const labels = labelBreakdownsSection(groups);
   if (labels !== null) sections.push(labels);

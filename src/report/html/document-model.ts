@@ -70,6 +70,8 @@ export interface ChartSpec {
   readonly rules?: readonly ChartRule[];
   readonly bands?: readonly ChartBand[];
   readonly markers?: ChartMarkers;
+  /** Charts with the same key share their cursor and their x zoom (stacked charts on one time axis). */
+  readonly syncKey?: string;
 }
 
 export type Block =

@@ -103,8 +103,25 @@ ${CHART_OVERLAYS_SCRIPT}
       cursor: { drag: { x: true, y: false } }
     };
     if (hasOverlays(spec)) applyOverlays(spec, opts);
+    if (spec.syncKey) applySync(spec.syncKey, opts);
     var chart = new uPlot(opts, data, plot);
-    charts.push({ id: spec.id, title: spec.title, series: chart.series.length - 1, chart: chart });
+    charts.push({ id: spec.id, title: spec.title, series: chart.series.length - 1, chart: chart, syncKey: spec.syncKey || null });
+  }
+
+  // Charts of one syncKey are one time axis drawn in several plots: the cursor of one shows the same x in
+  // all (uPlot's cursor sync), and a zoom on x (or its reset) is applied to the others.
+  var zooming = false;
+  function applySync(key, opts) {
+    opts.cursor.sync = { key: key };
+    opts.hooks = opts.hooks || {};
+    opts.hooks.setScale = (opts.hooks.setScale || []).concat([function (u, scale) {
+      if (scale !== 'x' || zooming) return;
+      zooming = true;
+      charts.forEach(function (c) {
+        if (c.syncKey === key && c.chart !== u) c.chart.setScale('x', { min: u.scales.x.min, max: u.scales.x.max });
+      });
+      zooming = false;
+    }]);
   }
 
   function renderBars(block, host) {

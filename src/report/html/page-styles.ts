@@ -59,6 +59,7 @@ figure { margin: 6px 0 12px; }
 .rule-swatch.rule-x { width: 0; height: 14px; border-top: none; border-left: 2px solid; }
 #capacity table.data td:first-child { min-width: 0; }
 #capacity table.data td:nth-child(3) { overflow-wrap: normal; white-space: nowrap; }
+#server table.data td:nth-child(2) { overflow-wrap: normal; white-space: nowrap; }
 footer { color: var(--muted); font-size: 12px; text-align: center; margin-top: 20px; }
 ul { margin: 4px 0 10px; padding-left: 20px; } li { word-break: break-word; }
 `;

@@ -4,10 +4,14 @@
  * nothing itself: each group's counts so far and, for the first groups (the ones a chart can tell apart),
  * its last seconds (requests/s, output tokens/s, TTFT p50 and p99) are the run collector's, read in place
  * when a message is made (attach()), so the page shows what summary.json will. It keeps the history of
- * every tick, bounded (live-series.ts).
+ * every tick, bounded (live-series.ts). With target.server_metrics, each tick also carries the target's
+ * own metrics at their latest scrape (aggregate/server-metrics/server-latest.ts): the server's running,
+ * waiting and KV-cache use become columns and the status's `server`.
  */
 import type { LiveGroups } from '../../aggregate/early-stop.js';
 import type { ProgressSnapshot } from '../../aggregate/types.js';
+import type { ServerLatest } from '../../aggregate/server-metrics/server-latest.js';
+import type { ServerConcept } from '../../client/server-metrics/engine-presets.js';
 import { GROUP_WINDOWS } from '../../aggregate/progress-window.js';
 import type { RunSummary } from '../../metrics/run-summary.js';
 import type { ResolvedGroup } from '../../profile/resolved-profile.js';
@@ -22,6 +26,9 @@ export const DEFAULT_MAX_POINTS = 3600;
 /** The run's columns, then per charted group i: `g<i>.rps`, `g<i>.otps`, `g<i>.ttft_p50`, `g<i>.ttft_p99`. */
 const RUN_COLUMNS = ['t', 'rps', 'otps', 'ttft_p50', 'in_flight', 'failed', 'throttled', 'dropped'] as const;
 const GROUP_COLUMNS = ['rps', 'otps', 'ttft_p50', 'ttft_p99'] as const;
+/** With target.server_metrics, last: the server's gauges at its latest scrape (KV-cache use 0 to 1). */
+const SERVER_COLUMNS = ['server.running', 'server.waiting', 'server.kv_cache_usage'] as const;
+const SERVER_GAUGES: readonly ServerConcept[] = ['running', 'waiting', 'kv_cache_usage'];
 
 export type LiveRunState = 'starting' | 'warmup' | 'running' | 'ended';
 
@@ -32,6 +39,24 @@ export interface LiveTick {
   readonly warmup: boolean;
   readonly plannedMs: number | null;
   readonly plannedRequests: number | null;
+  /** target.server_metrics: each endpoint at its latest scrape, read on demand; absent or null when the run does not scrape. */
+  readonly server?: (() => ServerLatest) | null;
+}
+
+/**
+ * The target's own gauges at their latest scrape, each from the first endpoint (in the profile's order)
+ * that has it; null where none has (the engine does not expose it, or no recent scrape).
+ */
+export interface LiveServerNow {
+  readonly running: number | null;
+  readonly waiting: number | null;
+  /** 0 to 1. */
+  readonly kvCacheUsage: number | null;
+  /** When the latest scrape shown started, in seconds since the run's start; null: none recent. */
+  readonly atS: number | null;
+  /** Successful and failed scrapes so far, of every endpoint. */
+  readonly scrapes: number;
+  readonly failures: number;
 }
 
 /** A group's row of the page's table. Rates and TTFT are over the last seconds; null for uncharted groups. */
@@ -60,6 +85,8 @@ export interface LiveStatus {
   /** The run's progress snapshot (all groups); null before the first tick. */
   readonly totals: ProgressSnapshot | null;
   readonly groups: readonly LiveGroupRow[];
+  /** The target's own metrics (target.server_metrics); null when the run does not scrape. */
+  readonly server: LiveServerNow | null;
 }
 
 /** The first event of every stream (and GET /state): all a page needs to draw the run so far. */
@@ -93,6 +120,8 @@ export interface LiveFeedOptions {
   /** Monotonic microseconds (util/clock.ts nowUs), the clock of RequestRecord timestamps. */
   readonly nowUs: () => number;
   readonly maxPoints?: number;
+  /** The profile names target.server_metrics: the server's columns and status are kept. */
+  readonly serverMetrics?: boolean;
 }
 
 /** One group as the feed knows it before the collector does: its key (updated when its model is resolved). */
@@ -115,6 +144,8 @@ export class LiveFeed {
   #lastTick: LiveTick | null = null;
   #end: LiveFeedEnd | null = null;
   #numbers: LiveGroups = () => undefined;
+  /** null: the run does not scrape. */
+  #server: LiveServerNow | null;
 
   constructor(options: LiveFeedOptions) {
     this.#options = options;
@@ -126,7 +157,9 @@ export class LiveFeed {
     const columns = [
       ...RUN_COLUMNS,
       ...this.#charted.flatMap((group) => GROUP_COLUMNS.map((column) => `g${group.index}.${column}`)),
+      ...(options.serverMetrics === true ? SERVER_COLUMNS : []),
     ];
+    this.#server = options.serverMetrics === true ? serverNow(null) : null;
     this.#series = new LiveSeries(columns, options.maxPoints ?? DEFAULT_MAX_POINTS);
   }
 
@@ -168,6 +201,11 @@ export class LiveFeed {
       const row = rows[group.index] as LiveGroupRow;
       point.push(row.requestsPerS, row.outputTokensPerS, row.ttftP50Ms, row.ttftP99Ms);
     }
+    if (this.#server !== null) {
+      const server = serverNow(tick.server?.() ?? null);
+      this.#server = server;
+      point.push(server.running, server.waiting, server.kvCacheUsage);
+    }
     this.#series.push(point);
     return { point, status: this.#status(rows) };
   }
@@ -205,6 +243,7 @@ export class LiveFeed {
       plannedRequests: tick?.plannedRequests ?? null,
       totals: tick?.snapshot ?? null,
       groups: rows.filter((row) => row !== undefined),
+      server: this.#server,
     };
   }
 
@@ -242,6 +281,28 @@ export class LiveFeed {
   #secondOf(atUs: number): number {
     return Math.max(0, Math.floor((atUs - this.#originUs) / 1_000_000));
   }
+}
+
+/** The server's gauges for the page from each endpoint's latest scrape (see LiveServerNow). */
+function serverNow(latest: ServerLatest | null): LiveServerNow {
+  const endpoints = latest ?? [];
+  const gauge = (concept: ServerConcept): { value: number; atS: number | null } | null => {
+    for (const endpoint of endpoints) {
+      const value = endpoint.concepts[concept];
+      if (value?.kind === 'gauge' && Number.isFinite(value.last)) return { value: value.last, atS: endpoint.atS };
+    }
+    return null;
+  };
+  const [running, waiting, kv] = SERVER_GAUGES.map(gauge);
+  const atS = [running, waiting, kv].find((found) => found != null)?.atS ?? null;
+  return {
+    running: running?.value ?? null,
+    waiting: waiting?.value ?? null,
+    kvCacheUsage: kv?.value ?? null,
+    atS,
+    scrapes: endpoints.reduce((sum, endpoint) => sum + endpoint.scrapesOk + endpoint.failures, 0),
+    failures: endpoints.reduce((sum, endpoint) => sum + endpoint.failures, 0),
+  };
 }
 
 /** A charted group's window before the collector has it: nothing ended yet. */

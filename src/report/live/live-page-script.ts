@@ -116,10 +116,10 @@ export const LIVE_PAGE_SCRIPT = `
     var planned = status.plannedMs === null ? '' : ' of ' + duration(status.plannedMs);
     badges.appendChild(el('span', 'badge badge-plain', 'elapsed ' + duration(status.elapsedMs) + planned));
     if (status.scenario) badges.appendChild(el('span', 'badge badge-plain', 'scenario ' + status.scenario));
-    renderTiles(status.totals);
+    renderTiles(status.totals, status.server);
     renderGroups(status.groups);
   }
-  function renderTiles(t) {
+  function renderTiles(t, server) {
     var tiles = byId('live-now-body');
     clear(tiles);
     var items = [
@@ -132,6 +132,12 @@ export const LIVE_PAGE_SCRIPT = `
       ['otps', 'output tokens/s', t && num(t.outputTokensPerS)],
       ['ttft-p50', 'TTFT p50 (ms)', t && num(t.ttftP50Ms)]
     ];
+    // target.server_metrics: the server's own gauges at its latest scrape.
+    if (server) items.push(
+      ['server-running', 'server running', count(server.running)],
+      ['server-waiting', 'server waiting', count(server.waiting)],
+      ['server-kv', 'server KV cache', pct(server.kvCacheUsage)]
+    );
     items.forEach(function (item) {
       var tile = el('div', 'tile');
       tile.setAttribute('data-tile', item[0]);
@@ -168,18 +174,28 @@ export const LIVE_PAGE_SCRIPT = `
       ttft.push({ col: 'g' + g.index + '.ttft_p50', label: g.key + ' p50', color: i });
       ttft.push({ col: 'g' + g.index + '.ttft_p99', label: g.key + ' p99', color: i, dashed: true });
     });
+    // target.server_metrics: the server's queue and KV cache beside the TTFT chart.
+    var server = columns.indexOf('server.running') < 0 ? [] : [{ id: 'live-server', title: 'Server: running, waiting and KV cache (its latest scrape)',
+      y: 'requests', y2: 'KV cache %', lines: [
+        { col: 'server.running', label: 'running', color: 0 }, { col: 'server.waiting', label: 'waiting', color: 1 },
+        { col: 'server.kv_cache_usage', label: 'KV cache %', color: 3, dashed: true, percent: true }
+      ] }];
     return [
       { id: 'live-rps', title: 'Requests/s', y: 'requests/s', lines: lines('rps', 'rps') },
       { id: 'live-otps', title: 'Output tokens/s', y: 'tokens/s', lines: lines('otps', 'otps') },
-      { id: 'live-ttft', title: 'Time to first token (p50, p99 dashed)', y: 'ms', lines: ttft },
+      { id: 'live-ttft', title: 'Time to first token (p50, p99 dashed)', y: 'ms', lines: ttft }
+    ].concat(server, [
       { id: 'live-inflight', title: 'In flight', y: 'requests', lines: [{ col: 'in_flight', label: 'in flight', color: 0 }] },
       { id: 'live-errors', title: 'Failed, throttled and dropped so far', y: 'requests', lines: [
         { col: 'failed', label: 'failed', color: 1 }, { col: 'throttled', label: 'throttled', color: 3 }, { col: 'dropped', label: 'dropped', color: 7 }
       ] }
-    ];
+    ]);
   }
   function chartData(spec) {
-    return [column('t')].concat(spec.lines.map(function (l) { return column(l.col) || []; }));
+    return [column('t')].concat(spec.lines.map(function (l) {
+      var values = column(l.col) || [];
+      return l.percent ? values.map(function (v) { return v === null ? null : 100 * v; }) : values;
+    }));
   }
   function buildCharts(groups) {
     var grid = byId('live-charts-body');
@@ -205,13 +221,18 @@ export const LIVE_PAGE_SCRIPT = `
     spec.lines.forEach(function (l) {
       var c = PALETTE[l.color % PALETTE.length];
       series.push({ label: l.label, stroke: c, width: 2, dash: l.dashed ? [6, 4] : undefined, spanGaps: true,
-        points: { show: false }, value: function (u, v) { return num(v); } });
+        scale: l.percent ? 'pct' : 'y', points: { show: false }, value: function (u, v) { return num(v); } });
     });
+    var scales = { x: { time: false }, y: { auto: true, range: function (u, min, max) { return [0, max > 0 ? max * 1.05 : 1]; } } };
+    var axes = [{ label: 'elapsed (s)', labelSize: 30 }, { label: spec.y, labelSize: 30, size: 60, values: function (u, s) { return s.map(num); } }];
+    if (spec.y2) {
+      // A second axis on the right, 0 to 100 %.
+      scales.pct = { auto: false, range: [0, 100] };
+      axes.push({ scale: 'pct', side: 1, label: spec.y2, labelSize: 30, size: 50, grid: { show: false } });
+    }
     return {
       width: Math.max(320, plot.clientWidth || 560), height: CHART_HEIGHT,
-      scales: { x: { time: false }, y: { auto: true, range: function (u, min, max) { return [0, max > 0 ? max * 1.05 : 1]; } } },
-      axes: [{ label: 'elapsed (s)', labelSize: 30 }, { label: spec.y, labelSize: 30, size: 60, values: function (u, s) { return s.map(num); } }],
-      series: series, legend: { live: true }
+      scales: scales, axes: axes, series: series, legend: { live: true }
     };
   }
   function redraw() {

@@ -3,7 +3,11 @@
  * run's results. Groups merge by key with aggregate/merge.ts (histograms add, counters add, stats
  * recomputed), the window runs from the earliest start to the latest end, thresholds are evaluated again
  * on the merged groups, the harness health is the worst of the shards plus a per-shard list, and the time
- * series align on wall-clock seconds. Pure: reading and writing the files is the caller's.
+ * series align on wall-clock seconds. The server's side (target.server_metrics: summary.json `server_metrics`,
+ * each group's `server`, timeseries.csv's `server_*` columns) is the deployment's, seen by the one shard
+ * that scraped (shard 1): it is kept as that shard wrote it, never added over shards (which would count the
+ * server twice), but for the energy per output token, whose tokens are then every shard's. Pure: reading
+ * and writing the files is the caller's.
  */
 import { InferbenchError } from '../../errors.js';
 import { mergeGroupSummaries } from '../../aggregate/merge.js';
@@ -11,6 +15,7 @@ import { evaluateThresholds } from '../../aggregate/thresholds.js';
 import { worstHealth } from '../../aggregate/worst-health.js';
 import type { ThresholdSpec } from '../../profile/resolved-profile.js';
 import type { GroupSummary, HarnessHealth, RunSummary, TimeSeriesPoint } from '../../metrics/run-summary.js';
+import type { ServerPhaseSummary } from '../../metrics/server-summary.js';
 import { mergeTimeSeries } from './merge-time-series.js';
 
 /** One shard's results as loaded from its folder. */
@@ -60,6 +65,8 @@ export interface MergeResult {
   readonly mismatches: string[];
   /** Wall-clock ms of the earliest shard's start: requests.csv's start_ms are re-based on it. */
   readonly startedAtMs: number;
+  /** What the merged numbers cannot say (several shards scraped the server: one kept). */
+  readonly warnings: string[];
 }
 
 /** The `shard` a summary carries, or null when it has none (a run without --shard, an older file). */
@@ -131,11 +138,17 @@ export function mergeRuns(shards: readonly ShardResults[], options: MergeOptions
   const first = ordered[0] as ShardResults;
   const startedAtMs = startMs(first);
   const endedAtMs = Math.max(...ordered.map((s) => Date.parse(s.summary.ended_at)));
-  const groups = mergeGroups(ordered);
+  const server = serverShard(ordered);
+  const mergedGroups = mergeGroups(ordered);
+  const tokenScale = server.shard === null ? new Map<string, number>() : outputTokenScale(mergedGroups, server.shard);
+  const groups = mergedGroups.map((group) => withServerOf(group, server.shard, tokenScale));
   const thresholds = evaluateThresholds(thresholdSpecs(first.summary), groups);
+  const { server_metrics: _firstShardEndpoints, ...firstSummary } = first.summary;
+  const endpoints = server.shard?.summary.server_metrics;
   const summary: MergedRunSummary = {
     // Spread first so that fields this file does not know of (start_at, ...) keep the first shard's value.
-    ...first.summary,
+    ...firstSummary,
+    ...(endpoints === undefined ? {} : { server_metrics: endpoints }),
     run_id: `${first.summary.run_id}-merged`,
     started_at: new Date(startedAtMs).toISOString(),
     ended_at: new Date(endedAtMs).toISOString(),
@@ -148,9 +161,103 @@ export function mergeRuns(shards: readonly ShardResults[], options: MergeOptions
     harness: mergeHarness(ordered),
   };
   const timeSeries = mergeTimeSeries(
-    ordered.map((s) => ({ offsetMs: startMs(s) - startedAtMs, points: s.timeSeries })),
+    ordered.map((s) => ({ offsetMs: startMs(s) - startedAtMs, points: s.timeSeries, keepsServer: s === server.shard })),
   );
-  return { summary, timeSeries, mismatches, startedAtMs };
+  return { summary, timeSeries, mismatches, startedAtMs, warnings: server.warnings };
+}
+
+/** Whether a shard scraped the server: endpoints recorded, a group's `server`, or `server_*` columns. */
+function hasServerSide(shard: ShardResults): boolean {
+  return (
+    (shard.summary.server_metrics?.length ?? 0) > 0 ||
+    shard.summary.groups.some((g) => g.server !== undefined) ||
+    shard.timeSeries.some((p) => p.server !== undefined)
+  );
+}
+
+/**
+ * The shard whose server side the merged run keeps: of those that scraped, the lowest shard index (then
+ * the earliest start). Only shard 1 scrapes; several did only in results of another setup (an older
+ * inferbench): the first is kept and the others named in a warning, since every shard saw the same server.
+ */
+function serverShard(ordered: readonly ShardResults[]): { shard: ShardResults | null; warnings: string[] } {
+  const index = (s: ShardResults): number => shardOf(s.summary)?.index ?? Number.POSITIVE_INFINITY;
+  const scraped = ordered.filter(hasServerSide).sort((a, b) => index(a) - index(b));
+  const [kept, ...dropped] = scraped;
+  if (kept === undefined) return { shard: null, warnings: [] };
+  const name = (s: ShardResults): string => {
+    const position = shardOf(s.summary);
+    return `${s.summary.run_id}${position === null ? '' : ` (shard ${position.index}/${position.count})`}`;
+  };
+  const warnings: string[] = [];
+  if (dropped.length > 0)
+    warnings.push(
+      `${scraped.length} shards scraped the server (target.server_metrics): the merged run keeps the server side of ${name(kept)} only and drops that of ${dropped.map(name).join(', ')}; every shard saw the same server, so adding them would count it ${scraped.length} times`,
+    );
+  return { shard: kept, warnings };
+}
+
+/** Output tokens of a group's ok requests (their count x mean). */
+function outputTokensOf(group: GroupSummary): number {
+  const stats = group.metrics.output_tokens;
+  return stats === undefined ? 0 : stats.count * stats.mean;
+}
+
+/**
+ * Per scenario, every shard's output tokens over the kept shard's: the kept shard divided the deployment's
+ * joules by its own tokens (a share of them), the merged run divides them by all of them.
+ */
+function outputTokenScale(merged: readonly GroupSummary[], kept: ShardResults): Map<string, number> {
+  const sumByScenario = (groups: readonly GroupSummary[]): Map<string, number> => {
+    const sums = new Map<string, number>();
+    for (const g of groups) sums.set(g.scenario, (sums.get(g.scenario) ?? 0) + outputTokensOf(g));
+    return sums;
+  };
+  const keptSums = sumByScenario(kept.summary.groups);
+  const scale = new Map<string, number>();
+  for (const [scenario, total] of sumByScenario(merged)) {
+    const own = keptSums.get(scenario) ?? 0;
+    if (own > 0) scale.set(scenario, total / own);
+  }
+  return scale;
+}
+
+/**
+ * A phase of the kept shard over every shard's tokens (its output tokens scaled by `scale`, the same share
+ * for warmup as for the measured part), so the energy per output token is the deployment's joules over
+ * them; null when the kept shard's share is unknown (no output tokens).
+ */
+function overAllShards(phase: ServerPhaseSummary, scale: number | undefined): ServerPhaseSummary {
+  const joulesPerToken = phase.energy_per_output_token_j;
+  if (joulesPerToken === null) return phase;
+  if (scale === undefined) return { ...phase, energy_per_output_token_j: null };
+  return {
+    ...phase,
+    output_tokens: Math.round(phase.output_tokens * scale),
+    energy_per_output_token_j: joulesPerToken / scale,
+  };
+}
+
+/**
+ * A merged group with the server side of the kept shard's group of the same key (none without one), its
+ * energy per output token over every shard's tokens.
+ */
+function withServerOf(
+  group: GroupSummary,
+  shard: ShardResults | null,
+  tokenScale: ReadonlyMap<string, number>,
+): GroupSummary {
+  const { server: _merged, ...rest } = group;
+  const server = shard?.summary.groups.find((g) => g.key === group.key)?.server;
+  if (server === undefined) return rest;
+  const scale = tokenScale.get(group.scenario);
+  return {
+    ...rest,
+    server: {
+      measured: server.measured === null ? null : overAllShards(server.measured, scale),
+      ...(server.warmup === undefined ? {} : { warmup: overAllShards(server.warmup, scale) }),
+    },
+  };
 }
 
 function startMs(shard: ShardResults): number {

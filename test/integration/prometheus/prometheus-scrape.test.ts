@@ -2,17 +2,21 @@
  * A real Prometheus (Debian's /usr/bin/prometheus) scrapes `inferbench run --metrics-port` once a second
  * during a short open-loop run against an emulator in this process; PromQL over what it stored then gives the
  * run's summary.json: the ok count, the ITL gap count, and a TTFT median in the bucket of the run's p50;
- * and every query of the shipped Grafana dashboard runs and finds data.
+ * and every query of the shipped Grafana dashboard runs and finds data (its server panels too: the run scrapes
+ * the emulator's /metrics, a DCGM-like endpoint and one with a vLLM ITL histogram, whose counts grow).
  * Skipped on a machine without the binary; in CI (CI=true, .ci/run installs it) a missing one fails.
  * @module-tag tool
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LATENCY_BUCKETS_S } from '../../../src/aggregate/prometheus/live-buckets.js';
 import { runCliInProcess } from '../../helpers/cli.js';
+import { type EngineMetricsServer, startEngineMetricsServer } from '../../helpers/engine-metrics-server.js';
 import { freePort } from '../../helpers/free-port.js';
 import { type RunTarget, useInProcessEmulators } from '../../helpers/in-process-emulator.js';
 import { readSummary } from '../../helpers/run-folder.js';
@@ -41,6 +45,27 @@ scenarios:
     prompt: { input_tokens: 64 }
 `;
 
+/** A vLLM ITL histogram (no other endpoint here has one) with 2 more observations every 100 ms. */
+function startItlEndpoint(): Promise<Server> {
+  const startedMs = Date.now();
+  const server = createServer((_req, res) => {
+    const n = 2 * Math.floor((Date.now() - startedMs) / 100);
+    res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' });
+    res.end(
+      [
+        '# TYPE vllm:inter_token_latency_seconds histogram',
+        `vllm:inter_token_latency_seconds_bucket{le="0.01"} ${n / 2}`,
+        `vllm:inter_token_latency_seconds_bucket{le="0.05"} ${n}`,
+        `vllm:inter_token_latency_seconds_bucket{le="+Inf"} ${n}`,
+        `vllm:inter_token_latency_seconds_sum ${0.02 * n}`,
+        `vllm:inter_token_latency_seconds_count ${n}`,
+        '',
+      ].join('\n'),
+    );
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
 describe.skipIf(PROMETHEUS === undefined && !IN_CI)('a real Prometheus scraping inferbench run', () => {
   let dir = '';
   let prometheus: ChildProcess | undefined;
@@ -48,6 +73,11 @@ describe.skipIf(PROMETHEUS === undefined && !IN_CI)('a real Prometheus scraping 
   let metricsPort = 0;
   let promLog = '';
   let target: RunTarget;
+  let dcgm: EngineMetricsServer | undefined;
+  let dcgmSteps: NodeJS.Timeout | undefined;
+  let itl: Server | undefined;
+  /** The DCGM-like endpoint's and the ITL endpoint's URLs. */
+  let extraEndpoints: string[] = [];
   /** When the run (and its /metrics) ended, epoch seconds: instant queries read the last scrape there. */
   let runEndedS = 0;
 
@@ -80,10 +110,27 @@ scrape_configs:
       promLog += chunk.toString('utf8');
     });
     // The emulator loads its tokenizer while Prometheus starts.
-    [, target] = await Promise.all([waitReady(promUrl, () => promLog), emulators.start()]);
+    [, target, dcgm, itl] = await Promise.all([
+      waitReady(promUrl, () => promLog),
+      emulators.start(),
+      startEngineMetricsServer('dcgm'),
+      startItlEndpoint(),
+    ]);
+    extraEndpoints = [dcgm.url, `http://127.0.0.1:${(itl.address() as AddressInfo).port}/metrics`];
+    // The GPUs' energy counter grows (the energy-rate series).
+    const gpus = dcgm;
+    dcgmSteps = setInterval(() => {
+      gpus.step++;
+    }, 250);
   }, 40_000);
 
   afterAll(async () => {
+    clearInterval(dcgmSteps);
+    await dcgm?.close();
+    if (itl !== undefined) {
+      const server = itl;
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
     await stop(prometheus);
     if (dir) rmSync(dir, { recursive: true, force: true });
   }, 15_000);
@@ -91,11 +138,23 @@ scrape_configs:
   it('stores what summary.json says: ok count, ITL gaps, TTFT median in its bucket', async () => {
     const out = join(dir, 'run');
     const result = await runCliInProcess(
-      ['run', join(dir, writeProfile(dir)), '--out', out, '--metrics-port', String(metricsPort), '--quiet'],
+      [
+        'run',
+        join(
+          dir,
+          // The target's own metrics: the emulator's (a path on the run's target), GPUs, an ITL histogram.
+          writeProfile(dir, ['/metrics', ...extraEndpoints]),
+        ),
+        '--out',
+        out,
+        '--metrics-port',
+        String(metricsPort),
+        '--quiet',
+      ],
       { cwd: dir, target },
     );
     runEndedS = Date.now() / 1000;
-    expect(result.code).toBe(0);
+    expect(result.code, result.stderr).toBe(0);
     // The run waited for a scrape after its end (well within the default 15 s).
     expect(result.stderr).not.toMatch(/not scraped within/);
     const group = readSummary(out).groups[0];
@@ -118,6 +177,10 @@ scrape_configs:
     const upper = LATENCY_BUCKETS_S.find((bound) => bound >= p50S * 0.999) as number;
     expect(median).toBeGreaterThanOrEqual(lower);
     expect(median).toBeLessThanOrEqual(upper);
+    // The server's families were passed on, from every endpoint scraped.
+    expect(await query(promUrl, 'count(last_over_time(inferbench_server_scrapes_total{outcome="ok"}[1m]) > 0)')).toBe(
+      3,
+    );
   }, 30_000);
 
   it('answers every query of the Grafana dashboard with data', async () => {
@@ -136,8 +199,9 @@ scrape_configs:
   }, 30_000);
 });
 
-function writeProfile(dir: string): string {
-  writeFileSync(join(dir, 'profile.yaml'), PROFILE);
+function writeProfile(dir: string, serverMetrics: readonly string[]): string {
+  const urls = serverMetrics.map((url) => `{ url: ${JSON.stringify(url)} }`).join(', ');
+  writeFileSync(join(dir, 'profile.yaml'), `target: { server_metrics: [${urls}] }\n${PROFILE}`);
   return 'profile.yaml';
 }
 

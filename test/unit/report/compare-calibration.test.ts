@@ -2,7 +2,9 @@
  * Calibration of compare's verdict on generated runs (seeded, so deterministic): 30 pairs of same-speed
  * runs must give no regression (false alarms), and 30 pairs with a 15% slowdown must all fail
  * (detection). 4 groups x 200 requests, the 9 default metrics, Holm correction: the numbers the README
- * quotes.
+ * quotes. 90 runs of 800 requests generated, read back and compared: ~25 s of one core, so it is
+ * out of the inner loop (`npm run test:fast`); `npm test` runs it.
+ * @module-tag slow
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

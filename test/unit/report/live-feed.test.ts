@@ -234,6 +234,60 @@ describe('live feed', () => {
     expect(times).toEqual([...times].sort((x, y) => x - y));
   });
 
+  it("with target.server_metrics: the server's running, waiting and KV cache as columns and status", () => {
+    let now = ORIGIN_US;
+    const feed = new LiveFeed({
+      profile: 'p',
+      target: 'http://x',
+      groups: GROUPS,
+      nowUs: () => now,
+      serverMetrics: true,
+    });
+    const gauge = (last: number) => ({ kind: 'gauge', last, min: 0, max: last, mean: last, sources: [] }) as const;
+    expect(feed.state().series.columns.slice(-3)).toEqual([
+      'server.running',
+      'server.waiting',
+      'server.kv_cache_usage',
+    ]);
+    expect(feed.state().status.server).toMatchObject({ running: null, waiting: null, kvCacheUsage: null, atS: null });
+    // A DCGM endpoint first (no queue), then the engine: each gauge from the first endpoint that has it.
+    const server = [
+      { url: 'http://dcgm/metrics', atS: 1, scrapesOk: 2, failures: 0, concepts: { power_w: gauge(300) } },
+      {
+        url: 'http://vllm/metrics',
+        atS: 1.002,
+        scrapesOk: 1,
+        failures: 1,
+        concepts: { running: gauge(4), waiting: gauge(37), kv_cache_usage: gauge(0.61) },
+      },
+    ];
+    now += 1_000_000;
+    const first = feed.tick({ ...tick(1000), server: () => server });
+    expect(first.point.slice(-3)).toEqual([4, 37, 0.61]);
+    expect(first.status.server).toEqual({
+      running: 4,
+      waiting: 37,
+      kvCacheUsage: 0.61,
+      atS: 1.002,
+      scrapes: 4,
+      failures: 1,
+    });
+    // A tick without a recent scrape: gaps, not the last values.
+    now += 1_000_000;
+    const second = feed.tick({ ...tick(2000), server: () => [{ ...server[1]!, atS: null, concepts: {} }] });
+    expect(second.point.slice(-3)).toEqual([null, null, null]);
+    const data = feed.state().series.data;
+    expect(data.slice(-3)).toEqual([
+      [4, null],
+      [37, null],
+      [0.61, null],
+    ]);
+    // A run without server metrics has neither.
+    const { feed: plain } = feedAt();
+    expect(plain.state().series.columns).not.toContain('server.running');
+    expect(plain.tick(tick(1000)).status.server).toBeNull();
+  });
+
   it('ends: state "ended", the end message in the state, ticks after it change nothing', () => {
     const { feed, collector } = feedAt();
     feed.tick(tick(1000));

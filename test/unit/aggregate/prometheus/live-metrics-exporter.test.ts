@@ -16,6 +16,8 @@ import type { RecordedValues } from '../../../../src/metrics/request-values.js';
 import { createRequestRecord, type ErrorClass } from '../../../../src/client/request-record.js';
 import { createRecordedValues } from '../../../../src/metrics/request-values.js';
 import type { ResolvedGroup } from '../../../../src/profile/resolved-profile.js';
+import type { ServerLatest } from '../../../../src/aggregate/server-metrics/server-latest.js';
+import { SERVER_FAMILIES } from '../../../../src/aggregate/prometheus/live-server-families.js';
 import { parsePromText, promSamples, promSum } from '../../../helpers/prometheus-text.js';
 
 const CHAT: ResolvedGroup = {
@@ -69,6 +71,48 @@ function failedRecord(group: ResolvedGroup, errorClass: ErrorClass) {
   values.schedule_lag_us = 2_000;
   return { record, values };
 }
+
+const ENGINE = 'http://user:***@vllm:8000/metrics';
+const GPUS = 'http://dcgm:9400/metrics';
+const gauge = (last: number) => ({ kind: 'gauge', last, min: last, max: last, mean: last, sources: ['x'] }) as const;
+const rate = (perS: number) => ({ kind: 'counter', delta: perS, perS, sources: ['x'] }) as const;
+const quantilesMs = (p50: number, p90: number, p99: number) =>
+  ({ kind: 'histogram', count: 10, mean: p50, p50, p90, p99, sources: ['x'] }) as const;
+
+/** An engine with every engine concept, a DCGM exporter with the GPU ones, and an endpoint gone stale. */
+const SERVER: ServerLatest = [
+  {
+    url: ENGINE,
+    atS: 3,
+    scrapesOk: 4,
+    failures: 1,
+    concepts: {
+      running: gauge(4),
+      waiting: gauge(37),
+      kv_cache_usage: gauge(0.98),
+      preemptions: rate(0.5),
+      prefix_cache_hit_ratio: { kind: 'ratio', value: 0.25, hits: 1, queries: 4, sources: ['x'] },
+      prompt_tokens_per_s: rate(1200),
+      generation_tokens_per_s: rate(350),
+      server_ttft: quantilesMs(120, 480, 900),
+      server_queue_time: quantilesMs(50, 400, 800),
+      server_itl: quantilesMs(20, 30, 45),
+    },
+  },
+  {
+    url: GPUS,
+    atS: 3,
+    scrapesOk: 4,
+    failures: 0,
+    concepts: {
+      gpu_util: gauge(0.93),
+      gpu_memory_used: gauge(70e9),
+      power_w: gauge(650),
+      energy_j: rate(640),
+    },
+  },
+  { url: 'http://gone:9000/metrics', atS: null, scrapesOk: 2, failures: 5, concepts: {} },
+];
 
 function snapshot(inFlight: number, dropped: number): ProgressSnapshot {
   return {
@@ -227,12 +271,55 @@ describe('LiveMetricsExporter', () => {
     expect(promSum(samples, 'inferbench_run_ended')).toBe(1);
   });
 
+  it("passes on the server's latest scrapes per endpoint: gauges, rates, quantiles in seconds, scrape counts", async () => {
+    const { live } = exporter('2/3');
+    live.tick(snapshot(1, 0), null);
+    let samples = parsePromText(await live.metrics());
+    expect(samples.filter((s) => s.name.startsWith('inferbench_server_'))).toEqual([]);
+    live.tick(snapshot(1, 0), null, SERVER);
+    samples = parsePromText(await live.metrics());
+    const at = (name: string, endpoint: string, extra: Record<string, string> = {}) =>
+      promSamples(samples, name, { endpoint, ...extra }).map((s) => s.value);
+    expect(promSamples(samples, 'inferbench_server_waiting_requests')).toEqual([
+      { name: 'inferbench_server_waiting_requests', labels: { endpoint: ENGINE, shard: '2/3' }, value: 37 },
+    ]);
+    expect(at('inferbench_server_running_requests', ENGINE)).toEqual([4]);
+    expect(at('inferbench_server_kv_cache_usage_ratio', ENGINE)).toEqual([0.98]);
+    expect(at('inferbench_server_preemptions_per_second', ENGINE)).toEqual([0.5]);
+    expect(at('inferbench_server_prefix_cache_hit_ratio', ENGINE)).toEqual([0.25]);
+    expect(at('inferbench_server_prompt_tokens_per_second', ENGINE)).toEqual([1200]);
+    expect(at('inferbench_server_generation_tokens_per_second', ENGINE)).toEqual([350]);
+    expect(at('inferbench_server_ttft_seconds', ENGINE, { quantile: '0.5' })).toEqual([0.12]);
+    expect(at('inferbench_server_ttft_seconds', ENGINE, { quantile: '0.99' })).toEqual([0.9]);
+    expect(at('inferbench_server_queue_time_seconds', ENGINE, { quantile: '0.9' })).toEqual([0.4]);
+    expect(at('inferbench_server_itl_seconds', ENGINE, { quantile: '0.99' })).toEqual([0.045]);
+    expect(at('inferbench_server_gpu_utilization_ratio', GPUS)).toEqual([0.93]);
+    expect(at('inferbench_server_gpu_memory_used_bytes', GPUS)).toEqual([70e9]);
+    expect(at('inferbench_server_power_watts', GPUS)).toEqual([650]);
+    expect(at('inferbench_server_energy_joules_per_second', GPUS)).toEqual([640]);
+    // A concept an endpoint does not have is absent for it; a stale endpoint has its scrape counts only.
+    expect(at('inferbench_server_power_watts', ENGINE)).toEqual([]);
+    const gone = samples.filter((s) => s.labels.endpoint === 'http://gone:9000/metrics');
+    expect(gone.map((s) => [s.name, s.labels.outcome, s.value])).toEqual([
+      ['inferbench_server_scrapes_total', 'ok', 2],
+      ['inferbench_server_scrapes_total', 'failed', 5],
+    ]);
+    expect(at('inferbench_server_scrapes_total', ENGINE, { outcome: 'failed' })).toEqual([1]);
+    // A tick of a run that does not scrape (or a worker's) keeps the last values; the end keeps them too.
+    live.tick(snapshot(1, 0), null, null);
+    live.end(0);
+    samples = parsePromText(await live.metrics());
+    expect(promSum(samples, 'inferbench_server_waiting_requests')).toBe(37);
+    // Every concept has its family.
+    expect(Object.keys(SERVER_FAMILIES)).toHaveLength(14);
+  });
+
   it('serves only declared names, each with HELP and TYPE, counters ending in _total', async () => {
     const { live, end } = exporter();
     const ok = okRecord(CHAT, 40_000, 500_000, [40_000, 50_000]);
     ok.record.rateLimitRemainingTokens = 5;
     end(CHAT, ok);
-    live.tick(snapshot(1, 0), { p99Ms: 1, maxMs: 1 });
+    live.tick(snapshot(1, 0), { p99Ms: 1, maxMs: 1 }, SERVER);
     const text = await live.metrics();
     const names = new Set(parsePromText(text).map((s) => s.name));
     expect([...names].sort()).toEqual([...LIVE_SERIES_NAMES].sort());
