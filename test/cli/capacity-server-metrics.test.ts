@@ -15,13 +15,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { builtinCatalog } from '../../src/emulator/catalog/builtin-catalog.js';
-import { createEmulator, type Emulator } from '../../src/emulator/emulator.js';
+import type { Emulator } from '../../src/emulator/emulator.js';
 import type { CapacityStepsFile, CapacitySummary } from '../../src/metrics/capacity-summary.js';
 import type { ServerConceptSummary } from '../../src/metrics/server-summary.js';
 import { parseCsvRecords } from '../../src/util/csv-records.js';
 import { runCliInProcess } from '../helpers/cli.js';
-import { EMULATOR_API_KEY, EMULATOR_MANAGEMENT_KEY, type RunTarget } from '../helpers/in-process-emulator.js';
+import { catalogWithCapacity, type RunTarget, startEmulatorWith } from '../helpers/in-process-emulator.js';
 import { readSummary, TINY_TOKENIZER, useRunFolder } from '../helpers/run-folder.js';
 
 const folder = useRunFolder('inferbench-capacity-server-');
@@ -29,19 +28,10 @@ let emulator: Emulator;
 let target: RunTarget;
 
 beforeAll(async () => {
-  const catalog = builtinCatalog('local');
-  const models = catalog.models.map((model) =>
-    // 100 tokens/s: few chunks a second, so that the harness sharing its process stays on time.
-    model.id === 'small-fast-8b'
-      ? { ...model, capacity: { ...model.capacity, slots: 2, jitter: 0, decodeTokensPerS: 100 } }
-      : model,
-  );
-  emulator = await createEmulator({
-    apiKeys: [EMULATOR_API_KEY],
-    managementKeys: [EMULATOR_MANAGEMENT_KEY],
-    catalog: { ...catalog, models },
-  });
-  target = { url: emulator.url, apiKey: EMULATOR_API_KEY, managementKey: EMULATOR_MANAGEMENT_KEY };
+  // 100 tokens/s: few chunks a second, so that the harness sharing its process stays on time.
+  ({ emulator, target } = await startEmulatorWith(
+    catalogWithCapacity({ 'small-fast-8b': { slots: 2, jitter: 0, decodeTokensPerS: 100 } }),
+  ));
 });
 afterAll(async () => {
   await emulator.close();

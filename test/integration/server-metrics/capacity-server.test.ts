@@ -13,8 +13,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serverKnee } from '../../../src/aggregate/capacity/server-knee.js';
-import { builtinCatalog } from '../../../src/emulator/catalog/builtin-catalog.js';
-import { createEmulator, type Emulator } from '../../../src/emulator/emulator.js';
+import type { Emulator } from '../../../src/emulator/emulator.js';
 import type { ServerConceptSummary } from '../../../src/metrics/server-summary.js';
 import { resolveProfileText } from '../../../src/profile/load-profile.js';
 import { formatCapacityCsv } from '../../../src/report/capacity/capacity-csv.js';
@@ -28,22 +27,14 @@ import { defaultRunnerDeps } from '../../../src/runner/runner-deps.js';
 import { systemClock } from '../../../src/util/clock.js';
 import { parseCsvRecords } from '../../../src/util/csv-records.js';
 import { loadHfTokenizer } from '../../../src/util/hf-tokenizer.js';
-import { EMULATOR_API_KEY, EMULATOR_MANAGEMENT_KEY } from '../../helpers/in-process-emulator.js';
+import { catalogWithCapacity, EMULATOR_API_KEY, startEmulatorWith } from '../../helpers/in-process-emulator.js';
 import { TINY_TOKENIZER } from '../../helpers/run-folder.js';
 
 let emulator: Emulator;
 beforeAll(async () => {
-  const catalog = builtinCatalog('local');
-  const models = catalog.models.map((model) =>
-    model.id === 'small-fast-8b'
-      ? { ...model, capacity: { ...model.capacity, slots: 2, jitter: 0, decodeTokensPerS: 100 } }
-      : model,
-  );
-  emulator = await createEmulator({
-    apiKeys: [EMULATOR_API_KEY],
-    managementKeys: [EMULATOR_MANAGEMENT_KEY],
-    catalog: { ...catalog, models },
-  });
+  ({ emulator } = await startEmulatorWith(
+    catalogWithCapacity({ 'small-fast-8b': { slots: 2, jitter: 0, decodeTokensPerS: 100 } }),
+  ));
 });
 afterAll(async () => {
   await emulator.close();
