@@ -13,6 +13,12 @@ export const EXIT = {
    * early, results so far written).
    */
   budget: 4,
+  /**
+   * The run is not valid evidence (the harness was its own bottleneck, or dropped arrivals at its own cap)
+   * and `--fail-on invalid` or the profile's `fail_on_invalid` asked for that to fail; `compare` refusing
+   * to call a regression from such a candidate.
+   */
+  invalid: 5,
   /** A threshold (also one that stopped the run with abort_on_fail), SLO minimum or comparison failed. */
   thresholdFailed: 99,
   /** Ctrl-C (results so far written). */

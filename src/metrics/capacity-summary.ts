@@ -9,14 +9,26 @@
  */
 import { z } from 'zod';
 import { resultCount } from './result-values.js';
+import { serverPhaseSchema } from './server-summary.js';
 
-/** One objective of the capacity SLO: a limit and the share of observations allowed over it. */
+/**
+ * One objective of the capacity SLO: a limit and the share of observations allowed over it. A server
+ * objective (`kv_cache_usage.max`) bounds a statistic of each step's server window: its `allowed` is 0.
+ */
 export const capacityObjectiveSummarySchema = z.object({
   key: z.string(),
-  /** In the metric's unit (ms), or the allowed error fraction for error_rate. */
+  /** In the metric's unit (ms), the allowed error fraction for error_rate, or the server concept's unit. */
   limit: z.number(),
   /** Allowed exceedance fraction (p99 -> 0.01). */
   allowed: z.number(),
+});
+
+/** A server objective over one step: the statistic seen (null: none) and whether it held (null: not known). */
+export const serverCheckSchema = z.object({
+  key: z.string(),
+  value: z.number().nullable(),
+  limit: z.number(),
+  held: z.boolean().nullable(),
 });
 export type CapacityObjectiveSummary = z.output<typeof capacityObjectiveSummarySchema>;
 
@@ -56,6 +68,10 @@ export const capacityStepSummarySchema = z.object({
   ),
   /** What the step's requests cost, USD (summary.json group `cost`); null or absent when its model has no price. */
   cost_usd: z.number().nullable().optional(),
+  /** target.server_metrics: the server over the step's measured window (as a group's `server.measured`); absent: not scraped. */
+  server: serverPhaseSchema.nullable().optional(),
+  /** The SLO's server objectives over that window; absent without any. */
+  server_checks: z.array(serverCheckSchema).optional(),
 });
 export type CapacityStepSummary = z.output<typeof capacityStepSummarySchema>;
 
@@ -91,6 +107,12 @@ export const capacityGroupSummarySchema = z.object({
   per_objective: z.record(z.string(), z.number().nullable()),
   last_pass: z.number().nullable(),
   first_fail: z.number().nullable(),
+  /**
+   * What the server showed from the last passing step to the first failing one, e.g. "waiting 0 -> 37,
+   * KV cache 61% -> 99%" (aggregate/capacity/server-knee.ts); null: a step has no server window; absent
+   * when the search scraped nothing.
+   */
+  server_at_knee: z.string().nullable().optional(),
   end_reason: z.string(),
   goodput_per_s: z.number().nullable(),
   /** capacity.min_capacity was set and the capacity (or its absence) is below it. */
@@ -193,6 +215,8 @@ export const capacityStepsFileSchema = z.object({
           blocks: z.array(storedBlockSchema),
           /** Blocks at the start read by no test (the ramp-up and the step's warmup); absent: 1. */
           ramp_blocks: z.number().int().nonnegative().optional(),
+          /** The server over the step's window, for server objectives; absent: not scraped. */
+          server: serverPhaseSchema.nullable().optional(),
         }),
       ),
     }),

@@ -33,6 +33,37 @@ export const serverConceptSchema = z.discriminatedUnion('kind', [
 ]);
 export type ServerConceptSummary = z.output<typeof serverConceptSchema>;
 
+/**
+ * Prefix caching confirmed (aggregate/server-metrics/prefix-cache-check.ts), for a scenario that aims at the
+ * prompt cache: the client's cached share of prompt tokens beside the server's hit ratio over the same
+ * phase, and the workload's intended share. A ratio that could not be computed is absent, never 0.
+ */
+export const prefixCacheSchema = z.object({
+  /**
+   * What both sides counted over, seconds from the run's start: the two scrapes the server's counters were
+   * read between (the client's requests processed in between, warmup ones included), else the phase.
+   */
+  from_s: z.number(),
+  to_s: z.number(),
+  /** The scenario's requests in that window whose usage said prompt_tokens_details.cached_tokens, and their sums. */
+  client_requests: resultCount,
+  client_prompt_tokens: z.number(),
+  client_cached_tokens: z.number(),
+  /** client_cached_tokens / client_prompt_tokens. */
+  client_cached_ratio: z.number().optional(),
+  /** The server's prefix_cache_hit_ratio over the window (hits / queries; SGLang: its hit-rate gauge's mean). */
+  server_hit_ratio: z.number().optional(),
+  /** prompt.prefixes: the prefix tokens of the requests that carried one / client_prompt_tokens. */
+  intended_ratio: z.number().optional(),
+  /** The largest |server - client| that agrees. */
+  tolerance: z.number(),
+  /** server_hit_ratio - client_cached_ratio, with both. */
+  difference: z.number().optional(),
+  /** |difference| <= tolerance, with both. */
+  agree: z.boolean().optional(),
+});
+export type PrefixCacheSummary = z.output<typeof prefixCacheSchema>;
+
 /** The server over one phase's window of a scenario (shared by the scenario's groups: they run together). */
 export const serverPhaseSchema = z.object({
   /** The window, seconds from the run's start: the phase's first intended start to its last end. */
@@ -47,6 +78,8 @@ export const serverPhaseSchema = z.object({
   concepts: z.record(z.string(), serverConceptSchema),
   /** Energy over the window (energy_j's increase, else power_w's mean x the window) / output_tokens; null without either. */
   energy_per_output_token_j: stat,
+  /** Only for a scenario whose workload aims at the prompt cache. */
+  prefix_cache: prefixCacheSchema.optional(),
 });
 export type ServerPhaseSummary = z.output<typeof serverPhaseSchema>;
 

@@ -341,6 +341,10 @@ export const profileSchema = z
       description:
         '"[group-key:] metric[.stat] op number" or { threshold, abort_on_fail, delay_abort_eval }; any failure exits 99.',
     }),
+    fail_on_invalid: z.boolean().optional().meta({
+      description:
+        'true: a run that is not valid evidence (the harness was its own bottleneck, or arrivals were dropped at max_concurrency) exits 5, like `run --fail-on invalid`.',
+    }),
     slo: z
       .record(
         z.string().regex(new RegExp(METRIC_STAT_PATTERN), { error: 'expected metric.stat, e.g. ttft_ms.p99' }),

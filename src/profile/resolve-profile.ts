@@ -97,6 +97,8 @@ export function resolveProfileInput(
     scenarios,
     groups: expandGroups(scenarios),
     thresholds,
+    // Only when set: profiles without it resolve (and are recorded in summary.json) as before.
+    ...(input.fail_on_invalid === undefined ? {} : { failOnInvalid: input.fail_on_invalid }),
     slo: { ...(input.slo ?? {}) },
     compare: { tolerances: { ...(input.compare?.tolerances ?? {}) } },
     capacity: resolveCapacity(input.capacity, input.slo ?? {}),

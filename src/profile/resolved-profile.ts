@@ -356,6 +356,8 @@ export interface ResolvedProfile {
   readonly groups: readonly ResolvedGroup[];
   /** Parsed at load time (syntax errors name the line); evaluated by aggregate/ at the end of a run. */
   readonly thresholds: readonly ThresholdSpec[];
+  /** `fail_on_invalid`: a run that is not valid evidence (aggregate/run-validity.ts) exits 5; absent: not set. */
+  readonly failOnInvalid?: boolean;
   /** metric.stat -> limit in the metric's unit, e.g. { "ttft_ms.p99": 500 }. */
   readonly slo: Readonly<Record<string, number>>;
   /** Default tolerances for `compare`, e.g. { "ttft_ms.p99": "10%" }. */

@@ -3,10 +3,17 @@
  * at the run's start (before any warmup) and stopped after the last request, in the thread that owns the
  * collector only (a worker thread is given no scrape environment; of `--shard i/N` only shard 1 scrapes, so
  * a merge counts the server once). It is told every finished record, to know each scenario's phases (first
- * intended start to last end) and their output tokens; at the end it adds the server's concepts to every
- * group (`server`), the per-second columns to the time series, and the endpoints and warnings to the result.
+ * intended start to last end), their output tokens and the client's cached tokens; at the end it adds the
+ * server's concepts to every group (`server`, with the prefix-cache check of a workload that aims at the
+ * cache), the per-second columns to the time series, and the endpoints and warnings to the result.
  * Nothing here can fail the run or touch a client number: a scraper that throws is a warning.
  */
+import {
+  cacheAimsOf,
+  cacheSlotUs,
+  PrefixCacheTallies,
+  prefixCacheWarning,
+} from '../aggregate/server-metrics/prefix-cache-check.js';
 import {
   serverEndpoints,
   serverPhase,
@@ -24,6 +31,7 @@ import type { ResolvedGroup, ResolvedProfile } from '../profile/resolved-profile
 import { resolveEndpointUrl } from '../profile/sections/server-metrics.js';
 import type { ShardSpec } from '../schedule/shard.js';
 import type { Clock } from '../util/clock.js';
+import { PREFIX_LABEL } from '../workload/prompt-prefixes.js';
 
 /** What a run adds to its result from the scrapes. */
 export interface ServerMetricsOutcome {
@@ -97,8 +105,10 @@ export function startServerScraping(
   }
   const groups: ResolvedGroup[] = [];
   for (const group of profile.groups) groups[group.index] = group;
+  const aims = cacheAimsOf(profile);
   // scenario -> phase -> its window so far.
   const phases = new Map<string, { warmup?: MutableSpan; measured?: MutableSpan }>();
+  const caches = new PrefixCacheTallies(cacheSlotUs(endpoints.map((endpoint) => endpoint.intervalMs)));
   return {
     observe(record, values) {
       const group = groups[record.groupIndex];
@@ -118,6 +128,13 @@ export function startServerScraping(
       if (record.launchUs < span.fromUs) span.fromUs = record.launchUs;
       if (endUs > span.toUs) span.toUs = endUs;
       if (Number.isFinite(values.output_tokens)) span.outputTokens += values.output_tokens;
+      caches.add(group.scenario, {
+        phase: key,
+        prefilledUs: Number.isFinite(record.firstTokenUs) ? record.firstTokenUs : endUs,
+        aim: aims[record.groupIndex] ?? null,
+        values,
+        prefixLabel: record.labels?.[PREFIX_LABEL],
+      });
     },
     latest: (nowUs) => {
       if (session === null) return null;
@@ -136,11 +153,26 @@ export function startServerScraping(
       } catch (error) {
         warnings.push(`server metrics stopped badly: ${error instanceof Error ? error.message : String(error)}`);
       }
-      const phase = (span: PhaseSpan | undefined) => (span === undefined ? null : serverPhase(logs, span, runStartUs));
+      const phase = (scenario: string, name: 'warmup' | 'measured', span: PhaseSpan | undefined) => {
+        if (span === undefined) return null;
+        const server = serverPhase(logs, span, runStartUs);
+        return caches.withCheck(scenario, logs, { name, ...span, server }, runStartUs);
+      };
+      // Once per scenario: its groups share the phases.
+      const byScenario = new Map(
+        [...phases].map(([name, spans]) => [
+          name,
+          { measured: phase(name, 'measured', spans.measured), warmup: phase(name, 'warmup', spans.warmup) },
+        ]),
+      );
+      for (const [name, { measured }] of byScenario) {
+        const warning = measured === null ? null : prefixCacheWarning(name, 'measured', measured);
+        if (warning !== null) warnings.push(warning);
+      }
       const withServer = results.groups.map((group): GroupSummary => {
-        const spans = phases.get(group.scenario);
-        const warmup = phase(spans?.warmup);
-        return { ...group, server: { measured: phase(spans?.measured), ...(warmup === null ? {} : { warmup }) } };
+        const spans = byScenario.get(group.scenario);
+        const warmup = spans?.warmup ?? null;
+        return { ...group, server: { measured: spans?.measured ?? null, ...(warmup === null ? {} : { warmup }) } };
       });
       const count = results.timeSeries.reduce((max, point) => Math.max(max, point.second + 1), 0);
       const columns = serverSeconds(logs, runStartUs, count);

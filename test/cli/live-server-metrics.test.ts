@@ -10,17 +10,15 @@
  * Slow on purpose (runs of seconds, scraped once a second): not in test:fast.
  * @module-tag slow
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliContext } from '../../src/cli/context.js';
 import { runCli } from '../../src/cli/run-cli.js';
-import { builtinCatalog } from '../../src/emulator/catalog/builtin-catalog.js';
-import { createEmulator, type Emulator } from '../../src/emulator/emulator.js';
+import type { Emulator } from '../../src/emulator/emulator.js';
 import type { LiveStateMessage } from '../../src/report/live/live-feed.js';
 import { MemoryStream, withTarget } from '../helpers/cli.js';
-import { EMULATOR_API_KEY, EMULATOR_MANAGEMENT_KEY, type RunTarget } from '../helpers/in-process-emulator.js';
+import { catalogWithCapacity, type RunTarget, startEmulatorWith } from '../helpers/in-process-emulator.js';
+import { type MetricsRecorder, startMetricsRecorder } from '../helpers/metrics-recorder.js';
 import { parsePromText, promSamples, promSum } from '../helpers/prometheus-text.js';
 import { readSummary, TINY_TOKENIZER, useRunFolder } from '../helpers/run-folder.js';
 
@@ -28,11 +26,10 @@ const folder = useRunFolder('inferbench-live-server-metrics-');
 let emulator: Emulator;
 let target: RunTarget;
 /** Passes GET /metrics on to the emulator and keeps every body it answered, in order. */
-let recorder: Server;
-let recorderUrl: string;
+let recorder: MetricsRecorder;
 const PASSWORD = 'sc4pe-S3cret';
 /** The recorder's URL with a user and password, as the profile gives it, and as the views must name it. */
-const withPassword = (secret: string) => recorderUrl.replace('http://', `http://scraper:${secret}@`);
+const withPassword = (secret: string) => recorder.url.replace('http://', `http://scraper:${secret}@`);
 /** The running, waiting and KV-cache use of each body the recorder answered, in order. */
 let exposed: Triple[] = [];
 
@@ -40,39 +37,21 @@ let exposed: Triple[] = [];
 type Triple = readonly [number, number, number];
 
 beforeAll(async () => {
-  const catalog = builtinCatalog('local');
-  const models = catalog.models.map((model) =>
-    model.id === 'small-fast-8b' ? { ...model, capacity: { ...model.capacity, slots: 2, jitter: 0 } } : model,
-  );
-  emulator = await createEmulator({
-    apiKeys: [EMULATOR_API_KEY],
-    managementKeys: [EMULATOR_MANAGEMENT_KEY],
-    catalog: { ...catalog, models },
+  ({ emulator, target } = await startEmulatorWith(catalogWithCapacity({ 'small-fast-8b': { slots: 2, jitter: 0 } })));
+  recorder = await startMetricsRecorder(`${emulator.url}/metrics`, (text) => {
+    const samples = parsePromText(text);
+    const kv = samples.filter((s) => s.name === 'vllm:kv_cache_usage_perc').map((s) => s.value);
+    exposed.push([
+      promSum(samples, 'vllm:num_requests_running'),
+      promSum(samples, 'vllm:num_requests_waiting'),
+      // The preset takes the max over label sets (models).
+      Math.max(...kv),
+    ]);
   });
-  target = { url: emulator.url, apiKey: EMULATOR_API_KEY, managementKey: EMULATOR_MANAGEMENT_KEY };
-  recorder = createServer((_req, res) => {
-    fetch(`${emulator.url}/metrics`)
-      .then((answer) => answer.text())
-      .then((text) => {
-        const samples = parsePromText(text);
-        const kv = samples.filter((s) => s.name === 'vllm:kv_cache_usage_perc').map((s) => s.value);
-        exposed.push([
-          promSum(samples, 'vllm:num_requests_running'),
-          promSum(samples, 'vllm:num_requests_waiting'),
-          // The preset takes the max over label sets (models).
-          Math.max(...kv),
-        ]);
-        res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' });
-        res.end(text);
-      })
-      .catch(() => res.destroy());
-  });
-  await new Promise<void>((resolve) => recorder.listen(0, '127.0.0.1', resolve));
-  recorderUrl = `http://127.0.0.1:${(recorder.address() as AddressInfo).port}/metrics`;
 });
 
 afterAll(async () => {
-  await new Promise<void>((resolve) => recorder.close(() => resolve()));
+  await recorder.close();
   await emulator.close();
 });
 

@@ -1,7 +1,8 @@
 /**
  * `--server-metrics URL` on the command line, in-process: `validate` shows the endpoint it adds (and
  * --json the resolved endpoint, patterns as written); `run` and `capacity` take the flag and refuse a bad
- * URL with exit 2 naming the flag, before anything starts.
+ * URL with exit 2 naming the flag, before anything starts (a capacity search that scrapes:
+ * capacity-server-metrics.test.ts).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -60,9 +61,18 @@ describe('--server-metrics URL', () => {
     );
   });
 
-  it('capacity does not take the flag yet: its steps do not scrape (exit 2, not a flag that does nothing)', async () => {
-    const result = await runCliInProcess(['capacity', profile, '--server-metrics', 'http://a/metrics']);
+  it('capacity takes the flag too, more than once, and refuses a bad URL with exit 2 naming it', async () => {
+    const result = await runCliInProcess([
+      'capacity',
+      profile,
+      '--server-metrics',
+      'http://dcgm:9400/metrics',
+      '--server-metrics',
+      'not-a-url',
+    ]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/server-metrics/);
+    expect(result.stderr).toMatch(
+      /--server-metrics not-a-url: target\.server_metrics\[2\]\.url: expected an http\(s\) URL/,
+    );
   });
 });

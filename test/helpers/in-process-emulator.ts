@@ -55,6 +55,31 @@ export function fastBuiltinCatalog(factor = 50): Catalog {
   return { ...builtin, models };
 }
 
+/**
+ * The built-in catalog (local deployment) with the capacity of some models changed, e.g. small-fast-8b cut
+ * to 2 slots without jitter so a known number of users makes a queue of known length.
+ */
+export function catalogWithCapacity(
+  capacities: Readonly<Record<string, Partial<Catalog['models'][number]['capacity']>>>,
+): Catalog {
+  const catalog = builtinCatalog('local');
+  const models = catalog.models.map((model) => {
+    const changed = capacities[model.id];
+    return changed === undefined ? model : { ...model, capacity: { ...model.capacity, ...changed } };
+  });
+  return { ...catalog, models };
+}
+
+/** An emulator in this process with `catalog`, and what a run needs to reach it; close it after. */
+export async function startEmulatorWith(catalog: Catalog): Promise<{ emulator: Emulator; target: RunTarget }> {
+  const emulator = await createEmulator({
+    apiKeys: [EMULATOR_API_KEY],
+    managementKeys: [EMULATOR_MANAGEMENT_KEY],
+    catalog,
+  });
+  return { emulator, target: { url: emulator.url, apiKey: EMULATOR_API_KEY, managementKey: EMULATOR_MANAGEMENT_KEY } };
+}
+
 /** Registers an afterAll that closes every emulator the file started. */
 export function useInProcessEmulators(): InProcessEmulators {
   const started: Emulator[] = [];

@@ -4,7 +4,9 @@
  * it, then on a final chunk with empty `choices`; `data: [DONE]` at the end; no `time_info`. Its tokens
  * are short made-up words, so a client that counts them with o200k instead of taking the server's usage
  * gets a different number. It can fail the first attempt of every request (by its request id) with a
- * 429 or a 500, to show what retries hide. Every request is recorded.
+ * 429 or a 500, to show what retries hide. Every request is recorded. With `prefixCache` it reports
+ * cached prompt tokens in usage and serves GET /metrics with vLLM's prefix-cache counters, which may say
+ * another hit rate than its usage (a check of the two must notice).
  */
 import type { ServerResponse } from 'node:http';
 import { startTestServer, type CapturedRequest, type TestServer } from './fault-servers.js';
@@ -24,6 +26,12 @@ export interface VllmLikeOptions {
   readonly systemFingerprint?: string;
   /** Answer streams with an `x-request-id` header of the server's own: `srv-<n>` (as a gateway or OpenAI does). */
   readonly serverRequestIds?: boolean;
+  /**
+   * Usage says `cachedTokens` of the VLLM_PROMPT_TOKENS cached (prompt_tokens_details), and GET /metrics
+   * (otherwise a 404) counts each answered request as VLLM_PROMPT_TOKENS prefix-cache queries and
+   * `serverHitTokens` hits, in vLLM's names.
+   */
+  readonly prefixCache?: { readonly cachedTokens: number; readonly serverHitTokens: number };
 }
 
 export interface VllmLikeServer extends TestServer {
@@ -37,7 +45,24 @@ export async function startVllmLikeServer(options: VllmLikeOptions = {}): Promis
   const bodies: Record<string, unknown>[] = [];
   const responseIds: string[] = [];
   const seenRequestIds = new Set<string>();
+  const counters = { queries: 0, hits: 0 };
+  const prefixCache = options.prefixCache;
   const server = await startTestServer((req, res) => {
+    if (prefixCache !== undefined && req.method === 'GET' && req.url === '/metrics') {
+      res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' });
+      res.end(
+        [
+          '# TYPE vllm:num_requests_running gauge',
+          `vllm:num_requests_running{model_name="${VLLM_MODEL}"} 0`,
+          '# TYPE vllm:prefix_cache_queries_total counter',
+          `vllm:prefix_cache_queries_total{model_name="${VLLM_MODEL}"} ${counters.queries}`,
+          '# TYPE vllm:prefix_cache_hits_total counter',
+          `vllm:prefix_cache_hits_total{model_name="${VLLM_MODEL}"} ${counters.hits}`,
+          '',
+        ].join('\n'),
+      );
+      return;
+    }
     // Like vLLM: no public catalog (/public/v1/models is a 404).
     if (req.method === 'GET' && req.url.endsWith('/v1/models') && !req.url.includes('/public/')) {
       json(res, 200, { object: 'list', data: [{ id: VLLM_MODEL, object: 'model', created: 0, owned_by: 'vllm' }] });
@@ -75,7 +100,12 @@ export async function startVllmLikeServer(options: VllmLikeOptions = {}): Promis
       prompt_tokens: VLLM_PROMPT_TOKENS,
       completion_tokens: count,
       total_tokens: VLLM_PROMPT_TOKENS + count,
+      ...(prefixCache === undefined ? {} : { prompt_tokens_details: { cached_tokens: prefixCache.cachedTokens } }),
     };
+    if (prefixCache !== undefined) {
+      counters.queries += VLLM_PROMPT_TOKENS;
+      counters.hits += prefixCache.serverHitTokens;
+    }
     const base = {
       id,
       created: 1_700_000_000,

@@ -15,6 +15,7 @@
  */
 import { InferbenchError } from '../../errors.js';
 import { LATENCY_METRICS } from '../../metrics/metric-registry.js';
+import { isServerObjectiveKey, parseServerObjective, type ServerObjective } from './server-objective.js';
 
 export interface CapacityObjective {
   /** "ttft_ms.p99", "e2e_ms.p95", "itl_ms.p99", "error_rate". */
@@ -41,11 +42,20 @@ const PERCENTILE = /^p(\d{2}(?:\.\d+)?)$/;
 
 type Parsed = CapacityObjective | string;
 
-/** The objectives of an SLO block, in its order; throws BAD_PROFILE listing every bad entry. */
+/**
+ * The request objectives of an SLO block, in its order; throws BAD_PROFILE listing every bad entry (server
+ * objectives too: parseServerSlo reads those, and a block of server objectives alone is refused, since only
+ * the requests' tests can pass a step).
+ */
 export function parseCapacitySlo(slo: Readonly<Record<string, number | string>>): CapacityObjective[] {
   const objectives: CapacityObjective[] = [];
   const problems: string[] = [];
   for (const [key, value] of Object.entries(slo)) {
+    if (isServerObjectiveKey(key)) {
+      const server = parseServerObjective(key, value);
+      if (typeof server === 'string') problems.push(`slo["${key}"]: ${server}`);
+      continue;
+    }
     const parsed =
       key === ERROR_RATE
         ? parseErrorRate(value)
@@ -61,11 +71,23 @@ export function parseCapacitySlo(slo: Readonly<Record<string, number | string>>)
     });
   }
   if (objectives.length === 0) {
-    throw new InferbenchError('BAD_PROFILE', "capacity needs at least one SLO in the profile's `slo:` block", {
-      hint: 'e.g. slo: { ttft_ms.p99: 500ms, itl_ms.p99: 50ms }',
-    });
+    throw new InferbenchError(
+      'BAD_PROFILE',
+      "capacity needs at least one SLO on the requests (a latency percentile or error_rate) in the profile's `slo:` block",
+      {
+        hint: 'e.g. slo: { ttft_ms.p99: 500ms, itl_ms.p99: 50ms } (a server objective such as kv_cache_usage.max: 95% only adds to those)',
+      },
+    );
   }
   return objectives;
+}
+
+/** The server objectives of an SLO block (`kv_cache_usage.max: 95%`), in its order; parseCapacitySlo checked them. */
+export function parseServerSlo(slo: Readonly<Record<string, number | string>>): ServerObjective[] {
+  return Object.entries(slo).flatMap(([key, value]) => {
+    const parsed = isServerObjectiveKey(key) ? parseServerObjective(key, value) : null;
+    return parsed === null || typeof parsed === 'string' ? [] : [parsed];
+  });
 }
 
 function parseErrorRate(value: number | string): Parsed {
@@ -89,7 +111,7 @@ function parseLatency(key: string, value: number | string): Parsed {
   const metric = dot < 0 ? key : key.slice(0, dot);
   const stat = dot < 0 ? '' : key.slice(dot + 1);
   if (!(LATENCY_METRICS as readonly string[]).includes(metric)) {
-    return `capacity can search on latency metrics (${LATENCY_METRICS.join(', ')}), ${FLUIDITY} and error_rate, not "${metric}"`;
+    return `capacity can search on latency metrics (${LATENCY_METRICS.join(', ')}), ${FLUIDITY}, error_rate and server concepts (kv_cache_usage.max, ...), not "${metric}"`;
   }
   const percentile = parsePercentile(stat);
   if (percentile === null) {

@@ -281,6 +281,15 @@ function extrasOf(log: EndpointLog, span: Span): Record<string, ExtraValue> {
   return out;
 }
 
+/**
+ * The instants a counter's increase over (fromUs, toUs] is read between: the baseline scrape's start and
+ * the last one's inside the window (what the server counted in between is the window's); null without two.
+ */
+export function counterSpanUs(log: EndpointLog, fromUs: number, toUs: number): { fromUs: number; toUs: number } | null {
+  const { chain } = spanOf(log.scrapes, fromUs, toUs);
+  return chain.length < 2 ? null : { fromUs: chain[0]!.startUs, toUs: chain[chain.length - 1]!.startUs };
+}
+
 /** The concepts of `log`'s endpoint over (fromUs, toUs] (µs on the run's clock). */
 export function serverWindow(log: EndpointLog, fromUs: number, toUs: number): ServerWindow {
   const span = spanOf(log.scrapes, fromUs, toUs);

@@ -26,7 +26,8 @@ import { buildRunSummary } from '../../runner/build-run-summary.js';
 import { capacityRunResult, capacitySummary } from '../../runner/capacity/capacity-result.js';
 import { capacityStepsFile, reevaluateCapacity } from '../../runner/capacity/reevaluate.js';
 import { runCapacity } from '../../runner/capacity/run-capacity.js';
-import { capacityObjectives } from '../../runner/capacity/objectives.js';
+import { capacityObjectives, capacityServerObjectives } from '../../runner/capacity/objectives.js';
+import { isServerObjectiveKey } from '../../aggregate/capacity/server-objective.js';
 import { makeRunId } from '../../runner/run-id.js';
 import { defaultRunnerDeps } from '../../runner/runner-deps.js';
 import { nowUs, systemClock } from '../../util/clock.js';
@@ -65,6 +66,11 @@ export const capacityCommand: CommandImplementation = (ctx) => ({
       .option('api-key-env', { type: 'string', describe: 'Environment variable holding the API key' })
       .option('out', { type: 'string', describe: 'Write into this folder instead of reports/<run-id>/' })
       .option('set', { type: 'string', describe: 'Override a profile field: --set path=value (repeatable)' })
+      .option('server-metrics', {
+        type: 'string',
+        describe:
+          "Scrape the target's Prometheus endpoint at URL during every step (repeatable; adds to target.server_metrics with the defaults)",
+      })
       .option('quiet', { type: 'boolean', default: false, describe: 'Print only the report path and errors' })
       .option('json', { type: 'boolean', default: false, describe: 'Print the capacity result as JSON' })
       .option('steps', { type: 'boolean', default: false, describe: 'Print every step with its decision' })
@@ -110,8 +116,8 @@ async function runCapacityCommand(args: CapacityArgs, ctx: CliContext): Promise<
   const workers = args.workers === undefined ? 1 : parseWorkers(args.workers);
   const loaded = loadProfileArgument(args, ctx);
   const objectives = capacityObjectives(loaded.capacity.slo, 'capacity.slo (or slo)');
+  const serverObjectives = capacityServerObjectives(loaded.capacity.slo, 'capacity.slo (or slo)');
   const previous = args.confirm === undefined ? new Map<string, number>() : await previousCapacities(args.confirm, ctx);
-  warnServerMetricsNotScraped(loaded, ctx);
   const tokenizer = loaded.target.tokenizer ? await loadHfTokenizer(loaded.target.tokenizer) : o200kTokenizer();
   const session = await openTarget(loaded, args, ctx);
   // Its `models:` selectors resolved: every step searches the same models.
@@ -140,9 +146,12 @@ async function runCapacityCommand(args: CapacityArgs, ctx: CliContext): Promise<
             },
           },
           interrupt,
+          // Each step scrapes target.server_metrics over its own window (runner/server-scraping.ts).
+          serverMetricsEnv: ctx.env,
           profile,
           spec: profile.capacity,
           objectives,
+          serverObjectives,
           workers:
             workers > 1 ? { count: workers, script: workerThreadScript(), clockAnchorMs: monotonicAnchorMs() } : null,
         },
@@ -151,7 +160,7 @@ async function runCapacityCommand(args: CapacityArgs, ctx: CliContext): Promise<
       ),
     );
     const groups = search.value;
-    const summary = capacitySummary(groups, objectives, profile.capacity);
+    const summary = capacitySummary(groups, objectives, profile.capacity, serverObjectives);
     const runId = makeRunId(startedAtWallMs, `${profile.name}-capacity`);
     const runDir = await createRunFolder(
       resolve(ctx.cwd, 'reports'),
@@ -170,23 +179,18 @@ async function runCapacityCommand(args: CapacityArgs, ctx: CliContext): Promise<
       workers,
       ...(search.stopped === null ? {} : { stopped: search.stopped }),
     });
-    const identity = {
-      runId,
-      version: inferbenchVersion(),
-      baseUrl: session.target,
-      embeddedEmulator: session.emulator !== null,
-      proxy: session.proxy,
-    };
     // The whole search's spend (every step and the calibration), not only the operating points'.
     const spent = cost.meter.runCost(nowUs());
     const runSummary = {
-      ...buildRunSummary(result, identity, []),
+      ...buildRunSummary(result, runIdentity(runId, session), []),
       capacity: summary,
       ...(spent ? { cost: spent } : {}),
     };
     const { problems } = await writeRunFiles(runDir, { summary: runSummary, timeSeries: [] });
     await writeCapacityCsv(runDir, summary);
-    for (const problem of problems) ctx.stderr.write(`inferbench: warning: ${problem}\n`);
+    // A failing metrics endpoint (each warning once over the steps) never fails the search.
+    for (const warning of [...problems, ...(result.serverMetrics?.warnings ?? [])])
+      ctx.stderr.write(`inferbench: warning: ${warning}\n`);
     // A step the harness spoiled is run again, and ends the search if it stays spoiled: say what helps.
     if (runSummary.harness.client_bottleneck) ctx.stderr.write(`inferbench: warning: ${bottleneckRemedy(workers)}\n`);
     return finish(summary, runDir, args, ctx, search.stopped);
@@ -195,12 +199,15 @@ async function runCapacityCommand(args: CapacityArgs, ctx: CliContext): Promise<
   }
 }
 
-/** A profile's target.server_metrics is scraped by `run`; the capacity steps do not scrape yet. */
-function warnServerMetricsNotScraped(profile: ResolvedProfile, ctx: CliContext): void {
-  if ((profile.target.serverMetrics?.length ?? 0) === 0) return;
-  ctx.stderr.write(
-    "inferbench: warning: capacity does not scrape target.server_metrics yet: its steps run without the server's view (`run` scrapes it)\n",
-  );
+/** Who wrote the search's summary.json, against what. */
+function runIdentity(runId: string, session: Awaited<ReturnType<typeof openTarget>>) {
+  return {
+    runId,
+    version: inferbenchVersion(),
+    baseUrl: session.target,
+    embeddedEmulator: session.emulator !== null,
+    proxy: session.proxy,
+  };
 }
 
 /** Every step as it is decided, on stderr: the search is long and its decisions are the point. */
@@ -279,8 +286,15 @@ async function reevaluate(args: CapacityArgs, ctx: CliContext): Promise<number> 
   // Without --slo: the search's own SLO (the same decisions as online).
   if (pairs.length === 0)
     for (const objective of file.objectives)
-      slo[objective.key] = objective.key === 'error_rate' ? `${objective.allowed * 100}%` : `${objective.limit}ms`;
-  const objectives = capacityObjectives(slo, pairs.length > 0 ? '--slo' : `the SLO of ${dir}`);
+      slo[objective.key] =
+        objective.key === 'error_rate'
+          ? `${objective.allowed * 100}%`
+          : isServerObjectiveKey(objective.key)
+            ? `${objective.limit}`
+            : `${objective.limit}ms`;
+  const where = pairs.length > 0 ? '--slo' : `the SLO of ${dir}`;
+  const objectives = capacityObjectives(slo, where);
+  const serverObjectives = capacityServerObjectives(slo, where);
   const settings = file.settings;
   const spec = {
     alpha: settings.alpha,
@@ -289,20 +303,25 @@ async function reevaluate(args: CapacityArgs, ctx: CliContext): Promise<number> 
     blockMs: settings.block_ms,
     seed: settings.seed,
   };
-  const groups = reevaluateCapacity(file, objectives, spec);
-  const summary = capacitySummary(groups, objectives, {
-    ...spec,
-    slo,
-    minCapacity: settings.min_capacity,
-    resolution: settings.resolution,
-    maxSteps: settings.max_steps,
-    stepDurationMs: settings.step_duration_ms,
-    maxStepDurationMs: settings.max_step_duration_ms ?? null,
-    stepWarmupMs: settings.step_warmup_ms ?? null,
-    start: null,
-    maxLoad: Number.POSITIVE_INFINITY,
-    mix: null,
-  } satisfies ResolvedProfile['capacity']);
+  const groups = reevaluateCapacity(file, objectives, spec, serverObjectives);
+  const summary = capacitySummary(
+    groups,
+    objectives,
+    {
+      ...spec,
+      slo,
+      minCapacity: settings.min_capacity,
+      resolution: settings.resolution,
+      maxSteps: settings.max_steps,
+      stepDurationMs: settings.step_duration_ms,
+      maxStepDurationMs: settings.max_step_duration_ms ?? null,
+      stepWarmupMs: settings.step_warmup_ms ?? null,
+      start: null,
+      maxLoad: Number.POSITIVE_INFINITY,
+      mix: null,
+    } satisfies ResolvedProfile['capacity'],
+    serverObjectives,
+  );
   let outDir: string | null = null;
   if (args.out) {
     outDir = resolve(ctx.cwd, args.out);

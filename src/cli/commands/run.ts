@@ -25,6 +25,7 @@ import { formatRepeatMarkdown, formatRunMarkdown } from '../../report/run-markdo
 import { announceConnection, loadProfileArgument, openTarget } from '../target-session.js';
 import { parseMaxCost, prepareCostGuard } from '../cost-guard.js';
 import { EXIT } from '../exit-codes.js';
+import { invalidEvidence } from '../../aggregate/run-validity.js';
 import { inferbenchVersion } from '../version.js';
 import { monotonicAnchorMs } from '../thread-clock.js';
 import { bottleneckRemedy, parseWorkers, workerThreadScript } from '../worker-count.js';
@@ -57,6 +58,7 @@ interface RunArgs {
   'metrics-port'?: string;
   'metrics-host'?: string;
   dashboard?: string;
+  'fail-on'?: string;
 }
 
 export const runCommand: CommandImplementation = (ctx) => ({
@@ -76,6 +78,12 @@ export const runCommand: CommandImplementation = (ctx) => ({
         type: 'string',
         describe:
           "Scrape the target's Prometheus endpoint at URL beside the run (repeatable; adds to target.server_metrics with the defaults)",
+      })
+      .option('fail-on', {
+        type: 'string',
+        choices: ['invalid'],
+        describe:
+          'invalid: exit 5 when the run is not valid evidence (the harness was its own bottleneck, or arrivals were dropped at max_concurrency); profile: fail_on_invalid',
       })
       .option('quiet', { type: 'boolean', default: false, describe: 'Print only the report path and errors' })
       .option('json', {
@@ -287,15 +295,31 @@ function printOutcome(outcome: RunOutcome, args: RunArgs, ctx: CliContext): numb
       return EXIT.runFailed;
     }
     case 'threshold_failed':
-      for (const failed of outcome.failedThresholds) {
-        ctx.stderr.write(
-          `inferbench: threshold failed: ${failed.expression} [${failed.group}] (actual ${failed.actual ?? 'none'})\n`,
-        );
-      }
-      return EXIT.thresholdFailed;
     case 'ok':
-      return EXIT.ok;
+      return printJudged(outcome, args, ctx);
   }
+}
+
+/**
+ * A run that ran: exit 5 when it is not valid evidence and that was asked to fail (its failed thresholds
+ * printed too, but they judge a load that was not the one stated), else 99 on a failed threshold, else 0.
+ */
+function printJudged(outcome: RunOutcome, args: RunArgs, ctx: CliContext): number {
+  const failOnInvalid = args['fail-on'] === 'invalid' || outcome.result.profile.failOnInvalid === true;
+  const invalid = failOnInvalid ? invalidEvidence(outcome.summary) : [];
+  for (const failed of outcome.failedThresholds) {
+    ctx.stderr.write(
+      `inferbench: threshold failed: ${failed.expression} [${failed.group}] (actual ${failed.actual ?? 'none'})\n`,
+    );
+  }
+  if (invalid.length > 0) {
+    const asked = args['fail-on'] === 'invalid' ? '--fail-on invalid' : 'the profile sets fail_on_invalid';
+    ctx.stderr.write(
+      `inferbench: the run is not valid evidence (${asked}):\n${invalid.map((reason) => `  - ${reason}\n`).join('')}`,
+    );
+    return EXIT.invalid;
+  }
+  return outcome.failedThresholds.length > 0 ? EXIT.thresholdFailed : EXIT.ok;
 }
 
 /**

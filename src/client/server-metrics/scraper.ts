@@ -77,7 +77,10 @@ export interface ServerMetricsOptions {
 export interface ServerMetricsSession {
   /** The endpoints' logs so far (live objects: they grow until stop). */
   readonly logs: readonly EndpointLog[];
-  /** Stops every timer, ends a scrape under way (not counted), closes the connections; the final logs. */
+  /**
+   * Stops every timer, lets a scrape under way end, takes one last scrape of each endpoint (so the window
+   * reaches past the last request), closes the connections; the final logs.
+   */
   stop(): Promise<readonly EndpointLog[]>;
 }
 
@@ -117,6 +120,9 @@ export function startServerMetrics(
     options.openGetter ??
     ((spec: ServerMetricsSpec, apiKey: string | null, c: Clock) =>
       createEndpointGetter({ url: spec.url, headers: spec.headers, apiKey }, c, limits));
+  /** stop() was called: no more ticks (its final scrapes still count). */
+  let stopping = false;
+  /** stop() is done: nothing more is recorded. */
   let stopped = false;
   const runs = endpoints.map((spec) => {
     const apiKey = spec.apiKeyEnv === null ? null : (options.env[spec.apiKeyEnv] ?? null);
@@ -166,7 +172,7 @@ export function startServerMetrics(
 
     const tick = (): void => {
       timer = null;
-      if (stopped) return;
+      if (stopping) return;
       if (inFlight === null) {
         inFlight = scrape().finally(() => {
           inFlight = null;
@@ -183,16 +189,22 @@ export function startServerMetrics(
       log,
       stop: async () => {
         if (timer !== null) clock.clearTimer(timer);
-        await getter.close();
+        timer = null;
+        // The scrape under way ends as it would have; then one last scrape, so the server's counters reach
+        // past the last request (each bounded by the endpoint's timeout).
         await inFlight;
+        await scrape();
+        await getter.close();
       },
     };
   });
   return {
     logs: runs.map((run) => run.log),
     stop: async () => {
-      stopped = true;
+      if (stopped) return runs.map((run) => run.log);
+      stopping = true;
       await Promise.all(runs.map((run) => run.stop()));
+      stopped = true;
       return runs.map((run) => run.log);
     },
   };

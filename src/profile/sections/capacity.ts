@@ -27,11 +27,21 @@ const duration = z.union([
   z.string().regex(DURATION_PATTERN, { error: 'expected a duration like "30s" or "500ms"' }),
 ]);
 
+/** A bound on a server concept over each step (`kv_cache_usage.max`): not a latency percentile, fluidity_index nor error_rate. */
+const SERVER_SLO_KEY = /^(?![a-z_]+_ms\.|fluidity_index\.)[a-z_]+\.(?:max|mean|last|per_s|delta|p50|p90|p99)$/;
+
 const sloRecord = z.record(
-  // fluidity_index (higher is better) takes a low percentile: fluidity_index.p1: 0.9 (capacity-slo.ts).
-  z.string().regex(/^(?:[a-z_]+_ms\.p\d+(?:\.\d+)?|fluidity_index\.p\d+(?:\.\d+)?|error_rate)$/, {
-    error: 'expected a latency percentile like ttft_ms.p99, fluidity_index.p1 or error_rate',
-  }),
+  // fluidity_index (higher is better) takes a low percentile: fluidity_index.p1: 0.9 (capacity-slo.ts); a
+  // server concept a statistic of each step's window: kv_cache_usage.max: 95% (server-objective.ts).
+  z
+    .string()
+    .regex(
+      /^(?:[a-z_]+_ms\.p\d+(?:\.\d+)?|fluidity_index\.p\d+(?:\.\d+)?|error_rate|[a-z_]+\.(?:max|mean|last|per_s|delta|p50|p90|p99))$/,
+      {
+        error:
+          'expected a latency percentile like ttft_ms.p99, fluidity_index.p1, error_rate or a server concept like kv_cache_usage.max',
+      },
+    ),
   z.union([
     z.number().nonnegative(),
     z.string().regex(SLO_VALUE_PATTERN, { error: 'expected a limit like "500ms", "0.5s" or "1%"' }),
@@ -44,7 +54,7 @@ export const capacitySchema = z
   .strictObject({
     slo: sloRecord.optional().meta({
       description:
-        'The SLO every step must hold, e.g. { ttft_ms.p99: 500ms, itl_ms.p99: 50ms, error_rate: 1% }. Default: the top-level slo (numbers in ms).',
+        "The SLO every step must hold, e.g. { ttft_ms.p99: 500ms, itl_ms.p99: 50ms, error_rate: 1% }; with target.server_metrics also bounds on the server's concepts over each step, e.g. kv_cache_usage.max: 95%, waiting.mean: 8. Default: the top-level slo (numbers in ms).",
     }),
     min_capacity: z.number().positive().optional().meta({
       description: "Exit 99 when a group's capacity (req/s for rate loads, streams for concurrency) is below this.",
@@ -255,7 +265,7 @@ export function formatCapacityPlan(profile: ResolvedProfile): string {
   const c = profile.capacity;
   const slo = Object.entries(c.slo);
   const parts = [
-    `slo ${slo.length === 0 ? 'none' : slo.map(([k, v]) => `${k} < ${v}`).join(', ')}`,
+    `slo ${slo.length === 0 ? 'none' : slo.map(([k, v]) => `${k} ${SERVER_SLO_KEY.test(k) ? '<=' : '<'} ${v}`).join(', ')}`,
     `steps of at most ${c.maxStepDurationMs === null ? `${formatDurationMs(c.stepDurationMs)} (longer when a p99 needs it at half the start load: max_step_duration not set)` : formatDurationMs(c.maxStepDurationMs)}, each starting with ${formatStepWarmups(profile)} untested`,
     `blocks of ${formatDurationMs(c.blockMs)}`,
     `resolution ${Math.round(c.resolution * 1000) / 10}%`,

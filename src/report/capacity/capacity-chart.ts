@@ -3,8 +3,11 @@
  * the binding objective's share of requests over its limit against the load of every step (PASS `o`,
  * FAIL `x`, INCONCLUSIVE `?`), the monotone fit the capacity comes from (`.`), the allowed share (`-`),
  * and on that line the capacity (`|`) inside its 95% interval (`=`). The HTML report draws the same
- * curve with latencies beside it; this one needs no browser.
+ * curve with latencies beside it; this one needs no browser. A group bound by a server objective
+ * (`kv_cache_usage.max`: a bound on each step's server window, no share of requests) gets one line
+ * instead: the bound, the bracket it broke in, and what the server showed there.
  */
+import { isServerObjectiveKey, serverObjectiveLabel } from '../../aggregate/capacity/server-objective.js';
 import type { CapacityGroupSummary, CapacityObjectiveSummary } from '../../metrics/capacity-summary.js';
 
 const WIDTH = 60;
@@ -64,6 +67,7 @@ export function formatCapacityChart(
   objectives: readonly CapacityObjectiveSummary[],
 ): string | null {
   const objective = objectives.find((o) => o.key === group.binding) ?? objectives[0];
+  if (objective !== undefined && isServerObjectiveKey(objective.key)) return serverBoundLine(group, objective);
   if (objective === undefined || !group.steps.some((step) => step.exceedance[objective.key])) return null;
   const { key, allowed } = objective;
   const scale = scaleOf(group, key, allowed);
@@ -92,4 +96,14 @@ export function formatCapacityChart(
     `${' '.repeat(labelWidth)} +${'-'.repeat(WIDTH)}`,
     `${' '.repeat(labelWidth)}  ${axis.join('').trimEnd()}`,
   ].join('\n');
+}
+
+/** The chart of a group its server objective binds: one line (see the file comment). */
+function serverBoundLine(group: CapacityGroupSummary, objective: CapacityObjectiveSummary): string {
+  const bracket =
+    group.last_pass === null || group.first_fail === null
+      ? ''
+      : ` between ${loadLabel(group.last_pass)} and ${loadLabel(group.first_fail)} ${group.unit}`;
+  const knee = group.server_at_knee ? `; the server: ${group.server_at_knee}` : '';
+  return `${group.group}: bound by the server, ${serverObjectiveLabel(objective)} over each step, broken${bracket}${knee} (no share of requests to draw)`;
 }

@@ -1,9 +1,17 @@
 /**
  * The terminal answer of `inferbench capacity`: one line per group with its capacity, the 95% interval,
- * the objective that binds, the bracket the search ended in and how long it took; then, with `steps`, the
- * steps with their outcome and reason. Plain aligned text, like the run summary.
+ * the objective that binds, the bracket the search ended in and how long it took; with
+ * target.server_metrics, what the server showed from the last pass to the first fail (the reason beside
+ * the binding objective); then, with `steps`, the steps with their outcome and reason. Plain aligned text,
+ * like the run summary.
  */
-import type { CapacityGroupSummary, CapacitySummary } from '../../metrics/capacity-summary.js';
+import { serverBrief } from '../../aggregate/capacity/server-knee.js';
+import { isServerObjectiveKey, serverObjectiveLabel } from '../../aggregate/capacity/server-objective.js';
+import type {
+  CapacityGroupSummary,
+  CapacityObjectiveSummary,
+  CapacitySummary,
+} from '../../metrics/capacity-summary.js';
 
 const number = (value: number | null): string =>
   value === null ? '-' : value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2);
@@ -57,14 +65,8 @@ export function formatCapacityTable(capacity: CapacitySummary, options: { steps:
     ...memberRows(group),
   ]);
   const lines = [align([header, ...rows])];
-  const slo = capacity.objectives.map((o) =>
-    o.key === 'error_rate'
-      ? `error_rate < ${o.limit * 100}%`
-      : o.key.startsWith('fluidity_index.')
-        ? `${o.key} >= ${o.limit}`
-        : `${o.key} < ${o.limit} ms`,
-  );
-  lines.push(`SLO: ${slo.join(', ')}`);
+  lines.push(`SLO: ${capacity.objectives.map(sloLabel).join(', ')}`);
+  for (const group of capacity.groups) if (group.server_at_knee !== undefined) lines.push(kneeLine(group));
   for (const group of capacity.groups) {
     if (group.below_min)
       lines.push(
@@ -72,10 +74,34 @@ export function formatCapacityTable(capacity: CapacitySummary, options: { steps:
       );
     if (!options.steps) continue;
     lines.push('', `${group.group}: ${group.end_reason}`);
-    for (const step of group.steps)
+    for (const step of group.steps) {
+      const server = serverBrief(step.server);
       lines.push(
-        `  step ${step.step}  ${number(step.load)} ${group.unit}  ${step.outcome.toUpperCase()}  ${step.reason}`,
+        `  step ${step.step}  ${number(step.load)} ${group.unit}  ${step.outcome.toUpperCase()}  ${step.reason}${server === '' ? '' : ` [server: ${server}]`}`,
       );
+    }
   }
   return `${lines.join('\n')}\n`;
+}
+
+function sloLabel(o: CapacityObjectiveSummary): string {
+  if (o.key === 'error_rate') return `error_rate < ${o.limit * 100}%`;
+  if (o.key.startsWith('fluidity_index.')) return `${o.key} >= ${o.limit}`;
+  return isServerObjectiveKey(o.key) ? serverObjectiveLabel(o) : `${o.key} < ${o.limit} ms`;
+}
+
+/** `<group>: server at the knee (12 pass -> 16 fail req/s): waiting 0 -> 37, KV cache 61% -> 99%`. */
+function kneeLine(group: CapacityGroupSummary): string {
+  const at =
+    group.last_pass === null || group.first_fail === null
+      ? ''
+      : ` (${number(group.last_pass)} pass -> ${number(group.first_fail)} fail ${group.unit})`;
+  const said =
+    group.server_at_knee ??
+    (group.first_fail === null
+      ? 'no step failed'
+      : group.last_pass === null
+        ? 'no step passed'
+        : 'no server window at the last pass or the first fail');
+  return `${group.group}: server at the knee${at}: ${said}`;
 }

@@ -13,6 +13,7 @@
  * may differ (comparing two deployments is what compare is for) and are reported side by side. Groups are
  * matched by key, or by `--pair` across model names, checked then on the hash without model names.
  */
+import { invalidEvidence } from '../../aggregate/run-validity.js';
 import { InferbenchError } from '../../errors.js';
 import { ANSWER_CHECK_NAMES } from '../../metrics/check-summary.js';
 import type { GroupSummary, MetricName, MetricStats, RunSummary } from '../../metrics/run-summary.js';
@@ -86,6 +87,12 @@ export interface CompareResult {
   readonly warnings: readonly string[];
   readonly comparisons: readonly MetricComparison[];
   readonly regressions: number;
+  /**
+   * Why the candidate is not valid evidence (aggregate/run-validity.ts: its client was its own bottleneck,
+   * or it dropped arrivals at its own cap); empty when it is. With regressions, compare does not call them
+   * (exit 5, not 99): a slower candidate may have been slowed by its client.
+   */
+  readonly candidateInvalid: readonly string[];
   /**
    * The server side of both runs (target.server_metrics) per paired group: context, never a verdict (it
    * changes neither `regressions` nor the exit code). Absent when neither run scraped.
@@ -275,6 +282,7 @@ export function compareRuns(
     warnings: [...runWarnings('baseline', baseline.summary), ...runWarnings('candidate', candidate.summary)],
     comparisons,
     regressions: comparisons.filter((c) => c.verdict === 'regression').length,
+    candidateInvalid: invalidEvidence(candidate.summary),
     ...(server === null ? {} : { server }),
   };
 }

@@ -92,6 +92,8 @@ export function pHeader(result: CompareResult): string {
 export function verdictLine(result: CompareResult): string {
   if (result.regressions > 0) {
     const names = result.comparisons.filter((c) => c.verdict === 'regression').map((c) => `${c.group} ${c.metricId}`);
+    if (result.candidateInvalid.length > 0)
+      return `NOT CALLED: ${result.regressions} regression(s) at alpha ${result.alpha} (${names.join(', ')}), but the candidate run is not valid evidence: ${result.candidateInvalid.join('; ')}`;
     return `FAIL: ${result.regressions} regression(s) beyond tolerance at alpha ${result.alpha}${result.correction === 'holm' ? ' (Holm)' : ''}: ${names.join(', ')}`;
   }
   return `PASS: no significant regression beyond tolerance (${result.comparisons.length} checks, alpha ${result.alpha}${result.correction === 'holm' ? ' (Holm)' : ''})`;

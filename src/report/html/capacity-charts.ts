@@ -2,14 +2,18 @@
  * The charts of a capacity search in report.html, built from summary.json's `capacity`: latency against
  * throughput (one marker per step, its shape the step's outcome) with the latency SLOs as horizontal lines
  * and the capacity as a vertical line over its 95% band; and per objective the exceedance against offered
- * load, observed and fitted, with the fit's band, the allowed fraction and the capacity. Pure: the page
- * script only draws what these return.
+ * load, observed and fitted, with the fit's band, the allowed fraction and the capacity; with
+ * target.server_metrics, the server's concepts of the knee rule per step against offered load (requests
+ * waiting and running; KV-cache and GPU use in %), with the server objectives as horizontal lines. Pure:
+ * the page script only draws what these return.
  */
 import type {
   CapacityGroupSummary,
   CapacityObjectiveSummary,
   CapacityStepSummary,
 } from '../../metrics/capacity-summary.js';
+import { KNEE_CONCEPTS, kneeValue } from '../../aggregate/capacity/server-knee.js';
+import { isServerObjectiveKey, serverObjectiveLabel } from '../../aggregate/capacity/server-objective.js';
 import { lowerIsBetter, metricUnit } from '../../metrics/metric-registry.js';
 import type { ChartMarkers, ChartRule, ChartSeries, ChartSpec, Tone } from './document-model.js';
 import { fmt } from './document-model.js';
@@ -47,6 +51,7 @@ export function objectiveMetric(key: string): string {
 
 /** An objective as a reader says it: `ttft_ms.p95 < 400 ms`, `error_rate < 5 %`, `fluidity_index.p1 >= 0.9`. */
 export function objectiveLabel(objective: CapacityObjectiveSummary): string {
+  if (isServerObjectiveKey(objective.key)) return serverObjectiveLabel(objective);
   if (objective.key === 'error_rate') return `error_rate < ${fmt(objective.limit * 100)} %`;
   const metric = objectiveMetric(objective.key);
   const unit = metricUnit(metric);
@@ -81,7 +86,9 @@ export function capacityRule(group: CapacityGroupSummary): ChartRule | null {
 /** Horizontal lines for the latency objectives (ms), coloured like the series of their metric. */
 export function latencySloRules(objectives: readonly CapacityObjectiveSummary[]): ChartRule[] {
   return objectives
-    .filter((o) => o.key !== 'error_rate' && metricUnit(objectiveMetric(o.key)) === 'ms')
+    .filter(
+      (o) => o.key !== 'error_rate' && !isServerObjectiveKey(o.key) && metricUnit(objectiveMetric(o.key)) === 'ms',
+    )
     .map((o) => {
       const series = LATENCY_SERIES.find((s) => s.metric === objectiveMetric(o.key));
       return {
@@ -173,4 +180,61 @@ export function capacityExceedanceChart(
     rules: [allowed, ...(capacity ? [capacity] : [])],
     markers: { tones: steps.map((s) => OUTCOME_TONE[s.outcome]), legend: OUTCOME_LEGEND },
   };
+}
+
+/** The server charts: the queue (requests) and the use of KV cache and GPU (%), each drawn when a step has it. */
+const SERVER_CHARTS = [
+  { unit: 'requests', title: 'requests on the server', yLabel: 'requests (max over the step)', scale: 1 },
+  { unit: 'ratio', title: 'KV cache and GPU use', yLabel: 'use (%)', scale: 100 },
+] as const;
+
+/**
+ * The server per step against offered load (target.server_metrics): one chart per unit of the knee rule's
+ * concepts (aggregate/capacity/server-knee.ts) that some step has, with the server objectives on those
+ * concepts as dashed lines and the capacity. Empty when no step was scraped.
+ */
+export function capacityServerCharts(
+  id: string,
+  group: CapacityGroupSummary,
+  objectives: readonly CapacityObjectiveSummary[],
+): ChartSpec[] {
+  const steps = [...group.steps].sort((a, b) => a.load - b.load || a.step - b.step);
+  const capacity = capacityRule(group);
+  return SERVER_CHARTS.flatMap((chart, c) => {
+    const concepts = KNEE_CONCEPTS.filter((concept) => concept.unit === chart.unit);
+    const series: ChartSeries[] = concepts
+      .map((concept, i) => ({
+        label: `${concept.label} (${concept.stat})`,
+        values: steps.map((step) => {
+          const value = kneeValue(step.server, concept);
+          return value === null ? null : value * chart.scale;
+        }),
+        color: i,
+        marked: true,
+      }))
+      .filter((line) => line.values.some((value) => value !== null));
+    if (series.length === 0) return [];
+    const bounds: ChartRule[] = objectives
+      .filter((o) => concepts.some((concept) => o.key.startsWith(`${concept.concept}.`)))
+      .map((o) => ({
+        axis: 'y',
+        value: o.limit * chart.scale,
+        label: `SLO ${objectiveLabel(o)}`,
+        tone: 'bad',
+        dashed: true,
+      }));
+    return [
+      {
+        id: `${id}-${c}`,
+        title: `${group.group}: ${chart.title} against offered load`,
+        kind: 'linear',
+        xLabel: `offered (${group.unit})`,
+        yLabel: chart.yLabel,
+        x: steps.map((step) => step.load),
+        series,
+        rules: [...bounds, ...(capacity ? [capacity] : [])],
+        markers: { tones: steps.map((step) => OUTCOME_TONE[step.outcome]), legend: OUTCOME_LEGEND },
+      },
+    ];
+  });
 }

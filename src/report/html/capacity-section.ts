@@ -1,11 +1,20 @@
 /**
  * The Capacity section of report.html, present when summary.json holds a capacity search: per group a
  * headline (the capacity with its 95% interval and unit, `>=` when no step failed, the binding objective,
- * the search's time and steps), the latency and exceedance charts (capacity-charts.ts) and a table of the
- * steps with the reason of every decision.
+ * the search's time and steps; with target.server_metrics, what the server showed at the knee), the
+ * latency, exceedance and server charts (capacity-charts.ts) and a table of the steps with the reason of
+ * every decision (and the server over each, when scraped).
  */
+import { serverBrief } from '../../aggregate/capacity/server-knee.js';
+import { isServerObjectiveKey } from '../../aggregate/capacity/server-objective.js';
 import type { CapacityGroupSummary, CapacitySummary } from '../../metrics/capacity-summary.js';
-import { capacityExceedanceChart, capacityLatencyChart, OUTCOME_TONE, objectiveLabel } from './capacity-charts.js';
+import {
+  capacityExceedanceChart,
+  capacityLatencyChart,
+  capacityServerCharts,
+  OUTCOME_TONE,
+  objectiveLabel,
+} from './capacity-charts.js';
 import type { Block, Cell, Section, Tone } from './document-model.js';
 import { fmt } from './document-model.js';
 
@@ -41,6 +50,9 @@ function headlineBlocks(capacity: CapacitySummary, group: CapacityGroupSummary):
   const rows: (readonly [string, Cell])[] = [
     ['Binding objective', binding ? objectiveLabel(binding) : (group.binding ?? '–')],
     ['Last pass / first fail', `${fmt(group.last_pass)} / ${fmt(group.first_fail)} ${group.unit}`],
+    ...(group.server_at_knee === undefined
+      ? []
+      : [['Server at the knee', group.server_at_knee ?? '–'] as const satisfies readonly [string, Cell]]),
     ['Goodput at the capacity', `${fmt(group.goodput_per_s)} req/s`],
     ['Search', `${fmt(group.search_ms / 1000, 1)} s, ${stepCounts(group)}`],
     ['Ended because', group.end_reason],
@@ -58,6 +70,7 @@ function headlineBlocks(capacity: CapacitySummary, group: CapacityGroupSummary):
 }
 
 function stepsTable(group: CapacityGroupSummary): Block {
+  const scraped = group.server_at_knee !== undefined;
   const rows: Cell[][] = group.steps.map((s) => [
     String(s.step),
     fmt(s.load),
@@ -66,6 +79,7 @@ function stepsTable(group: CapacityGroupSummary): Block {
     String(s.requests),
     fmt(s.ttft_ms?.p50),
     fmt(s.ttft_ms?.p99),
+    ...(scraped ? [serverBrief(s.server) || '–'] : []),
     s.reason,
   ]);
   return {
@@ -79,6 +93,7 @@ function stepsTable(group: CapacityGroupSummary): Block {
       'requests',
       'TTFT p50 (ms)',
       'TTFT p99 (ms)',
+      ...(scraped ? ['server'] : []),
       'reason',
     ],
     rows,
@@ -88,11 +103,14 @@ function stepsTable(group: CapacityGroupSummary): Block {
 function groupBlocks(capacity: CapacitySummary, group: CapacityGroupSummary, index: number): Block[] {
   const charts: Block[] = [
     { kind: 'chart', chart: capacityLatencyChart(`capacity-latency-${index}`, group, capacity.objectives) },
-    ...capacity.objectives.map(
-      (objective, o): Block => ({
-        kind: 'chart',
-        chart: capacityExceedanceChart(`capacity-exceedance-${index}-${o}`, group, objective),
-      }),
+    ...capacity.objectives.flatMap((objective, o): Block[] =>
+      // A server objective has no exceedance: its values are on the server charts.
+      isServerObjectiveKey(objective.key)
+        ? []
+        : [{ kind: 'chart', chart: capacityExceedanceChart(`capacity-exceedance-${index}-${o}`, group, objective) }],
+    ),
+    ...capacityServerCharts(`capacity-server-${index}`, group, capacity.objectives).map(
+      (chart): Block => ({ kind: 'chart', chart }),
     ),
   ];
   return [...headlineBlocks(capacity, group), { kind: 'grid', blocks: charts }, stepsTable(group)];

@@ -6,6 +6,8 @@
  */
 import { worstHealth } from '../../aggregate/worst-health.js';
 import type { CapacityObjective } from '../../aggregate/capacity/capacity-slo.js';
+import type { ServerObjective } from '../../aggregate/capacity/server-objective.js';
+import { kneeSteps, serverKnee } from '../../aggregate/capacity/server-knee.js';
 import type {
   CapacityCost,
   CapacityGroupSummary,
@@ -15,6 +17,8 @@ import type {
 import type { GroupSummary } from '../../metrics/run-summary.js';
 import type { CapacitySpec, ResolvedProfile } from '../../profile/resolved-profile.js';
 import type { RunResult } from '../run-profile.js';
+import type { ServerMetricsOutcome } from '../server-scraping.js';
+import type { ServerEndpointSummary } from '../../metrics/server-summary.js';
 import type { GroupCapacity } from './run-capacity.js';
 import type { StepResult } from './run-step.js';
 import { parseUsd, usdNumber } from '../../util/usd.js';
@@ -23,9 +27,14 @@ export function capacitySummary(
   groups: readonly GroupCapacity[],
   objectives: readonly CapacityObjective[],
   spec: CapacitySpec,
+  serverObjectives: readonly ServerObjective[] = [],
 ): CapacitySummary {
   return {
-    objectives: objectives.map((o) => ({ key: o.key, limit: o.limit, allowed: o.allowed })),
+    objectives: [
+      ...objectives.map((o) => ({ key: o.key, limit: o.limit, allowed: o.allowed })),
+      // A server objective is a bound on each step's window: no share of it is allowed over.
+      ...serverObjectives.map((o) => ({ key: o.key, limit: o.limit, allowed: 0 })),
+    ],
     settings: {
       resolution: spec.resolution,
       max_steps: spec.maxSteps,
@@ -63,6 +72,7 @@ function groupSummary(group: GroupCapacity, spec: CapacitySpec): CapacityGroupSu
     per_objective: { ...estimate.perObjective },
     last_pass: group.lastPass,
     first_fail: group.firstFail,
+    ...knee(group),
     end_reason: group.endReason,
     goodput_per_s: group.goodputPerS,
     below_min: spec.minCapacity !== null && (capacity === null || capacity < spec.minCapacity),
@@ -86,6 +96,16 @@ function groupSummary(group: GroupCapacity, spec: CapacitySpec): CapacityGroupSu
         }),
     ...searchCost(group),
   };
+}
+
+/**
+ * `{ server_at_knee }` when some step was scraped: the server from the last passing step (the latest at the
+ * highest passing load) to the first failing one (the first at the lowest failing load).
+ */
+function knee(group: GroupCapacity): { server_at_knee?: string | null } {
+  if (!group.steps.some((step) => step.server !== null)) return {};
+  const { lastPass, firstFail } = kneeSteps(group.steps, group.lastPass, group.firstFail);
+  return { server_at_knee: serverKnee(lastPass?.server ?? null, firstFail?.server ?? null) };
 }
 
 /**
@@ -141,6 +161,8 @@ function stepSummary(step: StepResult, group: GroupCapacity): CapacityStepSummar
     exceedance,
     tests: step.tests.map((test) => ({ ...test })),
     ...(summary?.cost === undefined ? {} : { cost_usd: summary.cost.usd }),
+    ...(step.server === null ? {} : { server: step.server }),
+    ...(step.serverChecks.length === 0 ? {} : { server_checks: step.serverChecks.map((check) => ({ ...check })) }),
   };
 }
 
@@ -163,8 +185,10 @@ export function capacityRunResult(
     if (chosen?.group) operatingPoints.push(chosen.group);
   }
   const steps = groups.flatMap((group) => group.steps.map((step) => ({ group: group.group, step })));
+  const serverMetrics = searchServerMetrics(steps.map(({ step }) => step));
   return {
     ...base,
+    ...(serverMetrics === null ? {} : { serverMetrics }),
     profile,
     groups: operatingPoints,
     timeSeries: [],
@@ -174,4 +198,50 @@ export function capacityRunResult(
     shard: null,
     startAtWallMs: null,
   };
+}
+
+/**
+ * The search's scrapes as a run's (summary.json `server_metrics`, and the warnings): each endpoint's
+ * counts summed over every step that scraped, its last error the latest step's (`at_s` from that step's
+ * start); its failures said once with the sums (as aggregate/server-metrics/server-summary.ts says a
+ * run's), every other warning once. Null when no step scraped.
+ */
+export function searchServerMetrics(steps: readonly StepResult[]): ServerMetricsOutcome | null {
+  const outcomes = steps.flatMap((step) => (step.serverMetrics ? [step.serverMetrics] : []));
+  if (outcomes.length === 0) return null;
+  const byUrl = new Map<string, ServerEndpointSummary>();
+  for (const endpoint of outcomes.flatMap((outcome) => outcome.endpoints)) {
+    const seen = byUrl.get(endpoint.url);
+    if (seen === undefined) {
+      byUrl.set(endpoint.url, { ...endpoint, failures_by_kind: { ...endpoint.failures_by_kind } });
+      continue;
+    }
+    const kinds = { ...seen.failures_by_kind };
+    for (const [kind, count] of Object.entries(endpoint.failures_by_kind)) kinds[kind] = (kinds[kind] ?? 0) + count;
+    byUrl.set(endpoint.url, {
+      ...seen,
+      engine: seen.engine ?? endpoint.engine,
+      attempts: seen.attempts + endpoint.attempts,
+      scrapes_ok: seen.scrapes_ok + endpoint.scrapes_ok,
+      skipped: seen.skipped + endpoint.skipped,
+      failures: seen.failures + endpoint.failures,
+      failures_by_kind: kinds,
+      last_error: endpoint.last_error ?? seen.last_error,
+    });
+  }
+  const endpoints = [...byUrl.values()];
+  // A step's failure count is its own: the search's is the sum, said once per endpoint.
+  const failed = endpoints.flatMap((e) => {
+    if (e.failures === 0) return [];
+    const kinds = Object.entries(e.failures_by_kind)
+      .filter(([, n]) => n > 0)
+      .map(([kind, n]) => `${n} ${kind}`)
+      .join(', ');
+    const last = e.last_error === null ? '' : `; last: ${e.last_error.kind}: ${e.last_error.message}`;
+    return [
+      `server metrics ${e.url}: ${e.failures} of ${e.attempts} scrapes failed over the search's steps (${kinds})${last}; the client's numbers are unaffected`,
+    ];
+  });
+  const others = outcomes.flatMap((outcome) => outcome.warnings).filter((w) => !w.includes(' scrapes failed ('));
+  return { endpoints, warnings: [...failed, ...new Set(others)] };
 }

@@ -2,7 +2,8 @@
  * The objectives of a capacity SLO, checked for a search: at least one, and only latencies the step
  * blocks keep (step-block.ts) or error_rate, since a step can only be decided, and re-evaluated, on those.
  */
-import { type CapacityObjective, parseCapacitySlo } from '../../aggregate/capacity/capacity-slo.js';
+import { type CapacityObjective, parseCapacitySlo, parseServerSlo } from '../../aggregate/capacity/capacity-slo.js';
+import type { ServerObjective } from '../../aggregate/capacity/server-objective.js';
 import { InferbenchError } from '../../errors.js';
 import { BLOCK_METRICS } from './step-block.js';
 
@@ -20,4 +21,22 @@ export function capacityObjectives(slo: Readonly<Record<string, number | string>
         hint: `capacity objectives are percentiles of ${BLOCK_METRICS.join(', ')}, or error_rate`,
       });
   return objectives;
+}
+
+/**
+ * The server objectives of a capacity SLO (`kv_cache_usage.max: 95%`), checked with its request objectives;
+ * `allowServer` false (a capacity.mix tier's own SLO: the server is the tiers' shared one) refuses them.
+ */
+export function capacityServerObjectives(
+  slo: Readonly<Record<string, number | string>>,
+  where: string,
+  allowServer = true,
+): ServerObjective[] {
+  capacityObjectives(slo, where);
+  const server = parseServerSlo(slo);
+  if (!allowServer && server.length > 0)
+    throw new InferbenchError('BAD_PROFILE', `${where}: ${server[0]?.key} bounds the server all tiers share`, {
+      hint: 'put server objectives in capacity.slo, where they hold for the whole mix',
+    });
+  return server;
 }

@@ -7,6 +7,12 @@
  */
 import { estimateCapacity } from '../../aggregate/capacity/capacity-fit.js';
 import type { CapacityObjective } from '../../aggregate/capacity/capacity-slo.js';
+import {
+  type ServerObjective,
+  serverChecks,
+  withServerChecks,
+  withServerObjectives,
+} from '../../aggregate/capacity/server-objective.js';
 import type { CapacityStepsFile } from '../../metrics/capacity-summary.js';
 import type { CapacitySpec } from '../../profile/resolved-profile.js';
 import { StepBlock } from './step-block.js';
@@ -27,11 +33,13 @@ export function reevaluateCapacity(
   file: CapacityStepsFile,
   objectives: readonly CapacityObjective[],
   spec: Pick<CapacitySpec, 'alpha' | 'beta' | 'indifference' | 'blockMs' | 'seed'>,
+  serverObjectives: readonly ServerObjective[] = [],
 ): GroupCapacity[] {
   return file.groups.map((group) => {
     const steps: StepResult[] = [];
     // Each step's tests floored by the design effect of the steps replayed before it, as online.
-    for (const stored of group.steps) steps.push(replayStep(stored, steps, objectives, spec, group.mode));
+    for (const stored of group.steps)
+      steps.push(replayStep(stored, steps, { objectives, serverObjectives }, spec, group.mode));
     const decided = steps.filter((step) => step.outcome !== 'inconclusive');
     const passes = decided.filter((s) => s.outcome === 'pass').map((s) => s.load);
     const fails = decided.filter((s) => s.outcome === 'fail').map((s) => s.load);
@@ -39,10 +47,14 @@ export function reevaluateCapacity(
       group: group.group,
       mode: group.mode,
       unit: group.unit,
-      estimate: estimateCapacity(
-        decided.map((step) => stepBlocks(step, objectives)),
-        objectives,
-        { seed: spec.seed },
+      estimate: withServerObjectives(
+        estimateCapacity(
+          decided.map((step) => stepBlocks(step, objectives)),
+          objectives,
+          { seed: spec.seed },
+        ),
+        decided.map((step) => ({ load: step.load, checks: step.serverChecks })),
+        serverObjectives,
       ),
       lastPass: passes.length > 0 ? Math.max(...passes) : null,
       firstFail: fails.length > 0 ? Math.min(...fails) : null,
@@ -58,14 +70,18 @@ export function reevaluateCapacity(
   });
 }
 
-/** One stored step replayed through the same tests as online (see the file comment). */
+/**
+ * One stored step replayed through the same tests as online (see the file comment), then held to the
+ * server objectives from its stored server window as online (a step inconclusive online stays so).
+ */
 function replayStep(
   stored: CapacityStepsFile['groups'][number]['steps'][number],
   previous: readonly StepResult[],
-  objectives: readonly CapacityObjective[],
+  slo: { readonly objectives: readonly CapacityObjective[]; readonly serverObjectives: readonly ServerObjective[] },
   spec: Pick<CapacitySpec, 'alpha' | 'beta' | 'indifference' | 'blockMs'>,
   mode: 'rate' | 'concurrency',
 ): StepResult {
+  const { objectives } = slo;
   const designEffectFloors = designEffectFloorsOf(previous, objectives);
   const rampBlocks = stored.ramp_blocks ?? 1;
   const monitor = new StepMonitor({ ...spec, objectives, load: stored.load, mode, designEffectFloors, rampBlocks });
@@ -84,6 +100,9 @@ function replayStep(
     }
   }
   const tests = monitor.testResults();
+  const server = stored.server ?? null;
+  const checks = serverChecks(server, slo.serverObjectives);
+  ({ outcome, reason } = withServerChecks({ outcome, reason, spoiled: stored.outcome === 'inconclusive' }, checks));
   return {
     step: stored.step,
     load: stored.load,
@@ -96,6 +115,8 @@ function replayStep(
     blocks: stored.blocks,
     overload: stored.overload,
     rampBlocks,
+    server,
+    serverChecks: checks,
   };
 }
 
@@ -127,6 +148,7 @@ export function capacityStepsFile(
           overload: step.overload,
           blocks: [...step.blocks],
           ...(step.rampBlocks === 1 ? {} : { ramp_blocks: step.rampBlocks }),
+          ...(step.server === null ? {} : { server: step.server }),
         })),
       })),
   };

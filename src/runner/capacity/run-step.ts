@@ -8,6 +8,13 @@
  * search runs the same on the real clock and in virtual time (test/unit/runner/capacity-virtual-time.test.ts).
  */
 import type { CapacityObjective } from '../../aggregate/capacity/capacity-slo.js';
+import {
+  type ServerCheck,
+  type ServerObjective,
+  serverChecks,
+  withServerChecks,
+} from '../../aggregate/capacity/server-objective.js';
+import type { ServerPhaseSummary } from '../../metrics/server-summary.js';
 import type { GroupSummary, HarnessHealth } from '../../metrics/run-summary.js';
 import type { CapacitySpec, ResolvedGroup, ResolvedProfile } from '../../profile/resolved-profile.js';
 import { STEP_GRACEFUL_STOP_MS } from '../../aggregate/capacity/step-length.js';
@@ -20,6 +27,7 @@ import {
   type RunTarget,
 } from '../run-profile.js';
 import { runProfileInWorkers, type WorkerPoolOptions } from '../run-in-workers.js';
+import type { ServerMetricsOutcome } from '../server-scraping.js';
 import type { StoredBlock } from './step-block.js';
 import { StepMonitor } from './step-monitor.js';
 import { stepProfile } from './step-profile.js';
@@ -47,6 +55,12 @@ export interface StepResult {
   readonly rampBlocks: number;
   /** The overload sign that decided it (dropped arrivals, falling behind, an error burst); null otherwise. */
   readonly overload: string | null;
+  /** The server over the step's measured window (target.server_metrics); null: not scraped. */
+  readonly server: ServerPhaseSummary | null;
+  /** Each server objective of the SLO over that window (aggregate/capacity/server-objective.ts). */
+  readonly serverChecks: readonly ServerCheck[];
+  /** The step's endpoints and their warnings (a failing endpoint), when it scraped; absent or null otherwise. */
+  readonly serverMetrics?: ServerMetricsOutcome | null;
 }
 
 export interface StepContext {
@@ -60,6 +74,10 @@ export interface StepContext {
   readonly stepCapMs?: number;
   /** `capacity --workers N`: every step's load sent by N worker threads (run-in-workers.ts); null: this thread. */
   readonly workers?: WorkerPoolOptions | null;
+  /** The CLI's environment: given, every step scrapes target.server_metrics (run-profile.ts serverMetricsEnv). */
+  readonly serverMetricsEnv?: Readonly<Record<string, string | undefined>> | null;
+  /** The SLO's bounds on the server's concepts (`kv_cache_usage.max: 95%`), checked over each step; default none. */
+  readonly serverObjectives?: readonly ServerObjective[];
 }
 
 /** One group of a step and the load it gets (a mixed step runs several at once, sharing the target). */
@@ -115,10 +133,12 @@ export async function runStepParts(
   };
   try {
     const results = await Promise.all(
-      parts.map((part, i) => runPart(context, part, monitors[i] as StepMonitor, stop.signal, settle, step)),
+      // Only the first part scrapes: the parts share the server, which sees one scraper (as with --workers).
+      parts.map((part, i) => runPart(context, part, monitors[i] as StepMonitor, stop.signal, settle, step, i === 0)),
     );
+    const shared = results[0]?.groups[0]?.server?.measured ?? null;
     return results.map((result, i) =>
-      partResult(context, parts[i] as StepPart, monitors[i] as StepMonitor, result, step, startedMs),
+      partResult(context, parts[i] as StepPart, monitors[i] as StepMonitor, result, step, startedMs, shared),
     );
   } finally {
     context.interrupt.removeEventListener('abort', onInterrupt);
@@ -132,6 +152,7 @@ function runPart(
   stop: AbortSignal,
   settle: () => void,
   step: number,
+  scrape: boolean,
 ): Promise<RunResult> {
   const capMs = context.stepCapMs ?? context.spec.stepDurationMs;
   const base = stepProfile(context.profile, part.group, part.load, capMs, step);
@@ -146,7 +167,11 @@ function runPart(
   const options: RunProfileOptions = {
     profile,
     target: context.run.target,
-    control: { interrupt: stop, tickIntervalMs: Math.min(250, context.spec.blockMs) },
+    control: {
+      interrupt: stop,
+      tickIntervalMs: Math.min(250, context.spec.blockMs),
+      serverMetricsEnv: scrape ? (context.serverMetricsEnv ?? null) : null,
+    },
     env: {
       ...context.run.env,
       events: {
@@ -169,6 +194,7 @@ function partResult(
   result: RunResult,
   step: number,
   startedMs: number,
+  sharedServer: ServerPhaseSummary | null,
 ): StepResult {
   const decision = monitor.decision;
   const tests = monitor.testResults();
@@ -177,13 +203,18 @@ function partResult(
   let reason =
     decision?.reason ??
     `undecided after ${(durationMs / 1000).toFixed(0)} s: ${tests.map((t) => t.description).join('; ')}`;
+  let spoiled = true;
   if (context.interrupt.aborted) {
     outcome = 'inconclusive';
     reason = 'interrupted';
   } else if (result.harness.client_bottleneck) {
     outcome = 'inconclusive';
     reason = `the harness was its own bottleneck (${result.harness.warnings.join('; ')}); was: ${reason}`;
-  }
+  } else spoiled = false;
+  const group = result.groups[0] ?? null;
+  const server = group?.server?.measured ?? sharedServer;
+  const checks = serverChecks(server, context.serverObjectives ?? []);
+  ({ outcome, reason } = withServerChecks({ outcome, reason, spoiled }, checks));
   return {
     step,
     load: part.load,
@@ -191,10 +222,13 @@ function partResult(
     reason,
     durationMs,
     tests,
-    group: result.groups[0] ?? null,
+    group,
     harness: result.harness,
     blocks: monitor.blocks.map((block) => block.store()),
     rampBlocks: monitor.rampBlocks,
     overload: decision?.signal === 'overload' ? decision.reason : null,
+    server,
+    serverChecks: checks,
+    serverMetrics: result.serverMetrics ?? null,
   };
 }

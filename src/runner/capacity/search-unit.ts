@@ -8,10 +8,11 @@
 import { estimateCapacity, type CapacityEstimate } from '../../aggregate/capacity/capacity-fit.js';
 import type { CapacityObjective } from '../../aggregate/capacity/capacity-slo.js';
 import { pooledDesignEffect } from '../../aggregate/capacity/design-effect.js';
+import { withServerObjectives } from '../../aggregate/capacity/server-objective.js';
 import { worstHealth } from '../../aggregate/worst-health.js';
 import { InferbenchError } from '../../errors.js';
 import type { ResolvedGroup, ResolvedScenario } from '../../profile/resolved-profile.js';
-import { capacityObjectives } from './objectives.js';
+import { capacityObjectives, capacityServerObjectives } from './objectives.js';
 import { StepBlock } from './step-block.js';
 import { runStepParts, type StepContext, type StepResult, type StepTest } from './run-step.js';
 import { refuseTraceReplay } from './refuse-trace.js';
@@ -61,8 +62,9 @@ export function searchUnits(context: StepContext): SearchUnit[] {
             hint: `give every tier of scenario ${scenario.name} a weight in capacity.mix, e.g. { ${group.tier ?? 'default'}: { weight: 1 } }`,
           },
         );
-      const objectives =
-        member.slo === null ? context.objectives : capacityObjectives(member.slo, `capacity.mix.${member.tier}.slo`);
+      const where = `capacity.mix.${member.tier}.slo`;
+      if (member.slo !== null) capacityServerObjectives(member.slo, where, false);
+      const objectives = member.slo === null ? context.objectives : capacityObjectives(member.slo, where);
       return { group, weight: member.weight, objectives };
     });
     return [{ key: `${scenario.name}/mix`, scenario, mixed: true, parts }];
@@ -146,6 +148,11 @@ function combine(unit: SearchUnit, load: number, step: number, parts: readonly S
     blocks: [],
     rampBlocks: 1,
     overload: failed.find(({ part }) => part.overload !== null)?.part.overload ?? null,
+    // The tiers share the server: the window of the part shown.
+    server: (failed[0] ?? named[0])?.part.server ?? null,
+    serverChecks: (failed[0] ?? named[0])?.part.serverChecks ?? [],
+    // Only the first part scraped (run-step.ts).
+    serverMetrics: parts[0]?.serverMetrics ?? null,
   };
 }
 
@@ -167,7 +174,11 @@ export function unitEstimate(
     );
     return { load: step.load, blocks: Object.assign({}, ...blocks) as ReturnType<typeof stepBlocks>['blocks'] };
   });
-  const estimate = estimateCapacity(stepsBlocks, objectives, { seed: context.spec.seed });
+  const estimate = withServerObjectives(
+    estimateCapacity(stepsBlocks, objectives, { seed: context.spec.seed }),
+    decided.map((step) => ({ load: step.load, checks: step.combined.serverChecks })),
+    context.serverObjectives ?? [],
+  );
   const members = keyed.map((k, i) => {
     const own = k.objectives.map((o) => ({ key: o.key, capacity: estimate.perObjective[o.key] ?? null }));
     const lowest = own.reduce<{ key: string; capacity: number | null } | null>(

@@ -2,7 +2,8 @@
  * The scraper's schedule in virtual time (a ManualClock and a getter that answers after scripted virtual
  * delays: the HTTP side is tested over real sockets in test/integration/server-metrics/): one GET per
  * interval at start + k x interval, never two at once (a tick during a slow scrape is skipped and counted),
- * each scrape stamped with the clock, `auto` deciding the engine once, and stop() leaving no timer behind.
+ * each scrape stamped with the clock, `auto` deciding the engine once, and stop() taking one last scrape and
+ * leaving no timer behind.
  * Also the text wrapper (exposition.ts) and the per-window quantile.
  */
 import { describe, expect, it } from 'vitest';
@@ -48,12 +49,13 @@ describe('the scrape schedule (virtual time)', () => {
       openGetter: () => getter,
     });
     await runInVirtualTime(clock, new Promise<void>((resolve) => clock.setTimer(resolve, 9_500)));
-    const [log] = await session.stop();
+    // stop() at 9.5 s takes one last scrape (its GET on the clock too).
+    const [log] = await runInVirtualTime(clock, session.stop());
     expect(clock.pendingTimers).toBe(0);
-    // GETs at 0 (+1 ms: a timer never fires at once), 1 s, 4 s, 5 s (times out at 8 s), 8 s, 9 s.
-    expect(log?.scrapes.map((s) => s.startUs / 1000)).toEqual([1, 1000, 4000, 8000, 9000]);
-    expect(log?.scrapes.map((s) => (s.endUs - s.startUs) / 1000)).toEqual([10, 2500, 10, 10, 10]);
-    expect(log?.attempts).toBe(6);
+    // GETs at 0 (+1 ms: a timer never fires at once), 1 s, 4 s, 5 s (times out at 8 s), 8 s, 9 s; the last at 9.5 s.
+    expect(log?.scrapes.map((s) => s.startUs / 1000)).toEqual([1, 1000, 4000, 8000, 9000, 9500]);
+    expect(log?.scrapes.map((s) => (s.endUs - s.startUs) / 1000)).toEqual([10, 2500, 10, 10, 10, 10]);
+    expect(log?.attempts).toBe(7);
     // Ticks at 2 s and 3 s (the slow GET), 6 s and 7 s (the one that times out at 8 s).
     expect(log?.skipped).toBe(4);
     expect(log?.failures.count).toBe(1);
@@ -75,7 +77,7 @@ describe('the scrape schedule (virtual time)', () => {
       null,
       4,
       5,
-      null,
+      6,
     ]);
     expect(windows[0]?.concepts.waiting).toMatchObject({ min: 0, max: 1, mean: 0.5 });
     expect(windows.map((w) => w.failures)).toEqual([0, 0, 0, 0, 1, 0, 0, 0, 0, 0]);

@@ -63,6 +63,17 @@ describe('formatCapacityChart', () => {
     expect(lines[12]?.trim()).toBe('10.0          20.0                        40.0');
   });
 
+  it('is one line for a group its server objective binds: the bound, the bracket and the server at the knee', () => {
+    const bound = { ...group, binding: 'kv_cache_usage.max', server_at_knee: 'KV cache 61% -> 99%' };
+    const objectives = [
+      { key: KEY, limit: 400, allowed: 0.05 },
+      { key: 'kv_cache_usage.max', limit: 0.95, allowed: 0 },
+    ];
+    expect(formatCapacityChart(bound, objectives)).toBe(
+      'chat/m/-: bound by the server, kv_cache_usage.max <= 95% over each step, broken between 20.0 and 40.0 req/s; the server: KV cache 61% -> 99% (no share of requests to draw)',
+    );
+  });
+
   it('is null for a group with no measured share of its objective', () => {
     const empty = { ...group, steps: group.steps.map((s) => ({ ...s, exceedance: {} })) };
     expect(formatCapacityChart(empty, [{ key: KEY, limit: 400, allowed: 0.05 }])).toBeNull();
