@@ -14,8 +14,8 @@
  *   step): `inferbench capacity` (Poisson arrivals, TTFT p90 under 200 ms, errors under 10%; a search the
  *   busy harness ended INCONCLUSIVE is run again with the next seed, twice at most), then a brute-force
  *   sweep of the same engine: one `inferbench run` per rate, up from 0.6x the search's answer in steps of
- *   10% of it (20% with --quick) until two steps in a row failed (one with --quick), each a 5 s warmup
- *   (3 s) then `--duration` (default 15 s, 8 s with --quick), judged as the search counts exceedances: at
+ *   10% of it (20% with --quick) until two steps in a row failed (one with --quick), or down from 0.6x
+ *   while every step failed, each a 5 s warmup (3 s) then `--duration` (default 15 s, 8 s with --quick), judged as the search counts exceedances: at
  *   most 10% of its measured requests over the limit, a failed request counting as over. The time each
  *   took (the search's with the spoiled ones before it).
  *
@@ -44,6 +44,7 @@ import {
   harnessRequests,
   type JoinResult,
   joinStamps,
+  nextSweepRate,
   type SweepAnswer,
   type SweepStep,
   sweepAnswer,
@@ -256,8 +257,8 @@ async function search(ctx: BenchContext, setup: Setup, engine: EngineHandle, nam
 }
 
 /**
- * The brute-force sweep: one `inferbench run` per rate, up from 0.6x `center` in steps of `stepShare` x
- * `center`, until `failsToStop` steps in a row failed (or 14 steps).
+ * The brute-force sweep: one `inferbench run` per rate, as nextSweepRate picks them (up from 0.6x `center`
+ * in steps of `stepShare` x `center` until `failsToStop` steps in a row failed; down first if 0.6x failed).
  */
 async function sweep(
   ctx: BenchContext,
@@ -272,8 +273,9 @@ async function sweep(
   const warmupSeconds = quick ? 3 : 5;
   const steps: (SweepStep & { harnessBottleneck: boolean })[] = [];
   const started = performance.now();
-  for (let i = 0; i < 14; i++) {
-    const rate = Number(((0.6 + i * stepShare) * center).toFixed(2));
+  for (let i = 0; ; i++) {
+    const rate = nextSweepRate(steps, center, stepShare, failsToStop);
+    if (rate === null) break;
     const profile = join(setup.dir, `sweep-${i}.yaml`);
     writeFileSync(
       profile,
@@ -293,7 +295,6 @@ async function sweep(
     ctx.log(
       `sweep ${rate} req/s: ${step.over}/${step.requests} over (${(100 * step.share).toFixed(1)}%) ${step.pass ? 'PASS' : 'FAIL'}${step.harnessBottleneck ? ' (harness flagged itself a bottleneck)' : ''}`,
     );
-    if (steps.length >= failsToStop && steps.slice(-failsToStop).every((s) => !s.pass)) break;
   }
   return {
     sweep: steps,
@@ -366,7 +367,7 @@ function capacityRows(part: CapacityPart): BenchRow[] {
     part: 'capacity',
     what: `brute-force sweep (${part.warmupSeconds} s warmup + ${part.stepSeconds} s per rate)`,
     n: part.sweep.length,
-    note: `${req(a.capacity)} req/s (share over the limit crossing 10%), last pass ${req(a.lastPass)}, first fail ${req(a.firstFail)}; ${Math.round(part.sweepSeconds)} s; ${inside.join('/') || 'no'} search interval`,
+    note: `${req(a.capacity)} req/s (share over the limit crossing 10%), last pass ${req(a.lastPass)}, first fail ${req(a.firstFail)}; ${Math.round(part.sweepSeconds)} s; ${a.capacity === null ? 'no answer to compare' : `${inside.join('/') || 'no'} search interval`}`,
   });
   for (const step of part.sweep)
     rows.push({

@@ -195,3 +195,31 @@ export function sweepAnswer(steps: readonly SweepStep[], allowedShare: number): 
   }
   return { lastPass: pass.rate, firstFail: fail.rate, capacity };
 }
+
+/**
+ * The sweep's next rate: 0.6x `center` first, then up in steps of `stepShare` x `center` until the last
+ * `failsToStop` steps failed; when every step so far failed, down from the lowest instead, until one
+ * passes (the pass below the failures brackets the answer). Null when done, or after `maxSteps`.
+ */
+export function nextSweepRate(
+  steps: readonly SweepStep[],
+  center: number,
+  stepShare: number,
+  failsToStop: number,
+  maxSteps = 14,
+): number | null {
+  const round = (rate: number): number => Number(rate.toFixed(2));
+  if (steps.length >= maxSteps) return null;
+  const last = steps.at(-1);
+  if (last === undefined) return round(0.6 * center);
+  const rates = steps.map((s) => s.rate);
+  const lowest = Math.min(...rates);
+  if (!steps.some((s) => s.pass)) {
+    const next = lowest - stepShare * center;
+    return next > 0.05 * center ? round(next) : null;
+  }
+  if (last.pass && steps.length > 1 && last.rate === lowest) return null;
+  const tail = steps.slice(-failsToStop);
+  if (tail.length === failsToStop && tail.every((s) => !s.pass)) return null;
+  return round(Math.max(...rates) + stepShare * center);
+}

@@ -10,6 +10,7 @@ import {
   type HarnessRequest,
   harnessRequests,
   joinStamps,
+  nextSweepRate,
   sweepAnswer,
   sweepStep,
 } from '../../../bench/engine-stamps.js';
@@ -188,5 +189,39 @@ describe('sweepAnswer', () => {
       firstFail: null,
       capacity: null,
     });
+  });
+});
+
+describe('nextSweepRate', () => {
+  const at = (rate: number, pass: boolean) => ({
+    rate,
+    requests: 100,
+    failed: 0,
+    over: pass ? 0 : 50,
+    share: pass ? 0 : 0.5,
+    errorRate: 0,
+    pass,
+  });
+
+  it('starts at 0.6x the center and climbs by the step until the last `failsToStop` steps failed', () => {
+    expect(nextSweepRate([], 10, 0.1, 2)).toBe(6);
+    expect(nextSweepRate([at(6, true)], 10, 0.1, 2)).toBe(7);
+    expect(nextSweepRate([at(6, true), at(7, true), at(8, false)], 10, 0.1, 2)).toBe(9);
+    // A pass after a failure: two in a row are needed to stop.
+    expect(nextSweepRate([at(6, true), at(7, false), at(8, true), at(9, false)], 10, 0.1, 2)).toBe(10);
+    expect(nextSweepRate([at(6, true), at(7, true), at(8, false), at(9, false)], 10, 0.1, 2)).toBeNull();
+    expect(nextSweepRate([at(6, true), at(8, false)], 10, 0.2, 1)).toBeNull();
+  });
+
+  it('goes down from the lowest while every step failed, and stops at the first pass below the failures', () => {
+    expect(nextSweepRate([at(6, false)], 10, 0.2, 1)).toBe(4);
+    expect(nextSweepRate([at(6, false), at(4, false)], 10, 0.2, 1)).toBe(2);
+    expect(nextSweepRate([at(6, false), at(4, true)], 10, 0.2, 1)).toBeNull();
+    // Never down to nothing.
+    expect(nextSweepRate([at(6, false), at(4, false), at(2, false)], 10, 0.2, 1)).toBeNull();
+  });
+
+  it('stops after maxSteps', () => {
+    expect(nextSweepRate([at(6, true), at(7, true)], 10, 0.1, 2, 2)).toBeNull();
   });
 });
