@@ -6,6 +6,7 @@
  * borderline one (1% slow answers against a p99) runs its 3 s to the end. `validate` says which thresholds
  * can stop a run early. Timing bounds are generous on purpose (a shared machine).
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCliInProcess } from '../helpers/cli.js';
@@ -51,7 +52,10 @@ describe('inferbench run with stop_when_decided', () => {
     const path = profile('pass', { load: CLOSED, duration: '60s', extra: 'stop_when_decided: true\n' });
     const out = join(folder.dir, 'pass');
     const started = performance.now();
-    const result = await runCliInProcess(['run', path, '--base-url', server.url, '--out', out], { cwd: folder.dir });
+    const junit = join(folder.dir, 'pass.xml');
+    const result = await runCliInProcess(['run', path, '--base-url', server.url, '--out', out, '--junit', junit], {
+      cwd: folder.dir,
+    });
     const elapsedMs = performance.now() - started;
     expect(result.code, result.stderr).toBe(0);
     expect(elapsedMs).toBeLessThan(20_000);
@@ -68,6 +72,10 @@ describe('inferbench run with stop_when_decided', () => {
     expect(stopped.thresholds.map((t) => t.verdict)).toEqual(['pass', 'pass']);
     for (const t of stopped.thresholds) expect(t.requests).toBeGreaterThanOrEqual(292);
     expect(summary.thresholds.every((t) => t.passed)).toBe(true);
+    // A decided stop is no failure for CI dashboards: no "ran to its end" testcase failing.
+    const xml = readFileSync(junit, 'utf8');
+    expect(xml).toContain('ttft_ms.p99 &lt; 300');
+    expect(xml).not.toContain('<failure');
   });
 
   it('a clearly failing one (--stop-when-decided) stops early: exit 99, the failure judged on all the data', {
