@@ -4,7 +4,8 @@
  * well under a third of its duration with exit 0, complete, `stopped.reason` decided and every verdict; a
  * clearly failing one (with `--stop-when-decided` instead of the key) stops early with exit 99; a
  * borderline one (1% slow answers against a p99) runs its 3 s to the end. `validate` says which thresholds
- * can stop a run early. Timing bounds are generous on purpose (a shared machine).
+ * can stop a run early. With --workers the coordinator decides on the merged numbers. Timing bounds are
+ * generous on purpose (a shared machine).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -121,6 +122,30 @@ describe('inferbench run with stop_when_decided', () => {
     const group = summary.groups[0]!;
     // Every arrival of the 3 s was sent: 60/s x 3 s.
     expect(group.requests.ok).toBe(180);
+  });
+});
+
+describe('inferbench run --workers with stop_when_decided', () => {
+  it('the coordinator decides on the merged numbers and stops every worker: exit 0, complete', {
+    timeout: 60_000,
+  }, async () => {
+    server = await startKnownLatencyServer({ fastMs: 5, slowMs: 600, slowShare: 0, seed: 4 });
+    const path = profile('pass-workers', { load: CLOSED, duration: '60s', extra: 'stop_when_decided: true\n' });
+    const out = join(folder.dir, 'pass-workers');
+    const started = performance.now();
+    const result = await runCliInProcess(['run', path, '--base-url', server.url, '--out', out, '--workers', '2'], {
+      cwd: folder.dir,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(performance.now() - started).toBeLessThan(20_000);
+    const summary = readSummary(out);
+    expect(summary.workers).toBe(2);
+    expect(summary.complete).toBe(true);
+    expect(summary.stopped?.reason).toBe('decided');
+    const stopped = summary.stopped as { thresholds: { verdict: string; requests: number }[] };
+    expect(stopped.thresholds.map((t) => t.verdict)).toEqual(['pass', 'pass']);
+    // The tests read the merged numbers: every request of both workers up to the decision.
+    expect(summary.groups[0]!.requests.ok).toBeGreaterThanOrEqual(stopped.thresholds[0]!.requests);
   });
 });
 
