@@ -2,8 +2,8 @@
  * JUnit XML of a run, for CI test dashboards (`run --junit FILE`): one testsuite per group, one testcase per
  * threshold evaluated on it (a <failure> when it failed), one testcase saying whether the group had any ok
  * request, and, when the run was stopped early (not by stop_when_decided: that run is complete), a suite
- * "run" whose testcase fails with the reason; with `--repeat N` the same for every repeat in one document. Strings are escaped as in the comparison's JUnit
- * (report/junit.ts).
+ * "run" whose testcase fails with the reason; with `--repeat N` the same for every repeat in one document.
+ * Strings are escaped as in the comparison's JUnit (report/junit.ts).
  */
 import type { GroupSummary, RunStopped, RunSummary, ThresholdResult } from '../metrics/run-summary.js';
 import { escapeXml } from './junit.js';
