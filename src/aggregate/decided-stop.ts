@@ -6,7 +6,9 @@
  * `ttft_ms.p99 < 800` holds while at most 1% of requests take longer than 800 ms (failed requests count as
  * exceeding, as in capacity), `error_rate < 0.01` while at most 1% of requests fail. A mean, a min or max,
  * a throughput, a pass rate or a `>` cannot be decided so: one such threshold keeps the whole run going to
- * its end (`undecidableReason` says why, validate prints it).
+ * its end (undecidableReasons says why, validate prints it). So does a scenario whose load changes during
+ * the run (stages, a trace replay, a sweep): the test assumes one load throughout, and a ramp would be
+ * judged before it reached its peak (unsteadyLoads).
  *
  * The tests read the collector's live numbers on the runner's tick (early-stop.ts calls `check`): each
  * tick's new requests of a group are one block. Each group's tests start when its measured part does
@@ -77,6 +79,22 @@ export function undecidableReasons(profile: ResolvedProfile): { expression: stri
     if (spec.group !== null && !profile.groups.some((g) => g.key === spec.group))
       return { expression: spec.expression, reason: `no group ${spec.group}` };
     return { expression: spec.expression, reason: null };
+  });
+}
+
+/** The scenarios whose load changes during the run, each with why: a ramp must not be judged before its peak. */
+export function unsteadyLoads(profile: ResolvedProfile): { scenario: string; reason: string }[] {
+  return profile.scenarios.flatMap((scenario) => {
+    const { load } = scenario;
+    const reason =
+      scenario.sweep !== undefined
+        ? 'a sweep: its load changes from phase to phase'
+        : load.stages !== null
+          ? 'load.stages: its load changes during the run'
+          : load.mode === 'rate' && load.trace !== undefined
+            ? 'a trace replay: its load follows the trace'
+            : null;
+    return reason === null ? [] : [{ scenario: scenario.name, reason }];
   });
 }
 
@@ -181,11 +199,12 @@ export class DecidedStop {
 
 /**
  * The run's decided-stop tests, or null when the profile does not set stop_when_decided, has no threshold,
- * or has one that no test can decide (the run then goes to its end).
+ * has one that no test can decide, or a scenario whose load changes (the run then goes to its end).
  */
 export function createDecidedStop(profile: ResolvedProfile, runStartUs: number): DecidedStop | null {
   if (profile.stopWhenDecided !== true || profile.thresholds.length === 0) return null;
   if (undecidableReasons(profile).some((entry) => entry.reason !== null)) return null;
+  if (unsteadyLoads(profile).length > 0) return null;
   const rates = decisionRates(profile);
   const objectives = profile.thresholds.map((spec) => sequentialObjective(spec, rates) as SequentialObjective);
   return new DecidedStop(profile, objectives, runStartUs);
@@ -202,9 +221,12 @@ export function describeDecidability(profile: ResolvedProfile): string[] {
   const lines = reasons.map(({ expression, reason }) =>
     reason === null ? `  ${expression}: can stop early` : `  ${expression}: cannot stop early (${reason})`,
   );
-  const undecidable = reasons.some((entry) => entry.reason !== null);
+  const unsteady = unsteadyLoads(profile).map(
+    ({ scenario, reason }) => `  scenario ${scenario}: cannot stop early (${reason})`,
+  );
+  const undecidable = reasons.some((entry) => entry.reason !== null) || unsteady.length > 0;
   const head = undecidable
-    ? 'stop_when_decided: a threshold no sequential test can decide keeps the run going to its end:'
+    ? 'stop_when_decided: the run goes to its end (it stops early only when a sequential test can decide every threshold, on a steady load):'
     : `stop_when_decided: every threshold can stop the run early (sequential tests, alpha ${alpha}, beta ${beta}, indifference ${indifference}):`;
-  return [head, ...lines];
+  return [head, ...lines, ...unsteady];
 }

@@ -114,7 +114,7 @@ export class EarlyStop {
 
 /**
  * The run's early-stop checks, or null when no threshold has abort_on_fail, no scenario max_error_rate,
- * there is no budget and no decided stop (decided-stop.ts createDecidedStop).
+ * there is no budget and the profile does not ask to stop when decided (decided-stop.ts).
  */
 export function createEarlyStop(
   profile: ResolvedProfile,
@@ -123,7 +123,7 @@ export function createEarlyStop(
 ): EarlyStop | null {
   const any =
     budget !== null ||
-    createDecidedStop(profile, runStartUs) !== null ||
+    profile.stopWhenDecided === true ||
     profile.thresholds.some((spec) => spec.abortOnFail !== undefined) ||
     profile.scenarios.some((scenario) => scenario.maxErrorRate !== undefined);
   return any ? new EarlyStop(profile, runStartUs, budget) : null;

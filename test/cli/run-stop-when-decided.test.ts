@@ -167,7 +167,7 @@ scenarios:
     const result = await runCliInProcess(['validate', path], { cwd: folder.dir });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain(
-      'stop_when_decided: a threshold no sequential test can decide keeps the run going to its end:\n' +
+      'stop_when_decided: the run goes to its end (it stops early only when a sequential test can decide every threshold, on a steady load):\n' +
         '  ttft_ms.p99 < 300: can stop early\n' +
         '  ttft_ms.mean < 20: cannot stop early (mean is no percentile (a sequential test needs p50 to p99.9))\n' +
         '  output_tokens_per_s > 10: cannot stop early (">" is a lower bound: no exceedance fraction to test)\n',

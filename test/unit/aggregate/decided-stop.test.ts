@@ -6,7 +6,12 @@
  * and the early-stop checks carry it (abort_on_fail still comes first).
  */
 import { describe, expect, it } from 'vitest';
-import { createDecidedStop, describeDecidability, undecidableReasons } from '../../../src/aggregate/decided-stop.js';
+import {
+  createDecidedStop,
+  describeDecidability,
+  undecidableReasons,
+  unsteadyLoads,
+} from '../../../src/aggregate/decided-stop.js';
 import { createEarlyStop } from '../../../src/aggregate/early-stop.js';
 import { createRunCollector } from '../../../src/aggregate/run-collector.js';
 import type { RunCollector } from '../../../src/aggregate/types.js';
@@ -95,10 +100,29 @@ describe('which thresholds a sequential test can decide', () => {
     });
     // One undecidable threshold: no decided stop at all, and validate / run say so.
     expect(createDecidedStop(profile, RUN_START_US)).toBeNull();
-    expect(describeDecidability(profile)[0]).toContain('keeps the run going to its end');
+    expect(describeDecidability(profile)[0]).toContain('the run goes to its end');
     expect(describeDecidability(profile)).toContain(
       '  ttft_ms.mean < 500: cannot stop early (mean is no percentile (a sequential test needs p50 to p99.9))',
     );
+  });
+
+  it('a scenario whose load changes (stages, a sweep) keeps the run going: a ramp is not judged before its peak', () => {
+    const text = (load: string): ResolvedProfile =>
+      resolveProfileText(
+        `stop_when_decided: true\nthresholds: ["ttft_ms.p99 < 800"]\nscenarios:\n  - name: steady\n    models: [a]\n    duration: 10s\n  - name: moving\n    models: [a]\n    load: ${load}\n`,
+        'p.yaml',
+      );
+    const ramp = text('{ mode: rate, stages: [{ duration: 10s, rate: 5 }, { duration: 10s, rate: 50 }] }');
+    expect(unsteadyLoads(ramp)).toEqual([
+      { scenario: 'moving', reason: 'load.stages: its load changes during the run' },
+    ]);
+    expect(createDecidedStop(ramp, RUN_START_US)).toBeNull();
+    expect(describeDecidability(ramp)).toContain(
+      '  scenario moving: cannot stop early (load.stages: its load changes during the run)',
+    );
+    const sweep = text('{ mode: sweep, steps: 2 }\n    duration: 5s');
+    expect(unsteadyLoads(sweep).map((u) => u.reason)).toContain('a sweep: its load changes from phase to phase');
+    expect(createDecidedStop(text('{ mode: rate, rate: 5 }\n    duration: 5s'), RUN_START_US)).not.toBeNull();
   });
 
   it('is off unless asked, and off without thresholds', () => {

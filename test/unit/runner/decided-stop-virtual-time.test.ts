@@ -1,9 +1,9 @@
 /**
  * stop_when_decided through the whole runner in virtual time (ManualClock, scripted client): a clearly
  * passing run stops on the first tick after its tests have seen the 292 clean requests a p99 PASS needs,
- * complete, with each verdict recorded; a clearly failing one stops as soon as its slow answers end; a borderline one
- * (exactly 1% of answers over the limit of a p99) and one with a threshold no test can decide run to their
- * end; warmup requests are read by no test.
+ * complete, with each verdict recorded; a clearly failing one stops as soon as its slow answers end; a
+ * borderline one (exactly 1% of answers over the limit of a p99), one with a threshold no test can decide
+ * and a ramp run to their end; warmup requests are read by no test.
  */
 import { describe, expect, it } from 'vitest';
 import { resolveProfileText } from '../../../src/profile/load-profile.js';
@@ -102,6 +102,16 @@ describe('stop_when_decided in virtual time', () => {
     );
     expect(result.stopped).toBeNull();
     expect(target.sends).toHaveLength(800);
+  });
+
+  it('a ramp (load.stages) is not judged before its peak: a clearly passing ramp runs to its end', async () => {
+    const text = profile('["ttft_ms.p99 < 800"]').replace(
+      '    load: { mode: rate, rate: 200, arrival: constant }\n    duration: 60s\n',
+      '    load: { mode: rate, arrival: constant, stages: [{ duration: 3s, rate: 200 }, { duration: 1s, rate: 400 }] }\n',
+    );
+    const { result, endMs } = await run(text, fast);
+    expect(result.stopped).toBeNull();
+    expect(endMs).toBeGreaterThanOrEqual(4_000);
   });
 
   it('warmup requests are read by no test: a bad warmup does not fail, the measured part passes', async () => {
