@@ -315,7 +315,7 @@ function printOutcome(outcome: RunOutcome, args: RunArgs, ctx: CliContext): numb
 /** A run stopped because every threshold was decided: when, and each sequential verdict. */
 function printDecided(stopped: Extract<RunStopped, { reason: 'decided' }>, ctx: CliContext): void {
   ctx.stderr.write(
-    `inferbench: stopped at ${stopped.at_s} s: every threshold was decided by its sequential test (alpha ${stopped.alpha}, beta ${stopped.beta}, indifference ${stopped.indifference}); the thresholds below are judged on all the data measured\n`,
+    `inferbench: stopped at ${stopped.at_s} s: every threshold was decided by its sequential test (alpha ${stopped.alpha}, beta ${stopped.beta}, indifference ${stopped.indifference}); the thresholds are judged on all the data measured\n`,
   );
   for (const t of stopped.thresholds)
     ctx.stderr.write(
