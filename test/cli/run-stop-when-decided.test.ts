@@ -106,6 +106,8 @@ describe('inferbench run with stop_when_decided', () => {
 
   it('a borderline one (1% slow answers against a p99) is not decided in 3 s: it runs to its end', {
     timeout: 60_000,
+    // Seconds of real time on purpose: it must run to its end.
+    tags: ['slow'],
   }, async () => {
     server = await startKnownLatencyServer({ fastMs: 5, slowMs: 600, slowShare: 0.01, seed: 3 });
     const path = profile('borderline', {
