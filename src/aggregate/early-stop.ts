@@ -5,10 +5,13 @@
  * grace period means the same in a run's first scenario and its last. The runner calls `check` on its
  * tick (once a second) and stops like Ctrl-C when it returns a reason; a group with no result yet is
  * never judged. A `--max-cost` budget stops the run once the spend so far (cost-meter.ts) reaches it.
+ * With `stop_when_decided`, the run stops once every threshold is decided by a sequential test
+ * (decided-stop.ts), checked last: a failure or the budget says more than a verdict.
  */
 import type { RunStopped } from '../metrics/run-summary.js';
 import type { MaxErrorRateSpec, ResolvedProfile, ThresholdSpec } from '../profile/resolved-profile.js';
 import type { SpendBudget } from './cost/cost-meter.js';
+import { createDecidedStop, type DecidedStop } from './decided-stop.js';
 import { liveThresholdValue, type LiveGroup } from './live-thresholds.js';
 import { thresholdHolds } from './thresholds.js';
 
@@ -24,9 +27,11 @@ export class EarlyStop {
   readonly #measuredFromUs = new Map<number, number>();
   readonly #runStartUs: number;
   readonly #budget: SpendBudget | null;
+  readonly #decided: DecidedStop | null;
 
   constructor(profile: ResolvedProfile, runStartUs: number, budget: SpendBudget | null = null) {
     this.#budget = budget;
+    this.#decided = createDecidedStop(profile, runStartUs);
     this.#abortThresholds = profile.thresholds.filter((spec) => spec.abortOnFail !== undefined);
     for (const group of profile.groups)
       this.#maxErrorRate[group.index] = profile.scenarios.find((s) => s.name === group.scenario)?.maxErrorRate;
@@ -36,6 +41,7 @@ export class EarlyStop {
   /** A group's measured part starts now: its grace periods run from here. */
   measuring(groupIndex: number, atUs: number): void {
     if (!this.#measuredFromUs.has(groupIndex)) this.#measuredFromUs.set(groupIndex, atUs);
+    this.#decided?.measuring(groupIndex);
   }
 
   /**
@@ -58,7 +64,7 @@ export class EarlyStop {
       const stopped = this.#tooManyErrors(group, limit, nowUs - fromUs, nowUs);
       if (stopped !== null) return stopped;
     }
-    return null;
+    return this.#decided?.check(live, nowUs) ?? null;
   }
 
   #failedThreshold(group: LiveGroup, measuredUs: number, nowUs: number): RunStopped | null {
@@ -107,8 +113,8 @@ export class EarlyStop {
 }
 
 /**
- * The run's early-stop checks, or null when no threshold has abort_on_fail, no scenario max_error_rate and
- * there is no budget.
+ * The run's early-stop checks, or null when no threshold has abort_on_fail, no scenario max_error_rate,
+ * there is no budget and the profile does not ask to stop when decided (decided-stop.ts).
  */
 export function createEarlyStop(
   profile: ResolvedProfile,
@@ -117,6 +123,7 @@ export function createEarlyStop(
 ): EarlyStop | null {
   const any =
     budget !== null ||
+    profile.stopWhenDecided === true ||
     profile.thresholds.some((spec) => spec.abortOnFail !== undefined) ||
     profile.scenarios.some((scenario) => scenario.maxErrorRate !== undefined);
   return any ? new EarlyStop(profile, runStartUs, budget) : null;

@@ -201,6 +201,23 @@ const thresholdResultSchema = z.object({
 });
 export type ThresholdResult = z.output<typeof thresholdResultSchema>;
 
+/** One threshold on one group as a sequential test decided it (`stopped.reason` decided, aggregate/decided-stop.ts). */
+const decidedThresholdSchema = z.object({
+  threshold: z.string(),
+  group: z.string(),
+  verdict: z.enum(['pass', 'fail']),
+  /** When its test decided (seconds from the run's start). */
+  at_s: z.number(),
+  /** Observations its test counted up to the decision, and how many of them exceeded the limit (failed requests do). */
+  requests: resultCount,
+  exceeded: resultCount,
+  /** The fraction allowed beyond the limit (0.01 for a p99). */
+  allowed: z.number(),
+  /** >= 1: how much its blocks' exceedances clustered in time (capacity/design-effect.ts). */
+  design_effect: z.number(),
+});
+export type DecidedThreshold = z.output<typeof decidedThresholdSchema>;
+
 /** summary.json `stopped`: what ended a run early, and when (seconds from the run's start). */
 const runStoppedSchema = z.discriminatedUnion('reason', [
   z.object({
@@ -228,6 +245,16 @@ const runStoppedSchema = z.discriminatedUnion('reason', [
     max_cost_usd: z.number(),
     spent_usd: z.number(),
   }),
+  z.object({
+    reason: z.literal('decided'),
+    at_s: z.number(),
+    /** The sequential tests' error rates and indifference zone (the profile's capacity alpha, beta, indifference). */
+    alpha: z.number(),
+    beta: z.number(),
+    indifference: z.number(),
+    /** Every threshold on every group it applies to, as its sequential test decided it. */
+    thresholds: z.array(decidedThresholdSchema),
+  }),
   z.object({ reason: z.literal('interrupted'), at_s: z.number() }),
 ]);
 export type RunStopped = z.output<typeof runStoppedSchema>;
@@ -252,7 +279,7 @@ export const runSummarySchema = z.object({
   run_id: z.string(),
   started_at: z.iso.datetime({ offset: true }),
   ended_at: z.iso.datetime({ offset: true }),
-  /** false when the run was interrupted or stopped early. */
+  /** false when the run was interrupted or stopped early; true when it stopped because every threshold was decided. */
   complete: z.boolean(),
   inferbench_version: z.string(),
   /** The resolved profile, as run (secret-free: key env var names only). */

@@ -345,6 +345,10 @@ export const profileSchema = z
       description:
         'true: a run that is not valid evidence (the harness was its own bottleneck, or arrivals were dropped at max_concurrency) exits 5, like `run --fail-on invalid`.',
     }),
+    stop_when_decided: z.boolean().optional().meta({
+      description:
+        'true: stop the run as soon as every threshold of every group has passed or failed by a sequential test (error rates: capacity alpha, beta, indifference); a threshold no test can decide (a mean, max, throughput, ">") keeps the run going to its end.',
+    }),
     slo: z
       .record(
         z.string().regex(new RegExp(METRIC_STAT_PATTERN), { error: 'expected metric.stat, e.g. ttft_ms.p99' }),

@@ -99,6 +99,7 @@ export function resolveProfileInput(
     thresholds,
     // Only when set: profiles without it resolve (and are recorded in summary.json) as before.
     ...(input.fail_on_invalid === undefined ? {} : { failOnInvalid: input.fail_on_invalid }),
+    ...(input.stop_when_decided === undefined ? {} : { stopWhenDecided: input.stop_when_decided }),
     slo: { ...(input.slo ?? {}) },
     compare: { tolerances: { ...(input.compare?.tolerances ?? {}) } },
     capacity: resolveCapacity(input.capacity, input.slo ?? {}),

@@ -358,6 +358,8 @@ export interface ResolvedProfile {
   readonly thresholds: readonly ThresholdSpec[];
   /** `fail_on_invalid`: a run that is not valid evidence (aggregate/run-validity.ts) exits 5; absent: not set. */
   readonly failOnInvalid?: boolean;
+  /** `stop_when_decided` (or `run --stop-when-decided`): stop once every threshold is decided (aggregate/decided-stop.ts); absent: not set. */
+  readonly stopWhenDecided?: boolean;
   /** metric.stat -> limit in the metric's unit, e.g. { "ttft_ms.p99": 500 }. */
   readonly slo: Readonly<Record<string, number>>;
   /** Default tolerances for `compare`, e.g. { "ttft_ms.p99": "10%" }. */

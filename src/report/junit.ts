@@ -42,7 +42,7 @@ export function formatCompareJunit(result: CompareResult): string {
   for (const [group, cases] of byGroup) {
     const failures = cases.filter((c) => c.verdict === 'regression').length;
     lines.push(
-      `  <testsuite name="${x(group)}" tests="${cases.length}" failures="${failures}" errors="0" skipped="${cases.filter((c) => c.verdict === 'no_data').length}">`,
+      `  <testsuite name="${x(group)}" tests="${cases.length}" failures="${failures}" errors="0" skipped="${cases.filter((c) => c.verdict === 'no_data' || c.verdict === 'not_called').length}">`,
     );
     lines.push('    <properties>');
     lines.push(`      <property name="baseline_run" value="${x(result.baseline.runId)}"/>`);
@@ -64,7 +64,7 @@ export function formatCompareJunit(result: CompareResult): string {
           `      <failure type="regression" message="${x(c.reason)}">${x(details)}</failure>`,
           '    </testcase>',
         );
-      } else if (c.verdict === 'no_data') {
+      } else if (c.verdict === 'no_data' || c.verdict === 'not_called') {
         lines.push(open, `      <skipped message="${x(c.reason)}"/>`, '    </testcase>');
       } else {
         lines.push(open, `      <system-out>${x(`${c.reason}; ${details}`)}</system-out>`, '    </testcase>');

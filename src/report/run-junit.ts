@@ -1,9 +1,9 @@
 /**
  * JUnit XML of a run, for CI test dashboards (`run --junit FILE`): one testsuite per group, one testcase per
  * threshold evaluated on it (a <failure> when it failed), one testcase saying whether the group had any ok
- * request, and, when the run was stopped early, a suite "run" whose testcase fails with the reason; with
- * `--repeat N` the same for every repeat in one document. Strings are escaped as in the comparison's JUnit
- * (report/junit.ts).
+ * request, and, when the run was stopped early (not by stop_when_decided: that run is complete), a suite
+ * "run" whose testcase fails with the reason; with `--repeat N` the same for every repeat in one document.
+ * Strings are escaped as in the comparison's JUnit (report/junit.ts).
  */
 import type { GroupSummary, RunStopped, RunSummary, ThresholdResult } from '../metrics/run-summary.js';
 import { escapeXml } from './junit.js';
@@ -54,7 +54,8 @@ function runSuites(summary: RunSummary): Map<string, Case[]> {
     cases.push(thresholdCase(result));
     suites.set(suite, cases);
   }
-  if (summary.stopped !== null && summary.stopped !== undefined)
+  // A run stopped because every threshold was decided did what it was asked: its thresholds say the rest.
+  if (summary.stopped !== null && summary.stopped !== undefined && summary.stopped.reason !== 'decided')
     suites.set('run', [{ name: 'ran to its end', failure: stoppedText(summary.stopped), details: '' }]);
   return suites;
 }

@@ -119,8 +119,12 @@ export async function runProfileInWorkers(options: RunProfileOptions, pool: Work
       workloadHash: ready.workloadHash,
       startedAtWallMs,
       endedAtWallMs: clock.wallMs(),
+      // Stopped because every threshold was decided: complete when every worker stopped cleanly (decided-stop.ts).
       complete:
-        !control.interrupt.aborted && stop.stopped === null && ends.every((end) => end.kind === 'done' && end.complete),
+        !control.interrupt.aborted &&
+        (stop.stopped === null
+          ? ends.every((end) => end.kind === 'done' && end.complete)
+          : stop.stopped.reason === 'decided' && ends.every((end) => end.kind === 'done')),
       interrupted: control.interrupt.aborted,
       groups: result.groups,
       timeSeries: result.timeSeries,

@@ -225,7 +225,8 @@ export async function runProfile(options: RunProfileOptions): Promise<RunResult>
     workloadHash: deps.workloadHash(profile),
     startedAtWallMs,
     endedAtWallMs: clock.wallMs(),
-    complete: !state.interrupted,
+    // Stopped because every threshold was decided: the run did what it was asked (decided-stop.ts).
+    complete: !state.interrupted || state.stopped?.reason === 'decided',
     interrupted: state.interrupted,
     stopped: state.stopped,
     ...(Object.keys(state.sweepRates).length > 0 ? { sweepRates: state.sweepRates } : {}),

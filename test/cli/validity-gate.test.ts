@@ -113,27 +113,63 @@ scenarios:
 });
 
 describe('compare and a candidate that is not valid evidence', () => {
-  it('calls the regression of a valid candidate (99) and not that of a client-bound one (5, NOT CALLED)', async () => {
-    const base = makeRunDir(join(folder.dir, 'base'), { seed: 1, runId: 'base-run' }).dir;
-    const slow = makeRunDir(join(folder.dir, 'slow'), { seed: 2, slowdown: 1.6, runId: 'slow-run' }).dir;
-    const called = await runCliInProcess(['compare', base, slow, '--quiet']);
-    expect(called.code, called.stderr).toBe(99);
-    expect(called.stdout).toMatch(/^FAIL: \d+ regression\(s\)/);
-
-    const summaryPath = join(slow, 'summary.json');
+  /** The candidate's summary.json made client-bound: its event-loop delay and schedule lag p99s as given. */
+  function clientBound(dir: string, delayMs: number, lagMs: number): void {
+    const summaryPath = join(dir, 'summary.json');
     const summary = JSON.parse(readFileSync(summaryPath, 'utf8'));
     summary.harness = {
       ...summary.harness,
+      event_loop_delay_ms: { ...summary.harness.event_loop_delay_ms, p99: delayMs },
+      schedule_lag_ms: { ...summary.harness.schedule_lag_ms, p99: lagMs },
       client_bottleneck: true,
       warnings: [
-        'event-loop delay p99 was 42 ms (> 10 ms): the client was busy and latencies may include its own delay',
+        `event-loop delay p99 was ${delayMs} ms (> 10 ms): the client was busy and latencies may include its own delay`,
       ],
     };
     writeFileSync(summaryPath, JSON.stringify(summary));
+  }
+
+  it("calls a valid candidate's regressions (99); not those its own client may explain (5, NOT CALLED)", async () => {
+    const base = makeRunDir(join(folder.dir, 'base'), { seed: 1, runId: 'base-run' }).dir;
+    const slow = makeRunDir(join(folder.dir, 'slow'), { seed: 2, slowdown: 1.6, runId: 'slow-run' }).dir;
+    const called = await runCliInProcess(['compare', base, slow, '--json']);
+    expect(called.code, called.stderr).toBe(99);
+    const regressed = JSON.parse(called.stdout).comparisons.filter(
+      (c: { verdict: string }) => c.verdict === 'regression',
+    );
+    expect(regressed.length).toBeGreaterThan(0);
+    const largest = Math.max(
+      ...regressed
+        .filter((c: { unit: string }) => c.unit === 'ms')
+        .map((c: { absoluteChange: number }) => c.absoluteChange),
+    );
+
+    // A client that may have added more than the largest latency change: nothing is called.
+    clientBound(slow, Math.ceil(largest), 5);
     const refused = await runCliInProcess(['compare', base, slow, '--quiet']);
     expect(refused.code, refused.stderr).toBe(5);
     expect(refused.stdout).toMatch(
-      /^NOT CALLED: \d+ regression\(s\) at alpha 0\.05 \(.+\), but the candidate run is not valid evidence: the client was its own bottleneck: event-loop delay p99 was 42 ms/,
+      new RegExp(
+        `^NOT CALLED: ${regressed.length} regression\\(s\\) at alpha 0\\.05 \\(.+\\) the candidate's own client may explain: it is not valid evidence: the client was its own bottleneck: event-loop delay p99 was ${Math.ceil(largest)} ms`,
+      ),
     );
+  }, 30_000);
+
+  it('still calls a latency regression larger than the delay the client may have added (99)', async () => {
+    const base = makeRunDir(join(folder.dir, 'base2'), { seed: 1, runId: 'base-run' }).dir;
+    const slow = makeRunDir(join(folder.dir, 'slow2'), { seed: 2, slowdown: 1.6, runId: 'slow-run' }).dir;
+    // 1 + 1 ms of client delay cannot explain changes of tens of ms: they are the target's.
+    clientBound(slow, 1, 1);
+    const result = await runCliInProcess(['compare', base, slow, '--json']);
+    expect(result.code, result.stderr).toBe(99);
+    const comparisons: { verdict: string; unit: string; absoluteChange: number; reason: string }[] = JSON.parse(
+      result.stdout,
+    ).comparisons;
+    const latency = comparisons.filter((c) => c.verdict === 'regression');
+    expect(latency.length).toBeGreaterThan(0);
+    expect(latency.every((c) => c.unit === 'ms' && c.absoluteChange > 2)).toBe(true);
+    // A rate that regressed is not a latency: a slow client lowers rates too, so it is not called.
+    for (const c of comparisons.filter((x) => x.verdict === 'not_called'))
+      expect(c.reason).toContain("not called: the candidate's client was its own bottleneck");
   }, 30_000);
 });

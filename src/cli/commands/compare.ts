@@ -134,8 +134,7 @@ async function runCompare(args: CompareArgs, ctx: CliContext): Promise<number> {
       args.quiet ? `${table.trimEnd().split('\n').pop() ?? ''}\n` : `${table}\ncompare.html: ${htmlPath}\n`,
     );
   }
-  if (result.regressions === 0) return EXIT.ok;
-  // A slower candidate whose client was its own bottleneck (or dropped arrivals) may have been slowed by
-  // the client: not a regression of the target, and not a pass either.
-  return result.candidateInvalid.length > 0 ? EXIT.invalid : EXIT.thresholdFailed;
+  if (result.regressions > 0) return EXIT.thresholdFailed;
+  // Regressions the candidate's own client may explain: not the target's, and not a pass either.
+  return result.notCalled > 0 ? EXIT.invalid : EXIT.ok;
 }

@@ -26,6 +26,9 @@ import { announceConnection, loadProfileArgument, openTarget } from '../target-s
 import { parseMaxCost, prepareCostGuard } from '../cost-guard.js';
 import { EXIT } from '../exit-codes.js';
 import { invalidEvidence } from '../../aggregate/run-validity.js';
+import { describeDecidability } from '../../aggregate/decided-stop.js';
+import type { RunStopped } from '../../metrics/run-summary.js';
+import type { ResolvedProfile } from '../../profile/resolved-profile.js';
 import { inferbenchVersion } from '../version.js';
 import { monotonicAnchorMs } from '../thread-clock.js';
 import { bottleneckRemedy, parseWorkers, workerThreadScript } from '../worker-count.js';
@@ -59,6 +62,7 @@ interface RunArgs {
   'metrics-host'?: string;
   dashboard?: string;
   'fail-on'?: string;
+  'stop-when-decided'?: boolean;
 }
 
 export const runCommand: CommandImplementation = (ctx) => ({
@@ -84,6 +88,11 @@ export const runCommand: CommandImplementation = (ctx) => ({
         choices: ['invalid'],
         describe:
           'invalid: exit 5 when the run is not valid evidence (the harness was its own bottleneck, or arrivals were dropped at max_concurrency); profile: fail_on_invalid',
+      })
+      .option('stop-when-decided', {
+        type: 'boolean',
+        describe:
+          'Stop as soon as every threshold has passed or failed by a sequential test (capacity alpha, beta, indifference); profile: stop_when_decided',
       })
       .option('quiet', { type: 'boolean', default: false, describe: 'Print only the report path and errors' })
       .option('json', {
@@ -152,7 +161,7 @@ async function runRun(args: RunArgs, ctx: CliContext, ciOutputs = true): Promise
   const maxCostUsd = parseMaxCost(args['max-cost']);
   checkLiveViewFlags(args);
   if ((args.repeat ?? 1) !== 1) return runRepeat(args, ctx);
-  const loaded = loadProfileArgument(args, ctx);
+  const loaded = withStopWhenDecided(loadProfileArgument(args, ctx), args['stop-when-decided']);
   checkLiveViewsOf(args, loaded);
   if ((workers > 1 || shard !== null) && loaded.scenarios.some((scenario) => scenario.sweep !== undefined))
     throw new InferbenchError(
@@ -177,6 +186,8 @@ async function runRun(args: RunArgs, ctx: CliContext, ciOutputs = true): Promise
         `inferbench: running ${profile.name}${shard ? ` (shard ${shard.index}/${shard.count})` : ''}${workers > 1 ? ` in ${workers} worker threads` : ''} against ${session.description}\n`,
       );
     announceConnection(ctx, session, quiet);
+    if (!quiet && profile.stopWhenDecided === true)
+      for (const line of describeDecidability(profile)) ctx.stderr.write(`inferbench: ${line}\n`);
     const share = shard === null ? 1 : 1 / shard.count;
     const cost = await prepareCostGuard({ profile, session, ctx, maxCostUsd, quiet: args.quiet, kind: 'run', share });
     if (cost === null) return EXIT.budget;
@@ -296,8 +307,25 @@ function printOutcome(outcome: RunOutcome, args: RunArgs, ctx: CliContext): numb
     }
     case 'threshold_failed':
     case 'ok':
+      if (summary.stopped?.reason === 'decided' && !args.quiet) printDecided(summary.stopped, ctx);
       return printJudged(outcome, args, ctx);
   }
+}
+
+/** A run stopped because every threshold was decided: when, and each sequential verdict. */
+function printDecided(stopped: Extract<RunStopped, { reason: 'decided' }>, ctx: CliContext): void {
+  ctx.stderr.write(
+    `inferbench: stopped at ${stopped.at_s} s: every threshold was decided by its sequential test (alpha ${stopped.alpha}, beta ${stopped.beta}, indifference ${stopped.indifference}); the thresholds are judged on all the data measured\n`,
+  );
+  for (const t of stopped.thresholds)
+    ctx.stderr.write(
+      `  ${t.threshold} [${t.group}]: ${t.verdict.toUpperCase()} at ${t.at_s} s, ${t.exceeded} of ${t.requests} exceeded (allowed ${t.allowed})\n`,
+    );
+}
+
+/** `--stop-when-decided` sets the profile's stop_when_decided. */
+function withStopWhenDecided(profile: ResolvedProfile, flag: boolean | undefined): ResolvedProfile {
+  return flag === true ? { ...profile, stopWhenDecided: true } : profile;
 }
 
 /**

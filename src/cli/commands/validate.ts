@@ -6,6 +6,7 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 import type { Argv } from 'yargs';
+import { describeDecidability } from '../../aggregate/decided-stop.js';
 import { loadProfile } from '../../profile/load-profile.js';
 import { formatProfilePlan } from '../../profile/format-plan.js';
 import { hasUnresolvedSelector } from '../../profile/sections/models.js';
@@ -64,6 +65,7 @@ async function runValidate(args: ValidateArgs, ctx: CliContext): Promise<number>
   }
   ctx.stdout.write(formatProfilePlan(profile));
   ctx.stdout.write(`workload hash: ${hash}\n`);
+  if (profile.stopWhenDecided === true) ctx.stdout.write(`${describeDecidability(profile).join('\n')}\n`);
   const datasets = firstRequests.flatMap((r) =>
     r.dataset ? [`${r.dataset.path}: ${describeDatasetCounts(r.dataset)}`] : [],
   );

@@ -91,7 +91,14 @@ function verdictSection(result: CompareResult, baseline: RunSummary, candidate: 
 function verdictCell(verdict: string): Cell {
   return {
     text: VERDICT_TEXT[verdict as keyof typeof VERDICT_TEXT],
-    tone: verdict === 'regression' ? 'bad' : verdict === 'improved' ? 'ok' : verdict === 'no_data' ? 'muted' : 'plain',
+    tone:
+      verdict === 'regression'
+        ? 'bad'
+        : verdict === 'improved'
+          ? 'ok'
+          : verdict === 'no_data' || verdict === 'not_called'
+            ? 'muted'
+            : 'plain',
   };
 }
 

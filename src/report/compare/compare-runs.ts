@@ -33,7 +33,12 @@ import { DEFAULT_TOLERANCES, describeTolerance, parseMetricId, resolveTolerances
 import type { Tolerance } from './tolerance.js';
 import { GROUP_VALUES as GROUP_VALUE_READERS } from '../../aggregate/thresholds.js';
 
-export type Verdict = 'regression' | 'improved' | 'within_tolerance' | 'not_significant' | 'no_data';
+/**
+ * `not_called`: a regression beyond tolerance the candidate's own client may explain (its client was its own
+ * bottleneck and the change is within the delay it added, or its group dropped arrivals at max_concurrency,
+ * so it did not send the load compared): neither a regression nor a pass.
+ */
+export type Verdict = 'regression' | 'not_called' | 'improved' | 'within_tolerance' | 'not_significant' | 'no_data';
 
 export interface MetricComparison {
   /** The baseline group's key. */
@@ -89,10 +94,12 @@ export interface CompareResult {
   readonly regressions: number;
   /**
    * Why the candidate is not valid evidence (aggregate/run-validity.ts: its client was its own bottleneck,
-   * or it dropped arrivals at its own cap); empty when it is. With regressions, compare does not call them
-   * (exit 5, not 99): a slower candidate may have been slowed by its client.
+   * or it dropped arrivals at its own cap); empty when it is. Its regressions that the client may explain
+   * are `not_called`, not counted in `regressions` (exit 5 when they are all there is).
    */
   readonly candidateInvalid: readonly string[];
+  /** Regressions not called (verdict `not_called`). */
+  readonly notCalled: number;
   /**
    * The server side of both runs (target.server_metrics) per paired group: context, never a verdict (it
    * changes neither `regressions` nor the exit code). Absent when neither run scraped.
@@ -266,7 +273,10 @@ export function compareRuns(
   }
   const correction = options.correction ?? 'holm';
   const adjusted = correction === 'holm' ? holmAdjust(measured.map((m) => m.pValue)) : measured.map((m) => m.pValue);
-  const comparisons = measured.map((m, i) => judge(m, adjusted[i] ?? null, alpha, correction));
+  const clientDoubt = candidateDoubt(candidate.summary);
+  const comparisons = measured.map((m, i) =>
+    holdIfClientMay(judge(m, adjusted[i] ?? null, alpha, correction), clientDoubt),
+  );
   const baselineRef = refOf(baseline);
   const candidateRef = refOf(candidate);
   const server = compareServers(baseline.summary, candidate.summary, partners);
@@ -283,6 +293,7 @@ export function compareRuns(
     comparisons,
     regressions: comparisons.filter((c) => c.verdict === 'regression').length,
     candidateInvalid: invalidEvidence(candidate.summary),
+    notCalled: comparisons.filter((c) => c.verdict === 'not_called').length,
     ...(server === null ? {} : { server }),
   };
 }
@@ -532,6 +543,52 @@ function judge(m: Measured, pAdjusted: number | null, alpha: number, correction:
     };
   }
   return { ...base, verdict: 'within_tolerance', reason: `${m.metricId} within tolerance ${m.tolerance}: ${change}` };
+}
+
+/** What of the candidate's own doubts bears on its regressions. */
+interface CandidateDoubt {
+  /**
+   * Its client was its own bottleneck: the most it may have added to a latency (event-loop delay p99 +
+   * schedule lag p99, in ms; infinite when not measured); null when it was not.
+   */
+  readonly clientDelayMs: number | null;
+  /** Its groups that dropped arrivals at max_concurrency: the load compared was not the load sent. */
+  readonly droppedGroups: ReadonlySet<string>;
+}
+
+function candidateDoubt(summary: RunSummary): CandidateDoubt {
+  const harness = summary.harness;
+  const delay = harness.event_loop_delay_ms.p99 + harness.schedule_lag_ms.p99;
+  return {
+    clientDelayMs: harness.client_bottleneck ? (Number.isFinite(delay) ? delay : Number.POSITIVE_INFINITY) : null,
+    droppedGroups: new Set(summary.groups.filter((g) => g.requests.dropped > 0).map((g) => g.key)),
+  };
+}
+
+/**
+ * A regression the candidate's client may explain is not called: its group dropped arrivals, or its client
+ * was its own bottleneck and the change is a latency no larger than the delay the client may have added
+ * (or not a latency: a slow client also lowers throughput). A latency that grew by more than that delay is
+ * the target's, and stays a regression.
+ */
+function holdIfClientMay(c: MetricComparison, doubt: CandidateDoubt): MetricComparison {
+  if (c.verdict !== 'regression') return c;
+  if (doubt.droppedGroups.has(c.candidateGroup))
+    return {
+      ...c,
+      verdict: 'not_called',
+      reason: `${c.reason}; not called: the candidate dropped arrivals at max_concurrency, so it did not send the load compared`,
+    };
+  if (doubt.clientDelayMs === null) return c;
+  const delay = doubt.clientDelayMs;
+  const change = c.absoluteChange ?? Number.NaN;
+  if (c.unit === 'ms' && c.lowerIsBetter && change > delay) return c;
+  const bound = Number.isFinite(delay) ? `up to ${fmtNumber(delay)} ms` : 'an unmeasured delay';
+  return {
+    ...c,
+    verdict: 'not_called',
+    reason: `${c.reason}; not called: the candidate's client was its own bottleneck (it may have added ${bound}${c.unit === 'ms' ? '' : ' to every request, and lowered its rates'})`,
+  };
 }
 
 /** A p-value for people: 3 significant digits, "<1e-6" below that. */

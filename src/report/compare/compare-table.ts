@@ -3,7 +3,7 @@
  * group x metric, the server side of both runs when either scraped it (context, no verdict), a verdict
  * line at the end.
  */
-import type { CompareResult } from './compare-runs.js';
+import type { CompareResult, MetricComparison } from './compare-runs.js';
 import {
   formatChange,
   formatPValue,
@@ -90,11 +90,16 @@ export function pHeader(result: CompareResult): string {
 
 /** The one-line verdict. */
 export function verdictLine(result: CompareResult): string {
+  const named = (verdict: MetricComparison['verdict']): string =>
+    result.comparisons
+      .filter((c) => c.verdict === verdict)
+      .map((c) => `${c.group} ${c.metricId}`)
+      .join(', ');
+  if (result.regressions === 0 && result.notCalled > 0)
+    return `NOT CALLED: ${result.notCalled} regression(s) at alpha ${result.alpha} (${named('not_called')}) the candidate's own client may explain: it is not valid evidence: ${result.candidateInvalid.join('; ')}`;
   if (result.regressions > 0) {
-    const names = result.comparisons.filter((c) => c.verdict === 'regression').map((c) => `${c.group} ${c.metricId}`);
-    if (result.candidateInvalid.length > 0)
-      return `NOT CALLED: ${result.regressions} regression(s) at alpha ${result.alpha} (${names.join(', ')}), but the candidate run is not valid evidence: ${result.candidateInvalid.join('; ')}`;
-    return `FAIL: ${result.regressions} regression(s) beyond tolerance at alpha ${result.alpha}${result.correction === 'holm' ? ' (Holm)' : ''}: ${names.join(', ')}`;
+    const notCalled = result.notCalled > 0 ? `; ${result.notCalled} more not called (${named('not_called')})` : '';
+    return `FAIL: ${result.regressions} regression(s) beyond tolerance at alpha ${result.alpha}${result.correction === 'holm' ? ' (Holm)' : ''}: ${named('regression')}${notCalled}`;
   }
   return `PASS: no significant regression beyond tolerance (${result.comparisons.length} checks, alpha ${result.alpha}${result.correction === 'holm' ? ' (Holm)' : ''})`;
 }

@@ -30,6 +30,7 @@ export function formatPValue(p: number | null): string {
 
 export const VERDICT_TEXT: Record<Verdict, string> = {
   regression: 'REGRESSION',
+  not_called: 'not called (client)',
   improved: 'improved',
   within_tolerance: 'ok',
   not_significant: 'ok (not significant)',

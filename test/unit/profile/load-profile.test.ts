@@ -310,7 +310,7 @@ describe('loadProfile: problems', () => {
       'p.yaml:4:69: scenarios[0].prompt.output_tokens.value: unknown key; expected one of dist, mean, stddev, min, max',
     ]);
     expect(problems(`${MINIMAL}banana: 1\n`)).toEqual([
-      'p.yaml:4:1: banana: unknown key; expected one of name, target, defaults, scenarios, thresholds, fail_on_invalid, slo, capacity, deadlines, pricing, live, compare',
+      'p.yaml:4:1: banana: unknown key; expected one of name, target, defaults, scenarios, thresholds, fail_on_invalid, stop_when_decided, slo, capacity, deadlines, pricing, live, compare',
     ]);
     expect(problems(`${MINIMAL}compare: { tolerance: {} }\n`)).toEqual([
       'p.yaml:4:12: compare.tolerance: unknown key (did you mean "tolerances"?)',
