@@ -41,7 +41,16 @@ export interface RecordFinisherOptions {
   readonly deliver: (record: RequestRecord, values: RecordedValues) => void;
   /** The profile's `deadlines:` (ResolvedProfile.deadlines), for fluidity_index; absent or null: none. */
   readonly deadlines?: FluidityDeadlines | null;
+  /** RunnerDeps.recordFinishing; absent: `sliced`. */
+  readonly finishing?: RecordFinishing;
 }
+
+/**
+ * How ended records are finished: `sliced` in 0.1 ms slices between I/O, the first after a 1 ms real timer
+ * (so the sockets' writes and reads go first); `next-turn` all at once in the next turn, for a run in
+ * virtual time (no sockets to let go first, and a real timer would make every move of its clock wait).
+ */
+export type RecordFinishing = 'sliced' | 'next-turn';
 
 export class RecordFinisher {
   readonly #tokenizer: Tokenizer;
@@ -62,7 +71,11 @@ export class RecordFinisher {
     this.#tokenizer = options.tokenizer;
     this.#deliver = options.deliver;
     this.#deadlines = options.deadlines ?? null;
-    this.#queue = new SlicedQueue<RequestRecord>((record, untilMs) => this.#handle(record, untilMs));
+    const handle = (record: RequestRecord, untilMs: number) => this.#handle(record, untilMs);
+    this.#queue =
+      options.finishing === 'next-turn'
+        ? new SlicedQueue<RequestRecord>(handle, Number.POSITIVE_INFINITY, 'immediate')
+        : new SlicedQueue<RequestRecord>(handle);
   }
 
   /** Records waiting (the one being counted included). */

@@ -165,6 +165,7 @@ export async function runProfile(options: RunProfileOptions): Promise<RunResult>
   const monitor = deps.startHarnessMonitor(env.cpuProbe);
   // Before the first scenario's warmup, on the run's clock; off the request path (its own connections).
   const scraping = startServerScraping(profile, options, shard, clock, runStartUs);
+  const deliver = (record: RequestRecord, values: RecordedValues): void => finishRecord(state, record, values);
   const state: RunState = {
     scraping,
     options,
@@ -178,11 +179,7 @@ export async function runProfile(options: RunProfileOptions): Promise<RunResult>
     activeSchedules: new Set(),
     currentScenario: profile.scenarios[0]?.name ?? '',
     warmingGroups: 0,
-    finished: new RecordFinisher({
-      tokenizer,
-      deadlines: profile.deadlines,
-      deliver: (record, values) => finishRecord(state, record, values),
-    }),
+    finished: new RecordFinisher({ tokenizer, deadlines: profile.deadlines, finishing: deps.recordFinishing, deliver }),
     groupByIndex: groupsByIndex(profile.groups),
     workloads,
     answers,

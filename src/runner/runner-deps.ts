@@ -24,6 +24,7 @@ import { resolveGroupModels } from '../profile/groups.js';
 import { workloadHash } from '../workload/workload-hash.js';
 import type { ConversationFactory } from '../workload/conversation.js';
 import { type CpuProbe, type HarnessMonitor, startHarnessMonitor } from './harness-monitor.js';
+import type { RecordFinishing } from './record-finisher.js';
 
 /** What the workload gives the runner for one request. */
 export interface WorkloadRequest {
@@ -53,6 +54,8 @@ export interface RunnerDeps {
    * run in virtual time gives one of its own: the real event loop's delay says nothing of a manual clock.
    */
   startHarnessMonitor(cpuProbe: CpuProbe | null): HarnessMonitor;
+  /** How ended records are finished (record-finisher.ts): `sliced`; a run in virtual time, `next-turn`. */
+  readonly recordFinishing: RecordFinishing;
 }
 
 export const defaultRunnerDeps: RunnerDeps = {
@@ -64,4 +67,5 @@ export const defaultRunnerDeps: RunnerDeps = {
   workloadHash,
   evaluateThresholds: (specs, groups) => evaluateThresholds([...specs], [...groups]),
   startHarnessMonitor,
+  recordFinishing: 'sliced',
 };

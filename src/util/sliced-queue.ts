@@ -28,9 +28,17 @@ export const BACKLOG_ITEMS = 1024;
  */
 export type SliceHandler<T> = (item: T, untilMs: number) => unknown;
 
+/**
+ * When the first slice after a push runs: `timer` (a 1 ms real timer: after the current turn's setImmediate
+ * callbacks, where undici writes requests) or `immediate` (the next turn: for work with no sockets to let
+ * go first, such as a run in virtual time, where a real timer would make every step wait on real time).
+ */
+export type FirstSlice = 'timer' | 'immediate';
+
 export class SlicedQueue<T> {
   readonly #handle: SliceHandler<T>;
   readonly #sliceMs: number;
+  readonly #firstSlice: FirstSlice;
   /** A queue with a moving head: no shift() per item. */
   #items: (T | undefined)[] = [];
   #head = 0;
@@ -39,9 +47,10 @@ export class SlicedQueue<T> {
   /** Waiters of drained(); while any wait, the slices keep the process alive. */
   #drainWaiters: (() => void)[] = [];
 
-  constructor(handle: SliceHandler<T>, sliceMs = SLICE_MS) {
+  constructor(handle: SliceHandler<T>, sliceMs = SLICE_MS, firstSlice: FirstSlice = 'timer') {
     this.#handle = handle;
     this.#sliceMs = sliceMs;
+    this.#firstSlice = firstSlice;
   }
 
   get size(): number {
@@ -74,8 +83,13 @@ export class SlicedQueue<T> {
 
   #schedule(): void {
     if (this.#timer !== null || this.#immediate !== null) return;
-    this.#timer = setTimeout(this.#onTimer, 1);
     // flush() is the owner's promise that nothing is lost: the timer must not keep a process alive.
+    if (this.#firstSlice === 'immediate') {
+      this.#immediate = setImmediate(this.#slice);
+      if (this.#drainWaiters.length === 0) this.#immediate.unref();
+      return;
+    }
+    this.#timer = setTimeout(this.#onTimer, 1);
     if (this.#drainWaiters.length === 0) this.#timer.unref();
   }
 

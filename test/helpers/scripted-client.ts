@@ -71,6 +71,9 @@ export function scriptedTarget(script: Script = () => ({}), models: readonly str
       ...defaultRunnerDeps,
       createClient: (options) => scriptedClient(options, target, script, models),
       startHarnessMonitor: virtualHarnessMonitor,
+      // No sockets to let go first: ended records are finished in the next turn, so moving the clock waits
+      // on no real timer (test/helpers/virtual-time.ts).
+      recordFinishing: 'next-turn',
     },
   };
   return target;

@@ -1,7 +1,8 @@
 /**
  * Runs async work in virtual time on a ManualClock: the clock's timers fire one at a time, earliest first,
  * and between two of them everything the last one set going without waiting on the clock (promise
- * continuations, setImmediate turns, the record finisher's short real timer) runs to rest before the next.
+ * continuations, setImmediate turns, the record finisher of a run in virtual time) runs to rest before the
+ * next.
  * So a schedule of minutes finishes in milliseconds of real time, and its order is the order of the
  * virtual times, not of the machine's load (k6 tests its executors the same way, with synctest).
  */
@@ -10,12 +11,12 @@ import type { ManualClock } from '../../src/util/clock.js';
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 const realTimer = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
 
-/** Lets what the last timer started run to rest: microtasks, immediates, and (once time moved) a real timer turn. */
-async function settle(timeMoved: boolean): Promise<void> {
+/**
+ * Lets what the last timer started run to rest: microtasks and immediates (the record finisher of a run in
+ * virtual time finishes its records in the next turn: scripted-client.ts's deps), a few turns deep.
+ */
+async function settle(): Promise<void> {
   await turn();
-  // A real timer turn only when virtual time moved: what waits on one (the record finisher's first slice)
-  // then sees every record of that instant before the clock moves again.
-  if (timeMoved) await realTimer();
   await turn();
   await turn();
 }
@@ -42,9 +43,8 @@ export async function runInVirtualTime<T>(
   // The rejection is the caller's (through the returned promise): not an unhandled one meanwhile.
   watched.catch(() => undefined);
   let idleTurns = 0;
-  let timeMoved = true;
   while (!done) {
-    await settle(timeMoved);
+    await settle();
     if (done) break;
     const nextMs = clock.nextTimerMs();
     if (nextMs === null) {
@@ -55,7 +55,6 @@ export async function runInVirtualTime<T>(
     }
     idleTurns = 0;
     if (nextMs > untilMs) throw new Error(`virtual time: still running at ${untilMs} ms`);
-    timeMoved = nextMs > clock.nowMs();
     clock.fireNext();
   }
   return watched;

@@ -20,6 +20,18 @@ describe('SlicedQueue', () => {
     expect(handled).toEqual([0, 1, 2, 3, 4]);
   });
 
+  it("'immediate': the whole queue is handled in the next turn, not after a timer (what a run in virtual time needs)", async () => {
+    const handled: number[] = [];
+    const queue = new SlicedQueue<number>((item) => handled.push(item), Number.POSITIVE_INFINITY, 'immediate');
+    for (let i = 0; i < 3; i++) queue.push(i);
+    await Promise.resolve();
+    expect(handled).toEqual([]);
+    // One turn (an immediate queued after the pushes runs after the queue's): every item, with no timer.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    expect(handled).toEqual([0, 1, 2]);
+    expect(queue.size).toBe(0);
+  });
+
   it('stops a slice after its budget and lets other callbacks run before the next one', async () => {
     const events: string[] = [];
     const queue = new SlicedQueue<number>((item) => {
