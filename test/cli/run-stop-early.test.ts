@@ -4,6 +4,9 @@
  * run against a server that answers only 500s (exit 3, error classes named), both write every file with
  * complete: false and summary.json `stopped`; a run that breaches nothing runs to its end.
  * Timing bounds are generous on purpose (a shared CI machine): "well under the scenario's 60 s".
+ * Slow on purpose (breaches that take seconds of real time to show): not in test:fast, where the runner's
+ * stops are tested in virtual time (test/unit/runner/run-virtual-time.test.ts, decided-stop-virtual-time).
+ * @module-tag slow
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

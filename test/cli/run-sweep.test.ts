@@ -3,6 +3,9 @@
  * requests/s at most, 10/s one at a time): a sweep runs one at a time, then as fast as the server takes,
  * then its rates evenly spaced strictly between the two measured rates, each phase a group of its own;
  * throughput alone finds the server's ceiling; a sweep refuses --workers; misplaced keys are profile errors.
+ * The two runs are slow on purpose (each phase measures the server for seconds of real time), tagged
+ * `slow`: not in test:fast, where the sweep's phases are tested in virtual time
+ * (test/unit/runner/run-virtual-time.test.ts).
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -36,7 +39,10 @@ scenarios:
   );
 
 describe('sweep and throughput loads', () => {
-  it('sweeps: one at a time, the ceiling, then rates evenly between them', async () => {
+  it('sweeps: one at a time, the ceiling, then rates evenly between them', {
+    timeout: 120_000,
+    tags: ['slow'],
+  }, async () => {
     const dir = join(folder.dir, 'sweep');
     const result = await runCliInProcess(
       [
@@ -73,9 +79,12 @@ describe('sweep and throughput loads', () => {
     );
     // Each rate phase is an open loop at its rate: it achieves about that rate (below the ceiling).
     expect(rate('s.rate-1')).toBeGreaterThan(rates[key('rate-1')]! * 0.7);
-  }, 120_000);
+  });
 
-  it('throughput alone is a closed loop at max_concurrency: the server ceiling', async () => {
+  it('throughput alone is a closed loop at max_concurrency: the server ceiling', {
+    timeout: 60_000,
+    tags: ['slow'],
+  }, async () => {
     const dir = join(folder.dir, 'throughput');
     const result = await runCliInProcess(
       [
@@ -95,7 +104,7 @@ describe('sweep and throughput loads', () => {
     const perS = summary.groups[0]!.throughput.requests_per_s;
     expect(perS).toBeGreaterThan(30);
     expect(perS).toBeLessThan(44);
-  }, 60_000);
+  });
 
   it('refuses a sweep with --workers and misplaced keys', async () => {
     const workers = await runCliInProcess(

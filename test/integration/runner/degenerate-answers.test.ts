@@ -8,6 +8,9 @@
  * CLI during the 8 MiB event (the answer that froze the process), the run's interrupt signal (what the
  * CLI's SIGTERM handler aborts) in this process during the other two, whose event loop stays responsive
  * throughout (its delay is what would hold a signal back).
+ * Slow on purpose (answers of megabytes, counted and interrupted: ~20 s of CPU): not in test:fast, whose
+ * unit tests of bounded counting (test/unit/util/bounded-tokens.test.ts) cover the counting itself.
+ * @module-tag slow
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
