@@ -99,6 +99,8 @@ describe('inferbench capacity --max-cost', () => {
 
   it('estimates at least what a search on the emulator spends, and refuses under the estimate', {
     timeout: 120_000,
+    // A real search of two steps of seconds each: slow on purpose (npm test runs it, test:fast does not).
+    tags: ['slow'],
   }, async () => {
     // An emulator (in this process: the embedded child is not the subject); 2 steps of at most 8 s from
     // 10 req/s (a p90 decides at 8.84 in 6 s tested). The prompts are counted with o200k, as the emulator counts.
