@@ -155,6 +155,20 @@ describe('compare and a candidate that is not valid evidence', () => {
     );
   }, 30_000);
 
+  it("calls a time per token that grew by more than the client's delay spread over the tokens", async () => {
+    const base = makeRunDir(join(folder.dir, 'base3'), { seed: 1, runId: 'base-run' }).dir;
+    const slow = makeRunDir(join(folder.dir, 'slow3'), { seed: 2, slowdown: 1.6, runId: 'slow-run' }).dir;
+    type Row = { group: string; metricId: string; verdict: string; absoluteChange: number };
+    const valid: Row[] = JSON.parse((await runCliInProcess(['compare', base, slow, '--json'])).stdout).comparisons;
+    const tpot = valid.find((c) => c.metricId === 'tpot_ms.p50' && c.verdict === 'regression') as Row;
+    expect(tpot).toBeDefined();
+    // A client delay of 2x the TPOT change: it may explain the change of a latency from the start, but
+    // over ~20-100 tokens it adds at most 2 x delay / (tokens - 1) to a time per token.
+    clientBound(slow, Math.ceil(2 * tpot.absoluteChange), 0);
+    const bound: Row[] = JSON.parse((await runCliInProcess(['compare', base, slow, '--json'])).stdout).comparisons;
+    expect(bound.find((c) => c.group === tpot.group && c.metricId === 'tpot_ms.p50')?.verdict).toBe('regression');
+  }, 30_000);
+
   it('still calls a latency regression larger than the delay the client may have added (99)', async () => {
     const base = makeRunDir(join(folder.dir, 'base2'), { seed: 1, runId: 'base-run' }).dir;
     const slow = makeRunDir(join(folder.dir, 'slow2'), { seed: 2, slowdown: 1.6, runId: 'slow-run' }).dir;

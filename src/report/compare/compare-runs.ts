@@ -554,6 +554,8 @@ interface CandidateDoubt {
   readonly clientDelayMs: number | null;
   /** Its groups that dropped arrivals at max_concurrency: the load compared was not the load sent. */
   readonly droppedGroups: ReadonlySet<string>;
+  /** Its groups' mean output tokens: a per-token time spreads the client's delay over them. */
+  readonly outputTokens: ReadonlyMap<string, number>;
 }
 
 function candidateDoubt(summary: RunSummary): CandidateDoubt {
@@ -562,6 +564,7 @@ function candidateDoubt(summary: RunSummary): CandidateDoubt {
   return {
     clientDelayMs: harness.client_bottleneck ? (Number.isFinite(delay) ? delay : Number.POSITIVE_INFINITY) : null,
     droppedGroups: new Set(summary.groups.filter((g) => g.requests.dropped > 0).map((g) => g.key)),
+    outputTokens: new Map(summary.groups.map((g) => [g.key, g.metrics.output_tokens?.mean ?? Number.NaN])),
   };
 }
 
@@ -580,7 +583,7 @@ function holdIfClientMay(c: MetricComparison, doubt: CandidateDoubt): MetricComp
       reason: `${c.reason}; not called: the candidate dropped arrivals at max_concurrency, so it did not send the load compared`,
     };
   if (doubt.clientDelayMs === null) return c;
-  const delay = doubt.clientDelayMs;
+  const delay = clientDelayOn(c, doubt, doubt.clientDelayMs);
   const change = c.absoluteChange ?? Number.NaN;
   if (c.unit === 'ms' && c.lowerIsBetter && change > delay) return c;
   const bound = Number.isFinite(delay) ? `up to ${fmtNumber(delay)} ms` : 'an unmeasured delay';
@@ -589,6 +592,17 @@ function holdIfClientMay(c: MetricComparison, doubt: CandidateDoubt): MetricComp
     verdict: 'not_called',
     reason: `${c.reason}; not called: the candidate's client was its own bottleneck (it may have added ${bound}${c.unit === 'ms' ? '' : ' to every request, and lowered its rates'})`,
   };
+}
+
+/**
+ * The most a client delayed by `delayMs` may have added to the metric: all of it to a latency from the
+ * start (TTFT, E2E) or to a gap between chunks (ITL); to TPOT, (E2E - TTFT) / (tokens - 1), a delay at
+ * either end spread over the tokens: 2 x delay / (tokens - 1).
+ */
+function clientDelayOn(c: MetricComparison, doubt: CandidateDoubt, delayMs: number): number {
+  if (!c.metricId.startsWith('tpot_ms')) return delayMs;
+  const tokens = doubt.outputTokens.get(c.candidateGroup) ?? Number.NaN;
+  return tokens > 2 ? (2 * delayMs) / (tokens - 1) : delayMs;
 }
 
 /** A p-value for people: 3 significant digits, "<1e-6" below that. */
