@@ -86,7 +86,8 @@ describe('a selector that selects nothing', () => {
 });
 
 describe('capacity with a selector', () => {
-  it('searches each selected model as a listed one', async () => {
+  // A real search of two steps of seconds each: slow on purpose (npm test runs it, test:fast does not).
+  it('searches each selected model as a listed one', { tags: ['slow'] }, async () => {
     const profile = folder.writeProfile(
       'capacity',
       `name: capacity-selector
