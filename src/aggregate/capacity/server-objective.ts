@@ -10,7 +10,7 @@
  * lowest load that broke it; when that is the lowest of all objectives it binds, and the interval is the
  * bracket the steps give: from that load to the first that broke it.
  */
-import { SERVER_CONCEPTS, CONCEPT_UNITS, type ServerConcept } from '../../client/server-metrics/engine-presets.js';
+import { SERVER_CONCEPT_SPECS, SERVER_CONCEPTS, type ServerConcept } from '../../metrics/server-concepts.js';
 import type { ServerPhaseSummary } from '../../metrics/server-summary.js';
 import type { CapacityEstimate } from './capacity-fit.js';
 
@@ -51,7 +51,7 @@ export function parseServerObjective(key: string, value: number | string): Serve
   const stat = key.slice(dot + 1);
   if (!(SERVER_OBJECTIVE_STATS as readonly string[]).includes(stat))
     return `a server objective bounds one of ${SERVER_OBJECTIVE_STATS.join(', ')} of ${concept}, not "${stat}"`;
-  const unit = CONCEPT_UNITS[concept];
+  const unit = SERVER_CONCEPT_SPECS[concept].unit;
   let limit: number;
   if (typeof value === 'number') limit = value;
   else {
@@ -177,7 +177,7 @@ export function withServerObjectives(
 /** A server objective as a reader says it: `kv_cache_usage.max <= 95%`, `server_ttft.p99 <= 500 ms`, `waiting.mean <= 8`. */
 export function serverObjectiveLabel(objective: { readonly key: string; readonly limit: number }): string {
   const concept = objective.key.slice(0, objective.key.indexOf('.')) as ServerConcept;
-  const unit = CONCEPT_UNITS[concept];
+  const unit = SERVER_CONCEPT_SPECS[concept].unit;
   const value = (v: number) => String(Number(v.toPrecision(4)));
   const bound =
     unit === 'ratio'

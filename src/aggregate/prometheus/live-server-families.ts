@@ -8,7 +8,7 @@
  * on its own /metrics for Prometheus to rate()), a server histogram as its p50/p90/p99 over that interval
  * (a gauge with a `quantile` label). An endpoint with no recent scrape has no series, never a stale value.
  */
-import type { ServerConcept } from '../../client/server-metrics/engine-presets.js';
+import type { ServerConcept } from '../../metrics/server-concepts.js';
 import type { ConceptValue } from '../server-metrics/server-window.js';
 import type { LiveLabels } from './live-group-series.js';
 import type { LiveFamilySpec, LiveState, LiveValue } from './live-metric-families.js';

@@ -7,7 +7,7 @@
  * concepts, rather than the last values it gave shown as if current. Pure and cheap: it reads the last two
  * scrapes of each log, once a tick.
  */
-import type { ServerConcept } from '../../client/server-metrics/engine-presets.js';
+import type { ServerConcept } from '../../metrics/server-concepts.js';
 import type { EndpointLog } from '../../client/server-metrics/scraper.js';
 import { type ConceptValue, serverWindow } from './server-window.js';
 

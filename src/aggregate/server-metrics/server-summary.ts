@@ -7,7 +7,7 @@
  * Several endpoints (an engine and DCGM): a concept comes from the first endpoint, in the profile's order,
  * that has it in the window.
  */
-import { SERVER_CONCEPTS, type ServerConcept } from '../../client/server-metrics/engine-presets.js';
+import { SERVER_CONCEPT_SPECS, SERVER_CONCEPTS, type ServerConcept } from '../../metrics/server-concepts.js';
 import type { EndpointLog } from '../../client/server-metrics/scraper.js';
 import type { ServerConceptSummary, ServerEndpointSummary, ServerPhaseSummary } from '../../metrics/server-summary.js';
 import { type ConceptValue, serverWindow } from './server-window.js';
@@ -124,7 +124,7 @@ const prefix = (concept: ServerConcept): string => (concept.startsWith('server_'
  */
 function conceptColumns(concept: ServerConcept, value: ConceptValue | undefined): [string, number | null][] {
   const name = prefix(concept);
-  const kind = value?.kind ?? KINDS[concept];
+  const kind = value?.kind ?? SERVER_CONCEPT_SPECS[concept].kind;
   if (kind === 'gauge') {
     const gauge = value?.kind === 'gauge' ? value : null;
     return [
@@ -144,24 +144,6 @@ function conceptColumns(concept: ServerConcept, value: ConceptValue | undefined)
     [`${name}_p99_ms`, finite(histogram?.p99 ?? null)],
   ];
 }
-
-/** How each concept is read (the same in every preset), for the columns of a second that lacks it. */
-const KINDS: Readonly<Record<ServerConcept, ConceptValue['kind']>> = {
-  running: 'gauge',
-  waiting: 'gauge',
-  kv_cache_usage: 'gauge',
-  preemptions: 'counter',
-  prefix_cache_hit_ratio: 'ratio',
-  prompt_tokens_per_s: 'counter',
-  generation_tokens_per_s: 'counter',
-  server_ttft: 'histogram',
-  server_queue_time: 'histogram',
-  server_itl: 'histogram',
-  gpu_util: 'gauge',
-  gpu_memory_used: 'gauge',
-  power_w: 'gauge',
-  energy_j: 'counter',
-};
 
 /**
  * timeseries.csv's server columns for seconds 0..count-1 of the run (second s: (start + s, start + s + 1]),

@@ -18,8 +18,8 @@ import {
   type ConceptRule,
   type ConceptSource,
   type EngineName,
-  type ServerConcept,
 } from '../../client/server-metrics/engine-presets.js';
+import type { ServerConcept } from '../../metrics/server-concepts.js';
 import type { Sample } from '../../client/server-metrics/exposition.js';
 import type { EndpointLog, ServerScrape } from '../../client/server-metrics/scraper.js';
 

@@ -9,44 +9,8 @@
  * `gpu_cache_usage_perc` to `kv_cache_usage_perc`), never both. `match` selects series by label (TensorRT-LLM
  * puts several quantities in one family); `scale` converts to the concept's unit.
  */
+import type { ServerConcept } from '../../metrics/server-concepts.js';
 import type { ServerMetricsPreset } from '../../profile/resolved-profile.js';
-
-/** The concepts every preset maps to (each preset has those its engine exposes). */
-export const SERVER_CONCEPTS = [
-  'running',
-  'waiting',
-  'kv_cache_usage',
-  'preemptions',
-  'prefix_cache_hit_ratio',
-  'prompt_tokens_per_s',
-  'generation_tokens_per_s',
-  'server_ttft',
-  'server_queue_time',
-  'server_itl',
-  'gpu_util',
-  'gpu_memory_used',
-  'power_w',
-  'energy_j',
-] as const;
-export type ServerConcept = (typeof SERVER_CONCEPTS)[number];
-
-/** The unit of each concept once scaled. */
-export const CONCEPT_UNITS: Readonly<Record<ServerConcept, string>> = {
-  running: 'requests',
-  waiting: 'requests',
-  kv_cache_usage: 'ratio',
-  preemptions: 'preemptions',
-  prefix_cache_hit_ratio: 'ratio',
-  prompt_tokens_per_s: 'tokens',
-  generation_tokens_per_s: 'tokens',
-  server_ttft: 'ms',
-  server_queue_time: 'ms',
-  server_itl: 'ms',
-  gpu_util: 'ratio',
-  gpu_memory_used: 'bytes',
-  power_w: 'W',
-  energy_j: 'J',
-};
 
 /** One series family a concept reads. */
 export interface ConceptSource {

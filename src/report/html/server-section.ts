@@ -6,6 +6,7 @@
  * endpoint's scrapes went. A run without server metrics has no such section. Pure: no I/O.
  */
 import type { GroupSummary, RunSummary, TimeSeriesPoint } from '../../metrics/run-summary.js';
+import { SERVER_CONCEPT_SPECS } from '../../metrics/server-concepts.js';
 import type { ServerConceptSummary, ServerEndpointSummary, ServerPhaseSummary } from '../../metrics/server-summary.js';
 import type { Block, Cell, ChartSeries, Section } from './document-model.js';
 import { fmt } from './document-model.js';
@@ -13,26 +14,19 @@ import { fmt } from './document-model.js';
 /** The cursor and x zoom of every chart of the section move together. */
 export const SERVER_SYNC_KEY = 'server';
 
-/**
- * How a concept is shown: its unit and the factor from summary.json's value (0..1 ratios as %, bytes as
- * GiB). A concept not listed (a newer one) is shown as stored.
- */
-const CONCEPT_DISPLAY: Readonly<Record<string, { readonly unit: string; readonly scale: number }>> = {
-  running: { unit: 'requests', scale: 1 },
-  waiting: { unit: 'requests', scale: 1 },
-  kv_cache_usage: { unit: '%', scale: 100 },
+/** How a unit is shown: 0..1 ratios as %, bytes as GiB, the others as they are. */
+const UNIT_DISPLAY: Readonly<Record<string, { readonly unit: string; readonly scale: number }>> = {
+  ratio: { unit: '%', scale: 100 },
+  bytes: { unit: 'GiB', scale: 1 / 2 ** 30 },
   preemptions: { unit: '', scale: 1 },
-  prefix_cache_hit_ratio: { unit: '%', scale: 100 },
-  prompt_tokens_per_s: { unit: 'tokens', scale: 1 },
-  generation_tokens_per_s: { unit: 'tokens', scale: 1 },
-  server_ttft: { unit: 'ms', scale: 1 },
-  server_queue_time: { unit: 'ms', scale: 1 },
-  server_itl: { unit: 'ms', scale: 1 },
-  gpu_util: { unit: '%', scale: 100 },
-  gpu_memory_used: { unit: 'GiB', scale: 1 / 2 ** 30 },
-  power_w: { unit: 'W', scale: 1 },
-  energy_j: { unit: 'J', scale: 1 },
 };
+
+/** A concept's unit and the factor from summary.json's value; a concept this version does not know: as stored. */
+function conceptDisplay(name: string): { readonly unit: string; readonly scale: number } {
+  const spec = (SERVER_CONCEPT_SPECS as Readonly<Record<string, { readonly unit: string } | undefined>>)[name];
+  if (spec === undefined) return { unit: '', scale: 1 };
+  return UNIT_DISPLAY[spec.unit] ?? { unit: spec.unit, scale: 1 };
+}
 
 /** A plotted timeseries.csv server column: its legend and the factor to the chart's unit. */
 interface ServerLine {
@@ -203,7 +197,7 @@ const CONCEPT_COLUMNS = [
 
 /** One row of a concept table, in the concept's display unit. */
 export function conceptRow(name: string, concept: ServerConceptSummary, withEndpoint: boolean): Cell[] {
-  const display = CONCEPT_DISPLAY[name] ?? { unit: '', scale: 1 };
+  const display = conceptDisplay(name);
   const s = (v: number | null): string => fmt(scaled(v, display.scale));
   const label = display.unit === '' ? name : `${name} (${display.unit})`;
   const sources = concept.sources.join(', ') + (withEndpoint ? `\n@ ${concept.endpoint}` : '');

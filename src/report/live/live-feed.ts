@@ -11,7 +11,7 @@
 import type { LiveGroups } from '../../aggregate/early-stop.js';
 import type { ProgressSnapshot } from '../../aggregate/types.js';
 import type { ServerLatest } from '../../aggregate/server-metrics/server-latest.js';
-import type { ServerConcept } from '../../client/server-metrics/engine-presets.js';
+import type { ServerConcept } from '../../metrics/server-concepts.js';
 import { GROUP_WINDOWS } from '../../aggregate/progress-window.js';
 import type { RunSummary } from '../../metrics/run-summary.js';
 import type { ResolvedGroup } from '../../profile/resolved-profile.js';

@@ -7,7 +7,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { serverWindow, type ConceptValue } from '../../../src/aggregate/server-metrics/server-window.js';
-import type { ServerConcept } from '../../../src/client/server-metrics/engine-presets.js';
+import type { ServerConcept } from '../../../src/metrics/server-concepts.js';
 import { startServerMetrics, type EndpointLog, type ServerScrape } from '../../../src/client/server-metrics/scraper.js';
 import type { ServerMetricsSpec } from '../../../src/profile/resolved-profile.js';
 import { systemClock } from '../../../src/util/clock.js';
