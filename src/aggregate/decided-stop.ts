@@ -15,6 +15,7 @@
  * (warmup excluded, as the final evaluation). After the stop the thresholds are still evaluated on all the
  * data measured, as usual; the sequential verdicts are recorded beside them in summary.json `stopped`.
  */
+import { allowedOver } from './capacity/capacity-slo.js';
 import type { MetricName } from '../metrics/metric-registry.js';
 import { LATENCY_METRICS } from '../metrics/metric-registry.js';
 import type { DecidedThreshold, RunStopped } from '../metrics/run-summary.js';
@@ -42,8 +43,6 @@ export interface SequentialObjective {
 }
 
 const ERROR_RATE = 'error_rate';
-/** The percentile each stat names; min, max and mean are no fraction of requests. */
-const PERCENTILE_OF_STAT: Readonly<Record<string, number>> = { p50: 50, p90: 90, p95: 95, p99: 99, p999: 99.9 };
 
 /**
  * The objective a sequential test can decide `spec` by, or a sentence saying why none can (for validate and
@@ -58,10 +57,8 @@ export function sequentialObjective(spec: ThresholdSpec, rates: DecisionRates): 
     objective = { metric: ERROR_RATE, allowed: spec.value, limitRecorded: spec.value };
   } else {
     if (!(LATENCY_METRICS as readonly string[]).includes(spec.metric)) return `${spec.metric} is not a latency`;
-    const percentile = PERCENTILE_OF_STAT[spec.stat];
-    if (percentile === undefined) return `${spec.stat} is no percentile (a sequential test needs p50 to p99.9)`;
-    // Rounded so that p99 gives exactly 0.01, as capacity-slo.ts does.
-    const allowed = Math.round((100 - percentile) * 1e9) / 1e11;
+    const allowed = allowedOver(spec.stat);
+    if (allowed === null) return `${spec.stat} is no percentile (a sequential test needs p50 to p99.9)`;
     objective = { metric: spec.metric, allowed, limitRecorded: spec.value * metricScale(spec.metric as MetricName) };
   }
   if (!(objective.allowed > 0 && objective.allowed * (1 + rates.indifference) < 1)) {

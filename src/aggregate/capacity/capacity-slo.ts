@@ -113,15 +113,23 @@ function parseLatency(key: string, value: number | string): Parsed {
   if (!(LATENCY_METRICS as readonly string[]).includes(metric)) {
     return `capacity can search on latency metrics (${LATENCY_METRICS.join(', ')}), ${FLUIDITY}, error_rate and server concepts (kv_cache_usage.max, ...), not "${metric}"`;
   }
-  const percentile = parsePercentile(stat);
-  if (percentile === null) {
+  const allowed = allowedOver(stat);
+  if (allowed === null) {
     return `expected a percentile from p50 to p99.9 (the fraction of requests allowed over the limit), got "${stat}"`;
   }
   const limit = parseLimitMs(value);
   if (typeof limit === 'string') return limit;
-  // Rounded so that p99 gives exactly 0.01, not 0.010000000000000009.
-  const allowed = Math.round((100 - percentile) * 1e9) / 1e11;
   return { key, metric, allowed, limit };
+}
+
+/**
+ * The fraction of requests a latency percentile (`p50` .. `p99.9`, `p999`) allows over its limit: 0.01 for
+ * p99; null for any other stat. Thresholds judged by a sequential test (decided-stop.ts) read it too.
+ */
+export function allowedOver(stat: string): number | null {
+  const percentile = parsePercentile(stat);
+  // Rounded so that p99 gives exactly 0.01, not 0.010000000000000009.
+  return percentile === null ? null : Math.round((100 - percentile) * 1e9) / 1e11;
 }
 
 /** `fluidity_index.p1: 0.9`: at most 1% of requests below a fluidity index of 0.9. */

@@ -1,6 +1,6 @@
 /**
  * The target's own metrics (target.server_metrics) as the live exporter passes them on: one family per
- * concept of client/server-metrics/engine-presets.ts, named in the exporter's conventions
+ * concept of metrics/server-concepts.ts, named in the exporter's conventions
  * (`inferbench_server_` prefix, base units), labelled by the endpoint they were scraped from (its URL, any
  * password hidden) and the shard. Each endpoint's value is the one of its latest scrape
  * (aggregate/server-metrics/server-latest.ts), taken at the run's last tick: a gauge as that scrape said
