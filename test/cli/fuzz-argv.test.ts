@@ -58,6 +58,7 @@ const COMMANDS = {
       'junit',
       'markdown',
       'start-at',
+      'label',
     ],
     positionals: 1,
   },
@@ -101,6 +102,10 @@ const COMMANDS = {
     positionals: 2,
   },
   merge: { flags: ['out', 'force', 'quiet', 'json'], positionals: 2 },
+  trend: {
+    flags: ['out', 'order', 'alpha', 'tolerance', 'correction', 'force', 'quiet', 'json'],
+    positionals: 3,
+  },
   catalog: { flags: ['format', 'config'], positionals: 0 },
   serve: {
     flags: ['host', 'port', 'config', 'api-key', 'management-key', 'org', 'files', 'done-marker', 'workers'],
@@ -148,7 +153,7 @@ function argvPart(command: CommandName): fc.Arbitrary<string[]> {
 
 /** The positionals of a command: the right kind of path most of the time, a wrong one otherwise. */
 function positionals(command: CommandName): fc.Arbitrary<string[]> {
-  const right = () => (['report', 'compare', 'merge'].includes(command) ? runDir : profile);
+  const right = () => (['report', 'compare', 'merge', 'trend'].includes(command) ? runDir : profile);
   const one = fc.oneof(
     { arbitrary: fc.constant(null).map(() => right()), weight: 3 },
     {
