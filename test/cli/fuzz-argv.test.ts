@@ -215,6 +215,15 @@ describe('fuzz: random argv for every command', () => {
     expect(twice.stderr).toContain('--config takes one value, but was given 2 times');
     const setTwice = await runCliInProcess(['validate', profile, '--set', 'name=a', '--set', 'name=b'], { cwd: root });
     expect(setTwice.code).toBe(0);
+    // A repeatable flag with nargs 1 given no value: yargs's own error, a usage error (exit 2), not an internal one.
+    for (const command of [
+      ['compare', runDir, runDir, '--tolerance'],
+      ['trend', runDir, runDir, '--tolerance'],
+    ]) {
+      const noValue = await runCliInProcess(command, { cwd: root });
+      expect(noValue.code, noValue.stderr).toBe(2);
+      expect(noValue.stderr).toBe('inferbench: Not enough arguments following: tolerance\n');
+    }
     const unknown = await runCliInProcess(['report', runDir, '--bogus-flag'], { cwd: root });
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/bogus-flag/);
