@@ -3,7 +3,7 @@
  * order given, every neighbour pair gets exactly compare's verdicts, the only change points are the
  * regressions at run 7, and trend.csv holds summary.json's values.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
@@ -16,6 +16,7 @@ import { buildTrendDocument } from '../../../src/report/trend/trend-document.js'
 import { findRunPaths } from '../../../src/report/trend/find-runs.js';
 import { buildTrend, orderRuns, trendRunName } from '../../../src/report/trend/trend-runs.js';
 import type { TrendResult } from '../../../src/report/trend/trend-runs.js';
+import { makeRunDir } from '../../fixtures/make-run.js';
 import type { FixtureRun } from '../../fixtures/make-run.js';
 import { fakeCommit, makeTrendRuns } from '../../fixtures/trend-runs.js';
 
@@ -133,5 +134,49 @@ describe('trend of ten runs with a regression planted at run 7', () => {
 
   it('refuses fewer than two runs', () => {
     expect(() => buildTrend(inputs.slice(0, 1))).toThrow(/at least two runs/);
+  });
+});
+
+describe('trend verdicts that are not regressions', () => {
+  it('marks an improvement as a change point, never a regression its run could not call, and carries a run its warnings', async () => {
+    const base = { models: ['model-a'], tiers: ['default'], requestsPerGroup: 150, failureRate: 0 } as const;
+    const runs = [
+      makeRunDir(join(dir, 'small', 'a'), { ...base, seed: 1, startedAt: '2026-11-20T01:00:00.000Z' }),
+      makeRunDir(join(dir, 'small', 'b'), { ...base, seed: 2, slowdown: 1.5, startedAt: '2026-11-20T02:00:00.000Z' }),
+      makeRunDir(join(dir, 'small', 'c'), { ...base, seed: 3, startedAt: '2026-11-20T03:00:00.000Z' }),
+    ];
+    // Run b was client-bound and dropped arrivals at its own cap: what it measured is not the target's.
+    const bPath = join(runs[1]!.dir, 'summary.json');
+    const b = JSON.parse(readFileSync(bPath, 'utf8'));
+    b.harness.client_bottleneck = true;
+    b.harness.warnings = ['event-loop delay p99 80 ms'];
+    b.groups[0].requests.dropped = 12;
+    writeFileSync(bPath, JSON.stringify(b));
+    const loaded = await Promise.all(
+      runs.map(async (r) => {
+        const run = await loadRun(r.dir);
+        return { dir: run.dir, summary: run.summary, requests: await loadRequestValues(run.dir) };
+      }),
+    );
+    // Given c, a, b: ordered by time, a, b, c.
+    const small = buildTrend([loaded[2]!, loaded[0]!, loaded[1]!]);
+    expect(small.runs.map((r) => r.runId)).toEqual(['fixture-1', 'fixture-2', 'fixture-3']);
+    const ttft = small.series.find((s) => s.metricId === 'ttft_ms.p50');
+    expect(ttft?.steps[1]?.verdict).toBe('not_called');
+    expect(ttft?.steps[2]?.verdict).toBe('improved');
+    expect(small.changePoints.some((c) => c.position === 2)).toBe(false);
+    expect(small.changePoints.filter((c) => c.metricId === 'ttft_ms.p50').map((c) => [c.position, c.kind])).toEqual([
+      [3, 'improvement'],
+    ]);
+    expect(small.runs[1]?.warnings).toEqual([
+      "this run's client may have been its own bottleneck: event-loop delay p99 80 ms",
+    ]);
+    expect(small.runs[0]?.warnings).toEqual([]);
+    expect(small.pairNotes[0]?.notes.join(' ')).toMatch(/^not valid evidence: /);
+    // --order given keeps the order of the command line.
+    expect(buildTrend([loaded[2]!, loaded[0]!], { order: 'given' }).runs.map((r) => r.runId)).toEqual([
+      'fixture-3',
+      'fixture-1',
+    ]);
   });
 });
