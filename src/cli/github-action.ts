@@ -333,9 +333,13 @@ function workflowRunUrl(env: CliContext['env']): string | null {
   return server && repo && runId ? `${server}/${repo}/actions/runs/${runId}` : null;
 }
 
-/** An argument as the log shows it: quoted when it has spaces or quotes. */
-function quoteForLog(arg: string): string {
-  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
+/**
+ * An argument as the log shows it: a URL's user and password hidden (a base URL may carry them), quoted
+ * when it has spaces or quotes.
+ */
+export function quoteForLog(arg: string): string {
+  const shown = arg.replace(/(\/\/)[^/@\s]+@/g, '$1***@');
+  return /^[\w@%+=:,./*-]+$/.test(shown) ? shown : `'${shown.replace(/'/g, `'\\''`)}'`;
 }
 
 function reportError(error: unknown, ctx: CliContext): number {

@@ -11,6 +11,7 @@ import {
   actionExitCode,
   findRunFolder,
   parseFailOn,
+  quoteForLog,
   readActionInputs,
   runGithubAction,
   splitArgs,
@@ -35,6 +36,14 @@ describe('splitArgs', () => {
     expect(splitArgs('"say \\"hi\\""')).toEqual(['say "hi"']);
     expect(splitArgs('$(rm -rf /) `id`')).toEqual(['$(rm', '-rf', '/)', '`id`']);
     expect(() => splitArgs('--set "open')).toThrow(/unterminated " quote/);
+  });
+});
+
+describe('quoteForLog', () => {
+  it("hides a URL's user and password and quotes what a shell would split", () => {
+    expect(quoteForLog('https://me:s3cret@api.example.com/x')).toBe('https://***@api.example.com/x');
+    expect(quoteForLog('--set')).toBe('--set');
+    expect(quoteForLog("name=it's two")).toBe(`'name=it'\\''s two'`);
   });
 });
 
