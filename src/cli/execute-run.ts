@@ -65,9 +65,14 @@ export async function executeRun(options: ExecuteRunOptions): Promise<RunOutcome
     requestsCsv.write(record, group, values);
     userOnRecord?.(record, group, values);
   };
+  const userOnRunStart = env.events?.onRunStart;
+  const onRunStart = (runStartUs: number): void => {
+    requestsCsv.startAt(runStartUs);
+    userOnRunStart?.(runStartUs);
+  };
   let result: RunResult;
   try {
-    const runOptions = { ...options, env: { ...env, deps, events: { ...env.events, onRecord } } };
+    const runOptions = { ...options, env: { ...env, deps, events: { ...env.events, onRecord, onRunStart } } };
     const workers = options.workers ?? null;
     result =
       workers !== null && workers.count > 1
