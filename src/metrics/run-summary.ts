@@ -209,7 +209,7 @@ export const groupSummarySchema = z.object({
   checks: z.partialRecord(z.enum(ANSWER_CHECK_NAMES), checkStatsSchema).optional(),
   /** target.server_metrics: the server's concepts over the group's phases (metrics/server-summary.ts); absent without. */
   server: groupServerSchema.optional(),
-  /** The group in other tools' definitions (metrics/dialect-summary.ts); absent in runs from before them and in merged runs. */
+  /** The group in other tools' definitions (metrics/dialect-summary.ts); absent in runs from before them and in groups merged from several shards. */
   dialects: z.partialRecord(z.enum(DIALECT_NAMES), dialectSummarySchema).optional(),
 });
 export type GroupSummary = z.output<typeof groupSummarySchema>;
