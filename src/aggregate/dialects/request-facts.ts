@@ -31,6 +31,8 @@ export class DialectFacts {
   #count = 0;
   #gaps = new Uint32Array(256);
   #gapCount = 0;
+  /** requests() as last built, until the next push: the four dialects read one list. */
+  #requests: RequestFacts[] | null = null;
   /** Earliest latency start and latest end (run clock, µs) of the requests kept. */
   firstStartUs = Number.POSITIVE_INFINITY;
   lastEndUs = Number.NEGATIVE_INFINITY;
@@ -83,6 +85,7 @@ export class DialectFacts {
     rows[at + 5] = facts.events;
     rows[at + 6] = facts.textChunks;
     this.#count++;
+    this.#requests = null;
   }
 
   /** Appends one gap between consecutive text chunks, µs. */
@@ -110,9 +113,10 @@ export class DialectFacts {
     };
   }
 
-  /** Every request's facts, in the order kept. */
-  requests(): RequestFacts[] {
-    return Array.from({ length: this.#count }, (_, i) => this.request(i));
+  /** Every request's facts, in the order kept (built once per state: the dialects share it). */
+  requests(): readonly RequestFacts[] {
+    this.#requests ??= Array.from({ length: this.#count }, (_, i) => this.request(i));
+    return this.#requests;
   }
 
   /** The pooled text-chunk gaps, µs (a view: copy before sorting). */
