@@ -12,7 +12,7 @@
  * counts are inferbench's recorded ones (the server's usage, or inferbench's estimate where it sent none).
  */
 import type { DialectSummary } from '../../metrics/dialect-summary.js';
-import { metricRows, numpyStats, perSecond } from './dialect-stats.js';
+import { metricRows, numpyStats, perSecond, sortedStats } from './dialect-stats.js';
 import type { DialectFacts } from './request-facts.js';
 
 export const AIPERF_SOURCE = 'ai-dynamo/aiperf aiperf/metrics/types/ @ db4f6397';
@@ -42,7 +42,7 @@ export function aiperfDialect(facts: DialectFacts): DialectSummary {
       ['ttft_ms', numpyStats('Time to First Token (TTFT)', ttfts, 1000)],
       ['itl_ms', numpyStats('Inter Token Latency (ITL)', itls, 1000)],
       ['e2e_ms', numpyStats('Request Latency', latencies, 1000)],
-      ['chunk_gap_ms', numpyStats('Inter Chunk Latency (ICL)', facts.gaps(), 1000)],
+      ['chunk_gap_ms', sortedStats('Inter Chunk Latency (ICL)', facts.sortedGaps(), 1000)],
     ]),
   };
 }

@@ -23,20 +23,24 @@ export function linearPercentile(sorted: ArrayLike<number>, p: number): number {
   return low + (high - low) * fraction;
 }
 
-/** Stats of `values` (in the unit reported) the numpy way, under the tool's `name`; undefined when empty. */
-export function numpyStats(name: string, values: ArrayLike<number>, scale = 1): DialectStats | undefined {
-  const n = values.length;
+/** Stats of `values` (divided by `scale` for the unit reported) the numpy way, under the tool's `name`; undefined when empty. */
+export function numpyStats(name: string, values: readonly number[], scale = 1): DialectStats | undefined {
+  return sortedStats(name, Float64Array.from(values).sort(), scale);
+}
+
+/** numpyStats of values already in ascending order (the pooled chunk gaps, sorted once). */
+export function sortedStats(name: string, sorted: ArrayLike<number>, scale = 1): DialectStats | undefined {
+  const n = sorted.length;
   if (n === 0) return undefined;
-  const sorted = Float64Array.from(values, (v) => v / scale).sort();
   let sum = 0;
   for (let i = 0; i < n; i++) sum += sorted[i] as number;
-  const [p50, p90, p95, p99] = PERCENTILES.map((p) => round3(linearPercentile(sorted, p))) as [
+  const [p50, p90, p95, p99] = PERCENTILES.map((p) => round3(linearPercentile(sorted, p) / scale)) as [
     number,
     number,
     number,
     number,
   ];
-  return { name, count: n, mean: round3(sum / n), p50, p90, p95, p99 };
+  return { name, count: n, mean: round3(sum / n / scale), p50, p90, p95, p99 };
 }
 
 /**
@@ -97,4 +101,43 @@ export function metricRows(
 /** First latency start to last end of the requests kept, seconds: the benchmark's duration as vLLM, GuideLLM and llmperf time it. */
 export function windowS(facts: DialectFacts): number {
   return facts.count > 0 ? (facts.lastEndUs - facts.firstStartUs) / 1e6 : 0;
+}
+
+/** The value at 0-based rank `k` of the union of ascending `a` and `b`, without merging them. */
+export function rankOfTwo(a: ArrayLike<number>, b: ArrayLike<number>, k: number): number {
+  let lo = Math.max(0, k + 1 - b.length);
+  let hi = Math.min(a.length, k + 1);
+  // The fewest elements of a among the first k + 1 such that the next one of a is not below the last of b taken.
+  while (lo < hi) {
+    const i = (lo + hi) >> 1;
+    if ((a[i] as number) < (b[k - i] as number)) lo = i + 1;
+    else hi = i;
+  }
+  const fromB = k + 1 - lo;
+  return Math.max(lo > 0 ? (a[lo - 1] as number) : -Infinity, fromB > 0 ? (b[fromB - 1] as number) : -Infinity);
+}
+
+/**
+ * numpyStats of the union of two ascending arrays (vLLM's pooled ITL: the text-chunk gaps and the role and
+ * finish gaps), read in place: millions of gaps are not copied into one more array.
+ */
+export function pooledStats(
+  name: string,
+  a: ArrayLike<number>,
+  b: ArrayLike<number>,
+  scale = 1,
+): DialectStats | undefined {
+  const n = a.length + b.length;
+  if (n === 0) return undefined;
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) sum += a[i] as number;
+  for (let i = 0; i < b.length; i++) sum += b[i] as number;
+  const at = (p: number): number => {
+    const rank = (p / 100) * (n - 1);
+    const below = Math.floor(rank);
+    const low = rankOfTwo(a, b, below);
+    const high = rankOfTwo(a, b, Math.min(below + 1, n - 1));
+    return round3((low + (high - low) * (rank - below)) / scale);
+  };
+  return { name, count: n, mean: round3(sum / n / scale), p50: at(50), p90: at(90), p95: at(95), p99: at(99) };
 }

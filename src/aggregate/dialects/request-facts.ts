@@ -3,7 +3,7 @@
  * lasts: the latency start, the first SSE event, the first and last chunk carrying generated text, the end
  * of the response, the output tokens, the SSE events and text chunks counted, and every gap between
  * consecutive text chunks (pooled). Other tools report percentiles of exact values (numpy's), so the
- * values themselves are kept, in typed arrays that grow by doubling: 6 numbers a request and 4 bytes a
+ * values themselves are kept, in typed arrays that grow by doubling: 7 numbers a request and 4 bytes a
  * chunk gap (integer microseconds), about 12 MB for three million chunks.
  */
 import type { RequestRecord } from '../../client/request-record.js';
@@ -33,6 +33,7 @@ export class DialectFacts {
   #gapCount = 0;
   /** requests() as last built, until the next push: the four dialects read one list. */
   #requests: RequestFacts[] | null = null;
+  #sortedGaps: Uint32Array | null = null;
   /** Earliest latency start and latest end (run clock, µs) of the requests kept. */
   firstStartUs = Number.POSITIVE_INFINITY;
   lastEndUs = Number.NEGATIVE_INFINITY;
@@ -119,8 +120,10 @@ export class DialectFacts {
     return this.#requests;
   }
 
-  /** The pooled text-chunk gaps, µs (a view: copy before sorting). */
-  gaps(): Uint32Array {
-    return this.#gaps.subarray(0, this.#gapCount);
+  /** The pooled text-chunk gaps, µs, ascending (sorted once per state: the dialects share it). */
+  sortedGaps(): Uint32Array {
+    if (this.#sortedGaps === null || this.#sortedGaps.length !== this.#gapCount)
+      this.#sortedGaps = this.#gaps.slice(0, this.#gapCount).sort();
+    return this.#sortedGaps;
   }
 }

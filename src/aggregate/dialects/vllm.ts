@@ -13,7 +13,7 @@
  * finish chunk and a usage-only chunk: vLLM counts one gap for the first, we one for both together.
  */
 import type { DialectSummary } from '../../metrics/dialect-summary.js';
-import { metricRows, numpyStats, perSecond, windowS } from './dialect-stats.js';
+import { metricRows, numpyStats, perSecond, pooledStats, windowS } from './dialect-stats.js';
 import type { DialectFacts, RequestFacts } from './request-facts.js';
 
 export const VLLM_SOURCE = 'vllm-project/vllm vllm/benchmarks/serve.py @ def9ce85 (calculate_metrics)';
@@ -45,15 +45,13 @@ export function vllmDialect(facts: DialectFacts): DialectSummary {
     if (hasTrailingEvents(r)) edgeGaps.push(r.endUs - r.lastTextUs);
     outputTokens += r.outputTokens;
   }
-  const gaps = facts.gaps();
-  const itls = new Float64Array(gaps.length + edgeGaps.length);
-  itls.set(gaps);
-  itls.set(edgeGaps, gaps.length);
+  // Every event's gap pooled: the text-chunk gaps (sorted once) and the role and finish gaps.
+  const edges = Float64Array.from(edgeGaps).sort();
   const durationS = windowS(facts);
   const metrics = metricRows([
     ['ttft_ms', numpyStats('TTFT', ttfts, 1000)],
     ['tpot_ms', numpyStats('TPOT', tpots, 1000)],
-    ['itl_ms', numpyStats('ITL', itls, 1000)],
+    ['itl_ms', pooledStats('ITL', facts.sortedGaps(), edges, 1000)],
     ['e2e_ms', numpyStats('E2EL', e2es, 1000)],
   ]);
   return {

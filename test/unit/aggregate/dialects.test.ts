@@ -15,7 +15,7 @@ import { describe, expect, it } from 'vitest';
 import { createRequestRecord, type RequestRecord } from '../../../src/client/request-record.js';
 import { DialectFacts } from '../../../src/aggregate/dialects/request-facts.js';
 import { DIALECTS, groupDialects } from '../../../src/aggregate/dialects/dialect-registry.js';
-import { linearPercentile } from '../../../src/aggregate/dialects/dialect-stats.js';
+import { linearPercentile, rankOfTwo } from '../../../src/aggregate/dialects/dialect-stats.js';
 
 const BASE_US = 1_000_000;
 
@@ -48,6 +48,27 @@ describe('numpy linear percentile', () => {
     const values = [0, 50, 90, 100].map((p) => linearPercentile([1, 2, 3, 4], p));
     for (const [i, expected] of [1, 2.5, 3.7, 4].entries()) expect(values[i]).toBeCloseTo(expected, 12);
     expect(linearPercentile([7], 99)).toBe(7);
+  });
+
+  it('reads a rank of two sorted arrays as of their merge (vLLM pools text gaps with role and finish gaps)', () => {
+    for (const [a, b] of [
+      [
+        [1, 3, 5, 7],
+        [2, 4],
+      ],
+      [[], [1, 2]],
+      [
+        [5, 5, 5],
+        [5, 5],
+      ],
+      [
+        [10, 20],
+        [1, 2, 3, 30],
+      ],
+    ] as const) {
+      const merged = [...a, ...b].sort((x, y) => x - y);
+      for (let k = 0; k < merged.length; k++) expect(rankOfTwo(a, b, k)).toBe(merged[k]);
+    }
   });
 });
 
