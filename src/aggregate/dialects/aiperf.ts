@@ -12,7 +12,7 @@
  * counts are inferbench's recorded ones (the server's usage, or inferbench's estimate where it sent none).
  */
 import type { DialectSummary } from '../../metrics/dialect-summary.js';
-import { metricRows, numpyStats, perSecond, sortedStats } from './dialect-stats.js';
+import { metricRows, numpyStats, sortedStats, dialectTotals } from './dialect-stats.js';
 import type { DialectFacts } from './request-facts.js';
 
 export const AIPERF_SOURCE = 'ai-dynamo/aiperf aiperf/metrics/types/ @ db4f6397';
@@ -31,13 +31,7 @@ export function aiperfDialect(facts: DialectFacts): DialectSummary {
   }
   const durationS = requests.length > 0 ? (facts.lastTextAtUs - facts.firstStartUs) / 1e6 : 0;
   return {
-    tool: 'AIPerf',
-    source: AIPERF_SOURCE,
-    requests: requests.length,
-    output_tokens: outputTokens,
-    duration_s: durationS,
-    requests_per_s: perSecond(requests.length, durationS),
-    output_tokens_per_s: perSecond(outputTokens, durationS),
+    ...dialectTotals('AIPerf', AIPERF_SOURCE, requests.length, outputTokens, durationS),
     metrics: metricRows([
       ['ttft_ms', numpyStats('Time to First Token (TTFT)', ttfts, 1000)],
       ['itl_ms', numpyStats('Inter Token Latency (ITL)', itls, 1000)],

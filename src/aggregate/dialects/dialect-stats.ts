@@ -89,6 +89,28 @@ export function perSecond(n: number, seconds: number): number {
   return seconds > 0 ? round3(n / seconds) : 0;
 }
 
+/**
+ * A dialect's header: its tool and source, the requests and output tokens it counted over `durationS`, and
+ * their rates over it (every tool divides totals by its benchmark's duration, each measuring that its way).
+ */
+export function dialectTotals(
+  tool: string,
+  source: string,
+  requests: number,
+  outputTokens: number,
+  durationS: number,
+): Omit<DialectSummary, 'metrics'> {
+  return {
+    tool,
+    source,
+    requests,
+    output_tokens: outputTokens,
+    duration_s: durationS,
+    requests_per_s: perSecond(requests, durationS),
+    output_tokens_per_s: perSecond(outputTokens, durationS),
+  };
+}
+
 /** The rows that have values, in the order given. */
 export function metricRows(
   rows: readonly (readonly [DialectRow, DialectStats | undefined])[],

@@ -11,7 +11,7 @@
  * over the benchmark's window. Token counts are the server's usage (GuideLLM's too).
  */
 import type { DialectSummary } from '../../metrics/dialect-summary.js';
-import { metricRows, perSecond, weightedStats, windowS } from './dialect-stats.js';
+import { metricRows, weightedStats, windowS, dialectTotals } from './dialect-stats.js';
 import type { DialectFacts } from './request-facts.js';
 
 export const GUIDELLM_SOURCE = 'vllm-project/guidellm src/guidellm/schemas/request_stats.py @ ee7a7745 (v0.7.3+12)';
@@ -33,13 +33,7 @@ export function guidellmDialect(facts: DialectFacts): DialectSummary {
   }
   const durationS = windowS(facts);
   return {
-    tool: 'GuideLLM',
-    source: GUIDELLM_SOURCE,
-    requests: requests.length,
-    output_tokens: outputTokens,
-    duration_s: durationS,
-    requests_per_s: perSecond(requests.length, durationS),
-    output_tokens_per_s: perSecond(outputTokens, durationS),
+    ...dialectTotals('GuideLLM', GUIDELLM_SOURCE, requests.length, outputTokens, durationS),
     metrics: metricRows([
       ['ttft_ms', weightedStats('time_to_first_token_ms', ttfts)],
       ['itl_ms', weightedStats('inter_token_latency_ms', itls)],

@@ -14,7 +14,7 @@
  * arguments (llmperf looks at content only).
  */
 import type { DialectSummary } from '../../metrics/dialect-summary.js';
-import { metricRows, numpyStats, perSecond, windowS } from './dialect-stats.js';
+import { metricRows, numpyStats, windowS, dialectTotals } from './dialect-stats.js';
 import type { DialectFacts } from './request-facts.js';
 
 export const LLMPERF_SOURCE = 'ray-project/llmperf token_benchmark_ray.py @ f1d6bed4';
@@ -35,13 +35,7 @@ export function llmperfDialect(facts: DialectFacts): DialectSummary {
   }
   const durationS = windowS(facts);
   return {
-    tool: 'llmperf',
-    source: LLMPERF_SOURCE,
-    requests: requests.length,
-    output_tokens: outputTokens,
-    duration_s: durationS,
-    requests_per_s: perSecond(requests.length, durationS),
-    output_tokens_per_s: perSecond(outputTokens, durationS),
+    ...dialectTotals('llmperf', LLMPERF_SOURCE, requests.length, outputTokens, durationS),
     metrics: metricRows([
       ['ttft_ms', numpyStats('ttft_s', ttfts, 1000)],
       ['itl_ms', numpyStats('inter_token_latency_s', itls, 1000)],

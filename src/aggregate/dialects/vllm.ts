@@ -13,7 +13,7 @@
  * finish chunk and a usage-only chunk: vLLM counts one gap for the first, we one for both together.
  */
 import type { DialectSummary } from '../../metrics/dialect-summary.js';
-import { metricRows, numpyStats, perSecond, pooledStats, windowS } from './dialect-stats.js';
+import { metricRows, numpyStats, pooledStats, windowS, dialectTotals } from './dialect-stats.js';
 import type { DialectFacts, RequestFacts } from './request-facts.js';
 
 export const VLLM_SOURCE = 'vllm-project/vllm vllm/benchmarks/serve.py @ def9ce85 (calculate_metrics)';
@@ -55,13 +55,7 @@ export function vllmDialect(facts: DialectFacts): DialectSummary {
     ['e2e_ms', numpyStats('E2EL', e2es, 1000)],
   ]);
   return {
-    tool: 'vLLM bench serve',
-    source: VLLM_SOURCE,
-    requests: requests.length,
-    output_tokens: outputTokens,
-    duration_s: durationS,
-    requests_per_s: perSecond(requests.length, durationS),
-    output_tokens_per_s: perSecond(outputTokens, durationS),
+    ...dialectTotals('vLLM bench serve', VLLM_SOURCE, requests.length, outputTokens, durationS),
     metrics,
   };
 }
