@@ -4,6 +4,7 @@
  * cannot carry refused with the file, line and field.
  */
 import { describe, expect, it } from 'vitest';
+import { formatProfilePlan } from '../../../src/profile/format-plan.js';
 import { resolveProfileText } from '../../../src/profile/load-profile.js';
 import { workloadHash } from '../../../src/workload/workload-hash.js';
 import { profileProblems } from '../../helpers/profile-problems.js';
@@ -26,6 +27,11 @@ describe('api', () => {
     expect(workloadHash(completions)).not.toBe(workloadHash(chat));
     const fromDefaults = resolveProfileText(`defaults: { api: completions }\n${scenario('')}`, 'p.yaml');
     expect(fromDefaults.scenarios[0]?.api).toBe('completions');
+    // validate's plan says it; a chat plan reads as before.
+    expect(formatProfilePlan(completions)).toContain(
+      '  api        completions (POST /v1/completions; see docs/apis.md)\n',
+    );
+    expect(formatProfilePlan(chat)).not.toContain('  api ');
   });
 
   it('refuses the APIs not built yet and an unknown one, naming line and field', () => {
