@@ -8,7 +8,7 @@
  * completions against the embedded emulator before it starts it.
  * @module-tag timing
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -204,9 +204,37 @@ describe('api: completions errors', () => {
   });
 });
 
-describe('api: completions and the embedded emulator', () => {
+describe('api: completions from the command line', () => {
   const dir = mkdtempSync(join(tmpdir(), 'inferbench-api-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('runs in two worker threads and writes the exact counts to summary.json', async () => {
+    const path = join(dir, 'workers.yaml');
+    writeFileSync(
+      path,
+      `name: w\nscenarios:\n  - name: raw\n    api: completions\n    models: [${MODEL}]\n    requests: 8\n    load: { mode: concurrency, concurrency: 2 }\n    prompt: { input_tokens: ${INPUT_TOKENS}, output_tokens: ${TOKENS} }\n`,
+    );
+    const out = join(dir, 'workers-out');
+    const result = await runCliInProcess([
+      'run',
+      path,
+      '--base-url',
+      server.url,
+      '--workers',
+      '2',
+      '--out',
+      out,
+      '--quiet',
+    ]);
+    expect(result.stderr).not.toContain('every request failed');
+    expect(result.code).toBe(0);
+    const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'));
+    const group = summary.groups[0];
+    expect(group.requests.ok).toBe(8);
+    expect(group.metrics.output_tokens).toMatchObject({ count: 8, min: TOKENS, max: TOKENS });
+    expect(group.metrics.input_tokens).toMatchObject({ count: 8, min: INPUT_TOKENS, max: INPUT_TOKENS });
+    expect(group.metrics.ttft_ms.min).toBeGreaterThanOrEqual(FIRST_TEXT_MS - 1);
+  });
 
   it('is refused before the emulator starts: it serves only chat completions (exit 3)', async () => {
     const path = join(dir, 'p.yaml');
