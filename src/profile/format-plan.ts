@@ -129,6 +129,9 @@ export function formatProfilePlan(profile: ResolvedProfile): string {
   out += target.baseUrl && managed ? `, management key from $${target.managementKeyEnv}` : '';
   const headers = Object.keys(target.headers);
   out += headers.length > 0 ? `, headers: ${headers.join(', ')}\n` : '\n';
+  const otherApi = profile.scenarios.find((scenario) => scenario.api !== undefined)?.api;
+  if (target.baseUrl === null && otherApi !== undefined)
+    out += `  the embedded emulator serves only chat completions: run needs --base-url for api: ${otherApi}\n`;
   out += formatServerMetrics(target.serverMetrics);
   for (const scenario of profile.scenarios) {
     out += `\n${formatScenario(

@@ -32,6 +32,9 @@ describe('api', () => {
       '  api        completions (POST /v1/completions; see docs/apis.md)\n',
     );
     expect(formatProfilePlan(chat)).not.toContain('  api ');
+    expect(formatProfilePlan(completions)).toContain(
+      '\n  the embedded emulator serves only chat completions: run needs --base-url for api: completions\n',
+    );
   });
 
   it('refuses the APIs not built yet and an unknown one, naming line and field', () => {
