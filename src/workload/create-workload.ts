@@ -10,7 +10,7 @@ import { InferbenchError } from '../errors.js';
 import type { ResolvedGroup, ResolvedScenario } from '../profile/resolved-profile.js';
 import { o200kTokenizer } from '../util/tokenizer.js';
 import type { EncodingTokenizer } from '../util/tokenizer.js';
-import { API_BODIES } from './apis/api-bodies.js';
+import { API_REQUESTS } from './apis/api-bodies.js';
 import { groupScenario } from './group-scenario.js';
 import type { DatasetCounts } from './dataset/dataset-source.js';
 import { PROMPT_SOURCES, promptSourceKind } from './prompt-sources.js';
@@ -70,7 +70,7 @@ export function createWorkload(
   const tier = group.tier;
   const outputTokens = scenario.prompt.outputTokens;
   // api: the body of another API than chat, made from the chat body (apis/api-bodies.ts).
-  const apiBody = API_BODIES[scenario.api ?? 'chat'];
+  const apiBody = API_REQUESTS[scenario.api ?? 'chat'].body;
   const workload: Workload = {
     next(index) {
       const lengths = requestRng(lengthBase, index);

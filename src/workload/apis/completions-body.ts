@@ -3,29 +3,32 @@
  * the `prompt` (token-exact as the workload made it: no chat template, no roles around it), and
  * `max_completion_tokens` becomes `max_tokens`. Every other field is sent as the profile set it: the
  * fields completions cannot carry (tools, response_format, reasoning_effort, chat's logprobs...) are
- * refused by the profile (profile/sections/api.ts), so none reaches here.
+ * refused by the profile (profile/sections/api.ts), so none reaches here. A dataset entry that is not one
+ * user text is refused when the workload is built (completionsPromptProblem, dataset/dataset-source.ts).
  */
 import { InferbenchError } from '../../errors.js';
 import type { ChatMessage } from '../../protocol/chat.js';
 
-/** The prompt of a chat body that is exactly one user message of text; null for anything else. */
-function promptText(messages: unknown): string | null {
-  if (!Array.isArray(messages) || messages.length !== 1) return null;
+/** Why `messages` cannot be a completions prompt (one user message of text); null when it can. */
+export function completionsPromptProblem(messages: readonly ChatMessage[]): string | null {
+  if (messages.length !== 1) return `a completions prompt is one text, but this prompt has ${messages.length} messages`;
   const message = messages[0] as ChatMessage;
-  return message.role === 'user' && typeof message.content === 'string' ? message.content : null;
+  if (message.role !== 'user')
+    return `a completions prompt is the user's text, but this message's role is ${message.role}`;
+  if (typeof message.content !== 'string') return 'a completions prompt is text, but this message has content parts';
+  return null;
 }
 
 /** The completions body of `chat` (a new object: the chat body is not changed). */
 export function completionsBody(chat: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const { messages, max_completion_tokens: maxTokens, ...rest } = chat;
-  const prompt = promptText(messages);
-  if (prompt === null)
-    throw new InferbenchError(
-      'BAD_PROFILE',
-      'api: completions sends one text as its prompt, but this request has several messages, roles other than user, or parts other than text',
-      { hint: 'use a dataset whose entries are one user text (no system, no history, no images), or api: chat' },
-    );
-  const body: Record<string, unknown> = { ...rest, prompt };
+  const list = Array.isArray(messages) ? (messages as ChatMessage[]) : [];
+  const problem = completionsPromptProblem(list);
+  if (problem !== null)
+    throw new InferbenchError('BAD_PROFILE', `api: completions sends one text as its prompt: ${problem}`, {
+      hint: 'use a dataset whose entries are one user text (no system, no history, no images), or api: chat',
+    });
+  const body: Record<string, unknown> = { ...rest, prompt: (list[0] as { content: string }).content };
   if (maxTokens !== undefined) body.max_tokens = maxTokens;
   return body;
 }
