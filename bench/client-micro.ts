@@ -11,6 +11,7 @@
  *   the first piece to the event parsed and applied.
  */
 import type { Dispatcher } from 'undici';
+import { API_READERS } from '../src/client/apis/api-readers.js';
 import { AttemptHandler, type AttemptContext } from '../src/client/attempt-handler.js';
 import { createRequestRecord } from '../src/client/request-record.js';
 import { SseDecoder } from '../src/client/sse-decoder.js';
@@ -40,7 +41,13 @@ function benchProfile() {
 function attemptContext(profile: ReturnType<typeof benchProfile>): AttemptContext {
   const scenario = profile.scenarios[0];
   if (scenario === undefined) throw new Error('the micro-benchmark profile has no scenario');
-  return { timeouts: scenario.timeouts, clock: systemClock, scrub: (message) => message, isClosed: () => false };
+  return {
+    timeouts: scenario.timeouts,
+    clock: systemClock,
+    scrub: (message) => message,
+    isClosed: () => false,
+    api: API_READERS.chat,
+  };
 }
 
 export interface CostPerEvent {

@@ -9,6 +9,8 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { InferbenchError } from '../errors.js';
+import { API_PATHS } from '../protocol/apis.js';
+import type { ResolvedProfile } from '../profile/resolved-profile.js';
 import { packageRoot } from './package-root.js';
 
 export interface EmbeddedEmulator {
@@ -28,6 +30,23 @@ export interface EmbeddedEmulatorOptions {
   readonly startupTimeoutMs?: number;
   /** Environment of the child; the caller passes a copy without secrets it does not need. */
   readonly env?: Readonly<Record<string, string | undefined>>;
+}
+
+/**
+ * The emulator is faithful to the service, which has only chat completions: a scenario of another `api`
+ * (profile/sections/api.ts) cannot run against it. Refused before the emulator starts and before any
+ * request (every one would be a 404), with the way out.
+ */
+export function refuseApisTheEmulatorLacks(profile: ResolvedProfile): void {
+  const other = profile.scenarios.find((scenario) => scenario.api !== undefined && scenario.api !== 'chat');
+  if (other?.api === undefined) return;
+  throw new InferbenchError(
+    'TARGET_ERROR',
+    `scenario ${other.name} has api: ${other.api}, but the embedded emulator serves only chat completions (POST ${API_PATHS.chat}), like the service it emulates: POST ${API_PATHS[other.api]} answers 404 there`,
+    {
+      hint: `run it against a server of that API (vLLM, SGLang, llama.cpp...): --base-url URL or target.base_url; or use api: chat`,
+    },
+  );
 }
 
 /** dist/cli/main.js, also when this file runs from src/ under vitest (tests build dist/ first). */

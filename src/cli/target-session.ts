@@ -12,7 +12,7 @@ import { INSECURE_TLS_WARNING } from '../client/tls-options.js';
 import { loadProfile } from '../profile/load-profile.js';
 import type { ResolvedProfile } from '../profile/resolved-profile.js';
 import type { CliContext } from './context.js';
-import { startEmbeddedEmulator, type EmbeddedEmulator } from './embedded-emulator.js';
+import { refuseApisTheEmulatorLacks, startEmbeddedEmulator, type EmbeddedEmulator } from './embedded-emulator.js';
 import { checkManagementKey, selectModels } from './select-models.js';
 
 export interface TargetArgs {
@@ -56,6 +56,7 @@ export async function openTarget(profile: ResolvedProfile, args: TargetArgs, ctx
   if (baseUrlFlag !== null) checkBaseUrl(baseUrlFlag);
   const baseUrl = baseUrlFlag ?? profile.target.baseUrl;
   checkManagementKey(profile, ctx.env, baseUrl === null);
+  if (baseUrl === null) refuseApisTheEmulatorLacks(profile);
   const emulator =
     baseUrl === null
       ? await startEmbeddedEmulator({ configPath: profile.target.emulatorConfig, env: childEnv(ctx.env) })

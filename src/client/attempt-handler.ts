@@ -1,5 +1,5 @@
 /**
- * One HTTP attempt of a chat completion as an undici dispatch handler (the new handler API:
+ * One HTTP attempt of a request (of the API its client speaks: apis/) as an undici dispatch handler (the new handler API:
  * onRequestStart / onResponseStart / onResponseData / onResponseEnd / onResponseError). It writes the
  * raw facts into the RequestRecord as bytes arrive: no fetch, no Readable, SSE decoded incrementally,
  * JSON.parse only of data payloads. It settles exactly once (success, server error, socket error,
@@ -16,10 +16,10 @@ import { errorDetails } from './error-body.js';
 import { isObject } from './json-shape.js';
 import { markSent, type ErrorClass, type RequestRecord, type TimeoutPhase } from './request-record.js';
 import { RequestDeadlines } from './request-deadlines.js';
-import { applyCompletionBody, applyStreamChunk } from './response-facts.js';
 import { StreamChunkParser } from './chunk-template.js';
 import { SseDecoder, type SseEventSink } from './sse-decoder.js';
 import type { ClientOptions } from './types.js';
+import type { ApiReader } from './apis/api-reader.js';
 
 /** Error bodies and non-streaming answers are kept as text; beyond this a body is cut (and then fails to parse). */
 const MAX_BUFFERED_BODY_BYTES = 16 * 1024 * 1024;
@@ -35,6 +35,8 @@ export interface AttemptContext {
   readonly scrub: (message: string) => string;
   /** True once the client is closing: errors then mean "aborted", not a server failure. */
   readonly isClosed: () => boolean;
+  /** Reads the responses of the API the client speaks (apis/api-readers.ts). */
+  readonly api: ApiReader;
 }
 
 /** A RequestPlan encoded for the wire (payload bytes, final headers) once, and sent by each attempt. */
@@ -104,6 +106,7 @@ export class AttemptHandler implements Dispatcher.DispatchHandler, SseEventSink 
   readonly #record: RequestRecord;
   readonly #context: AttemptContext;
   readonly #clock: Clock;
+  readonly #api: ApiReader;
   readonly #streamRequested: boolean;
   /** First attempt: its send time is the record's `sentUs`. */
   readonly #measuresSend: boolean;
@@ -137,6 +140,7 @@ export class AttemptHandler implements Dispatcher.DispatchHandler, SseEventSink 
     this.#streamRequested = streamRequested;
     this.#measuresSend = measuresSend;
     this.#clock = context.clock;
+    this.#api = context.api;
     this.#deadlines = new RequestDeadlines(context.timeouts, context.clock, (phase, limitMs) =>
       this.#fail('timeout', phase, `${phase} timeout after ${limitMs} ms`),
     );
@@ -238,7 +242,7 @@ export class AttemptHandler implements Dispatcher.DispatchHandler, SseEventSink 
     if (contentType.includes('text/event-stream') || (this.#streamRequested && !contentType.includes('json'))) {
       this.#mode = 'sse';
       this.#decoder = new SseDecoder(this);
-      this.#chunks = new StreamChunkParser();
+      this.#chunks = new StreamChunkParser(this.#api.textSlot);
     } else {
       this.#mode = 'json';
       this.#bodyDecoder = new StringDecoder('utf8');
@@ -341,7 +345,7 @@ export class AttemptHandler implements Dispatcher.DispatchHandler, SseEventSink 
       return;
     }
     const hadToken = !Number.isNaN(record.firstTokenUs);
-    applyStreamChunk(record, chunk, atUs);
+    this.#api.applyStreamEvent(record, chunk, atUs);
     if (!hadToken && !Number.isNaN(record.firstTokenUs)) this.#deadlines.firstToken();
   }
 
@@ -384,7 +388,7 @@ export class AttemptHandler implements Dispatcher.DispatchHandler, SseEventSink 
       return;
     }
     this.#record.chunkCount = 1;
-    applyCompletionBody(this.#record, body, atUs);
+    this.#api.applyBody(this.#record, body, atUs);
     this.#succeed(atUs);
   }
 

@@ -14,14 +14,14 @@ export interface AttemptTarget {
   readonly connections: ConnectionSet<Slot>;
   /** The route's headers (connection-route.ts); null when it adds none. */
   readonly routeHeaders: Readonly<Record<string, string>> | null;
-  /** Path of POST chat completions, with the route's origin and the base URL's prefix. */
-  readonly completionsPath: string;
+  /** Path of the API's POST (protocol/apis.ts), with the route's origin and the base URL's prefix. */
+  readonly apiPath: string;
   readonly context: AttemptContext;
 }
 
 /** The Attempt of one client, created once with the client (nothing here is built per request). */
 export function createAttemptOnce(target: AttemptTarget): Attempt {
-  const { connections, routeHeaders, completionsPath, context } = target;
+  const { connections, routeHeaders, apiPath, context } = target;
   return (request, record, signal) => {
     record.attempts += 1;
     const handler = new AttemptHandler(record, context, request.stream, record.attempts === 1);
@@ -44,10 +44,7 @@ export function createAttemptOnce(target: AttemptTarget): Attempt {
       handler.useConnectTimings(connection.timings);
       const headers = routeHeaders === null ? request.headers : { ...request.headers, ...routeHeaders };
       try {
-        connection.dispatcher.dispatch(
-          { path: completionsPath, method: 'POST', headers, body: request.payload },
-          handler,
-        );
+        connection.dispatcher.dispatch({ path: apiPath, method: 'POST', headers, body: request.payload }, handler);
       } catch (error) {
         handler.dispatchFailed(error);
       }

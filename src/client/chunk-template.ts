@@ -1,7 +1,8 @@
 /**
  * Parses the JSON data payloads of one stream, skipping JSON.parse for the commonest chunk: one that is
- * byte for byte the previous token chunk except inside the one delta text string (content, reasoning or
- * reasoning_content). Such a chunk parses to the previous one with that string changed, so the previous
+ * byte for byte the previous token chunk except inside the one text string of a token (chat: the delta's
+ * content, reasoning or reasoning_content, chatTextSlot below; another API says where its text lies with
+ * the TextSlotFinder of its reader, apis/). Such a chunk parses to the previous one with that string changed, so the previous
  * parse is reused with the new text; every other chunk (role, finish_reason, usage, time_info, errors,
  * tool calls, anything else) goes through JSON.parse in full. JSON.parse was most of the client's cost per
  * event; the check is two string comparisons and a scan of the token's text.
@@ -14,11 +15,13 @@
  * backslash or control character is that same token with another value: JSON.parse would give the
  * template with the new text, which is what parse() returns.
  */
+import type { TextSlot, TextSlotFinder } from './apis/api-reader.js';
 import { isObject, type Json } from './json-shape.js';
 
-/** The delta fields that carry a token's text, in the order applyStreamChunk reads them. */
+const noSlot: TextSlotFinder = () => null;
+
+/** The delta fields of a chat chunk that carry a token's text, in the order applyStreamChunk reads them. */
 const TEXT_FIELDS = ['content', 'reasoning', 'reasoning_content'] as const;
-type TextField = (typeof TEXT_FIELDS)[number];
 
 /** Occurs in no ordinary payload; a payload that holds it gets no template. */
 const PROBE = '\u2603inferbench-probe\u2603';
@@ -40,8 +43,11 @@ function isPlainJsonText(text: string): boolean {
   return true;
 }
 
-/** The single choice's delta of a chunk, and its one non-empty text field; null when not that shape. */
-function soleTextDelta(chunk: unknown): { delta: Json; field: TextField; text: string } | null {
+/**
+ * Chat's text slot (apis/api-reader.ts): the single choice's delta and its one non-empty text field; null
+ * when the chunk is not that shape.
+ */
+export function chatTextSlot(chunk: unknown): TextSlot | null {
   if (!isObject(chunk)) return null;
   const choices = chunk['choices'];
   if (!Array.isArray(choices) || choices.length !== 1) return null;
@@ -49,26 +55,33 @@ function soleTextDelta(chunk: unknown): { delta: Json; field: TextField; text: s
   if (!isObject(choice)) return null;
   const delta = choice['delta'];
   if (!isObject(delta) || Array.isArray(delta)) return null;
-  let found: { delta: Json; field: TextField; text: string } | null = null;
+  let found: TextSlot | null = null;
   for (const field of TEXT_FIELDS) {
     const text = delta[field];
     if (typeof text !== 'string' || text.length === 0) continue;
     if (found !== null) return null;
-    found = { delta, field, text };
+    found = { holder: delta, field, text };
   }
   return found;
 }
 
 /** One stream's payload parser (one per attempt: templates never cross responses). */
 export class StreamChunkParser {
+  /** Where this API's events hold a token's text (chat's by default). */
+  readonly #findSlot: TextSlotFinder;
   #prefix = '';
   #suffix = '';
   /** The last parse that proved a template; its delta's text field is rewritten on each match. */
   #template: Json | null = null;
   #delta: Json | null = null;
-  #field: TextField = 'content';
+  #field = 'content';
   #matched = false;
   #futile = 0;
+
+  /** `findSlot` null: no templates, every payload is JSON.parsed. */
+  constructor(findSlot: TextSlotFinder | null = chatTextSlot) {
+    this.#findSlot = findSlot ?? noSlot;
+  }
 
   /** The payload as JSON.parse would give it; throws what JSON.parse throws. Reuses its result object. */
   parse(data: string): unknown {
@@ -100,7 +113,8 @@ export class StreamChunkParser {
 
   /** Makes `chunk` (parsed from `data`) the template when a probe proves where its text lies. */
   #tryTemplate(data: string, chunk: unknown): void {
-    const sole = soleTextDelta(chunk);
+    const findSlot = this.#findSlot;
+    const sole = findSlot(chunk);
     if (sole === null || sole.text.length > MAX_TEXT_CHARS || !isPlainJsonText(sole.text) || data.includes(PROBE)) {
       return;
     }
@@ -117,11 +131,11 @@ export class StreamChunkParser {
     } catch {
       return;
     }
-    const probe = soleTextDelta(probed);
+    const probe = findSlot(probed);
     if (probe === null || probe.field !== sole.field || probe.text !== PROBE) return;
     if (this.#template !== null && !this.#matched) this.#futile += 1;
     this.#template = chunk as Json;
-    this.#delta = sole.delta;
+    this.#delta = sole.holder;
     this.#field = sole.field;
     this.#prefix = prefix;
     this.#suffix = suffix;

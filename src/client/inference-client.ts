@@ -1,5 +1,5 @@
 /**
- * The composition root of the client: undici Clients (keep-alive, one connection per concurrent request,
+ * The composition root of the client, for one API (apis/: its path and response reader): undici Clients (keep-alive, one connection per concurrent request,
  * no pipelining; handed out by connection-set.ts; direct or through the environment's proxy, with the
  * profile's TLS options: connection-route.ts) with the auth interceptor composed on, the body encoder
  * the profile asks for, and the retry wrapper around one attempt (attempt-once.ts). send() never
@@ -7,7 +7,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Client } from 'undici';
+import { API_PATHS } from '../protocol/apis.js';
 import { HEADER } from '../protocol/headers.js';
+import { API_READERS } from './apis/api-readers.js';
 import { systemClock } from '../util/clock.js';
 import type { AttemptContext } from './attempt-handler.js';
 import { createAttemptOnce } from './attempt-once.js';
@@ -93,13 +95,20 @@ export function createInferenceClient(options: ClientOptions): InferenceClient {
   const routeHeaders = route.headers;
   const encode = createBodyEncoder(options.encoding);
   const scrub = createScrubber(options.apiKey);
-  const completionsPath = `${route.pathOrigin}${pathPrefix}/v1/chat/completions`;
+  const api = options.api ?? 'chat';
+  const apiPath = `${route.pathOrigin}${pathPrefix}${API_PATHS[api]}`;
   const requestIdHeader = options.requestIdHeader;
   const targetHeadersWith = headerMerger(options.headers);
   let closed = false;
-  const context: AttemptContext = { timeouts: options.timeouts, clock, scrub, isClosed: () => closed };
+  const context: AttemptContext = {
+    timeouts: options.timeouts,
+    clock,
+    scrub,
+    isClosed: () => closed,
+    api: API_READERS[api],
+  };
 
-  const attemptOnce = createAttemptOnce({ connections, routeHeaders, completionsPath, context });
+  const attemptOnce = createAttemptOnce({ connections, routeHeaders, apiPath, context });
   const attempt = withRetry(attemptOnce, options.retry, clock);
 
   return {

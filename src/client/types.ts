@@ -7,10 +7,13 @@ import type { ProxySettings } from './proxy.js';
 import type { RequestPlan } from '../workload/request-plan.js';
 import type { RequestRecord } from './request-record.js';
 import type { Clock } from '../util/clock.js';
+import type { BuiltApi } from '../protocol/apis.js';
 
 export interface ClientOptions {
   /** Base URL without `/v1`. */
   readonly baseUrl: string;
+  /** The API every request of this client speaks (its path and how its responses are read); absent: chat. */
+  readonly api?: BuiltApi;
   /** The bearer key (from the environment; never logged, never written anywhere). null: no Authorization. */
   readonly apiKey: string | null;
   /** Headers added to every request (profile target.headers plus inferbench's defaults). */
@@ -37,7 +40,7 @@ export interface ClientOptions {
 
 export interface InferenceClient {
   /**
-   * Sends one RequestPlan's body and headers as a chat completion (streaming when body.stream is true), encoded
+   * Sends one RequestPlan's body and headers to the client's API (streaming when body.stream is true), encoded
    * once for every attempt, and fills `record`: timestamps in
    * integer microseconds of performance.now(), status, usage, time_info, error class. Resolves when the
    * request has ended in any way; never rejects. An aborted `signal` ends it as a timeout of phase

@@ -8,6 +8,7 @@ import { resolve } from 'node:path';
 import { mergeScenario } from './merge-scenario.js';
 import { parseThreshold } from './parse-threshold.js';
 import type { ProfileIssue } from './profile-issue.js';
+import { checkApiFeatures } from './sections/api.js';
 import { checkAnswerSchemas } from './sections/answer-schemas.js';
 import { checkCapacity } from './sections/capacity.js';
 import { checkConversation } from './sections/conversation.js';
@@ -34,6 +35,7 @@ const WORKLOAD_CHECKS: WorkloadChecks = {
     (f, pathOf) => checkImages(isRecord(f.prompt) ? f.prompt.images : undefined, pathOf('prompt', 'images')),
     (f, pathOf) => checkPrefixes(isRecord(f.prompt) ? f.prompt : {}, f.request, pathOf),
     (f, pathOf) => checkConversation(f, pathOf),
+    (f, pathOf) => checkApiFeatures(f, pathOf),
   ],
   classRequest: checkAnswerSchemas,
 };

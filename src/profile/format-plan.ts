@@ -3,6 +3,7 @@
  * load, limits, prompt, request fields and groups, then thresholds, SLOs and compare tolerances, so a user
  * sees exactly what a run would do (defaults included) before sending anything.
  */
+import { API_PATHS } from '../protocol/apis.js';
 import { formatDurationMs } from '../util/duration.js';
 import { formatLength } from './field-kinds.js';
 import type { LoadSpec, MaxErrorRateSpec, ResolvedProfile, ResolvedScenario } from './resolved-profile.js';
@@ -90,6 +91,8 @@ function formatScenario(s: ResolvedScenario, groupKeys: readonly string[]): stri
           `${formatModelSelector(selector)}: resolved at run time from ${modelSelectorSource(selector)}; each model is its own group ("*" below)`,
         )
       : '') +
+    // api: only when not chat (the plans of chat profiles read as before).
+    (s.api !== undefined ? row('api', `${s.api} (POST ${API_PATHS[s.api]}; see docs/apis.md)`) : '') +
     row('load', formatLoad(s.load)) +
     row('limits', formatLimits(s)) +
     row('prompt', formatPrompt(s)) +
@@ -126,6 +129,9 @@ export function formatProfilePlan(profile: ResolvedProfile): string {
   out += target.baseUrl && managed ? `, management key from $${target.managementKeyEnv}` : '';
   const headers = Object.keys(target.headers);
   out += headers.length > 0 ? `, headers: ${headers.join(', ')}\n` : '\n';
+  const otherApi = profile.scenarios.find((scenario) => scenario.api !== undefined)?.api;
+  if (target.baseUrl === null && otherApi !== undefined)
+    out += `  the embedded emulator serves only chat completions: run needs --base-url for api: ${otherApi}\n`;
   out += formatServerMetrics(target.serverMetrics);
   for (const scenario of profile.scenarios) {
     out += `\n${formatScenario(

@@ -19,6 +19,7 @@ import type {
   ThresholdSpec,
   TlsSpec,
 } from './resolved-profile.js';
+import { resolveApi } from './sections/api.js';
 import { resolveCapacity } from './sections/capacity.js';
 import { resolveConversation } from './sections/conversation.js';
 import { resolveDataset } from './sections/dataset.js';
@@ -172,6 +173,8 @@ function resolveScenario(
   const defaultsT = PROFILE_DEFAULTS.timeouts;
   return {
     name,
+    // Only when not chat: profiles without it resolve (and hash) as before.
+    ...resolveApi(f.api),
     ...resolveModels(f.models),
     tiers: [...(f.tiers ?? [])],
     load,

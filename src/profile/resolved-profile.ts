@@ -2,6 +2,7 @@
  * The frozen result of loading a profile: validated, defaulted, durations in milliseconds, the matrix
  * expanded into groups. Everything after profile/ reads only this, never the YAML.
  */
+import type { BuiltApi } from '../protocol/apis.js';
 import type { ReasoningEffort, ServiceTier } from '../protocol/chat.js';
 import type { ImageDetail } from '../protocol/image-tokens.js';
 import type { PublicModelCapability } from '../protocol/models.js';
@@ -174,6 +175,8 @@ export type ModelSelector =
 
 export interface ResolvedScenario {
   readonly name: string;
+  /** `api:` the API its requests speak (profile/sections/api.ts); absent: chat. */
+  readonly api?: BuiltApi;
   /**
    * Empty: the target's first model, resolved at run time from GET /v1/models, or the models of
    * `modelSelector` once the run resolved it (sorted by id).

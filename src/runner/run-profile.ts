@@ -445,6 +445,8 @@ function clientOptions(
   const { target, profile } = options;
   return {
     baseUrl: target.baseUrl,
+    // The API the scenario speaks (profile/sections/api.ts): its path and how its answers are read.
+    api: scenario.api ?? 'chat',
     apiKey: target.apiKey,
     proxy: target.proxy ?? null,
     clock: options.env.clock,

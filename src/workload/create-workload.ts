@@ -10,6 +10,7 @@ import { InferbenchError } from '../errors.js';
 import type { ResolvedGroup, ResolvedScenario } from '../profile/resolved-profile.js';
 import { o200kTokenizer } from '../util/tokenizer.js';
 import type { EncodingTokenizer } from '../util/tokenizer.js';
+import { API_REQUESTS } from './apis/api-bodies.js';
 import { groupScenario } from './group-scenario.js';
 import type { DatasetCounts } from './dataset/dataset-source.js';
 import { PROMPT_SOURCES, promptSourceKind } from './prompt-sources.js';
@@ -68,6 +69,8 @@ export function createWorkload(
   const request = { ...scenario.request, ...scenario.requestExtra };
   const tier = group.tier;
   const outputTokens = scenario.prompt.outputTokens;
+  // api: the body of another API than chat, made from the chat body (apis/api-bodies.ts).
+  const apiBody = API_REQUESTS[scenario.api ?? 'chat'].body;
   const workload: Workload = {
     next(index) {
       const lengths = requestRng(lengthBase, index);
@@ -79,8 +82,11 @@ export function createWorkload(
       else if (outputTokens !== null) body.max_completion_tokens = sampleLength(outputTokens, lengths);
       if (trace !== null) body.max_completion_tokens = trace.outputTokens(index);
       // prompt.prefixes: the prefix's prompt_cache_key and `prefix` label (prompt-prefixes.ts).
-      if (prompt.prefix !== undefined) return prefixedPlan(body, prompt.expectedInputTokens, prompt.prefix);
-      return { body, expectedInputTokens: prompt.expectedInputTokens };
+      const plan: RequestPlan =
+        prompt.prefix !== undefined
+          ? prefixedPlan(body, prompt.expectedInputTokens, prompt.prefix)
+          : { body, expectedInputTokens: prompt.expectedInputTokens };
+      return apiBody === null ? plan : { ...plan, body: apiBody(plan.body) };
     },
     ...datasetParts(source),
   };

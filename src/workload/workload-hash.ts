@@ -1,5 +1,5 @@
 /**
- * Stable SHA-256 hashes of what a profile sends: per scenario its name, models, tiers, request fields,
+ * Stable SHA-256 hashes of what a profile sends: per scenario its name, api, models, tiers, request fields,
  * request_extra, prompt spec and seed (not its load, limits or timeouts), with a dataset represented by
  * its content hash rather than its path. Two runs with equal hashes sent the same requests, so their numbers are comparable.
  * A second hash leaves the model names out: two deployments that name one model differently (vLLM's
@@ -41,6 +41,8 @@ function tokenizerHash(profile: ResolvedProfile): string | undefined {
 function hashedScenario(scenario: ResolvedScenario): Record<string, unknown> {
   return {
     name: scenario.name,
+    // The API (absent for chat: hashes stay as they were): another API is another request.
+    api: scenario.api,
     tiers: scenario.tiers,
     request: scenario.request,
     // Only when set, so the hashes of profiles without request_extra stay what they were.

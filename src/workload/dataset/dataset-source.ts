@@ -8,6 +8,7 @@
  * more than the entries left; a duration-bound run that uses them all goes on in the same order again and
  * says so in summary.json harness.warnings (warnings()).
  */
+import { API_REQUESTS } from '../apis/api-bodies.js';
 import { InferbenchError } from '../../errors.js';
 import type { ChatMessage } from '../../protocol/chat.js';
 import type { DatasetSpec, ResolvedScenario } from '../../profile/resolved-profile.js';
@@ -78,6 +79,7 @@ export function createDatasetSource(
       { hint: 'loosen prompt.dataset.min_*/max_* (the input bounds count the prompt as sent, system prompt included)' },
     );
   checkSupply(scenario, counts, spec);
+  checkApiPrompts(scenario, kept, spec.path);
   const pick = createSampler(spec.sample, kept.length, scenario.seed, scenario.name);
   // Sessions only: each entry's later user turns, counted once here.
   const answers = spec.outputTokens === 'dataset';
@@ -133,6 +135,20 @@ function withAdditions(entry: DatasetEntry, additions: PromptAdditions, tokenize
       return entry.answerTokens;
     },
   };
+}
+
+/** api: every entry kept must be a prompt the scenario's API can send (apis/api-bodies.ts), else its line is named. */
+function checkApiPrompts(scenario: ResolvedScenario, kept: readonly DatasetEntry[], path: string): void {
+  const api = scenario.api ?? 'chat';
+  const problem = API_REQUESTS[api].promptProblem;
+  if (problem === null) return;
+  for (const entry of kept) {
+    const why = problem(entry.prompt);
+    if (why !== null)
+      throw new InferbenchError('BAD_PROFILE', `${path}:${entry.line}: api: ${api} cannot send this entry: ${why}`, {
+        hint: `use a dataset whose entries api: ${api} can send, filter them out, or use api: chat`,
+      });
+  }
 }
 
 /** without_replacement: a `requests` count the entries cannot serve is an error before anything is sent. */

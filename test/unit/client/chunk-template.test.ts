@@ -4,6 +4,7 @@
  * chunks, with escapes, reasoning, tool calls, usage, nonces and lookalike keys.
  */
 import { describe, expect, it } from 'vitest';
+import { API_READERS } from '../../../src/client/apis/api-readers.js';
 import { StreamChunkParser } from '../../../src/client/chunk-template.js';
 
 /** Parses every payload with one parser and compares each result with JSON.parse, at the time it is returned. */
@@ -69,5 +70,40 @@ describe('StreamChunkParser', () => {
     const parser = new StreamChunkParser();
     parser.parse(vllm('{"content":"a"}'));
     expect(() => parser.parse(vllm('{"content":"a"b"}'))).toThrow(SyntaxError);
+  });
+});
+
+/** A vLLM `text_completion` chunk: the token's text is the choice's `text`. */
+const completion = (text: string, finish: string | null = null): string =>
+  `{"id":"cmpl-1","object":"text_completion","created":1,"model":"m","choices":[{"index":0,"text":${JSON.stringify(text)},"logprobs":null,"finish_reason":${finish === null ? 'null' : `"${finish}"`}}],"usage":null}`;
+
+describe('StreamChunkParser with the completions text slot', () => {
+  const slot = API_READERS.completions.textSlot;
+
+  it('reuses the template for plain text and agrees with JSON.parse', () => {
+    const parser = new StreamChunkParser(slot);
+    const first = parser.parse(completion('Hello'));
+    const second = parser.parse(completion(' world'));
+    expect(second).toBe(first);
+    expect(second).toEqual(JSON.parse(completion(' world')));
+  });
+
+  it('falls back to JSON.parse for escapes, empty text, finish_reason, usage and lookalikes', () => {
+    const parser = new StreamChunkParser(slot);
+    for (const data of [
+      completion(''),
+      completion('a'),
+      completion('b'),
+      completion('say "hi"'),
+      completion('line\nbreak'),
+      completion('c'),
+      completion('', 'length'),
+      '{"choices":[{"index":0,"text":"a"}],"x":{"text":"a"}}',
+      '{"choices":[{"index":0,"text":"b"}],"x":{"text":"a"}}',
+      '{"choices":[{"index":0,"text":"a","text":"z"}]}',
+      '{"choices":[{"index":0,"text":"b","text":"z"}]}',
+      '{"id":"cmpl-1","object":"text_completion","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":5,"total_tokens":8}}',
+    ])
+      expect(parser.parse(data)).toEqual(JSON.parse(data));
   });
 });

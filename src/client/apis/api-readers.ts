@@ -1,0 +1,13 @@
+/**
+ * The response reader of each built API (protocol/apis.ts): a registry the compiler checks, so an API
+ * added to BUILT_APIS without its reader here does not compile.
+ */
+import type { BuiltApi } from '../../protocol/apis.js';
+import type { ApiReader } from './api-reader.js';
+import { chatReader } from './chat-reader.js';
+import { completionsReader } from './completions-reader.js';
+
+export const API_READERS = {
+  chat: chatReader,
+  completions: completionsReader,
+} as const satisfies Record<BuiltApi, ApiReader>;

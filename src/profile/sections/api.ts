@@ -1,0 +1,123 @@
+/**
+ * A scenario's `api:` (default `chat`): which inference API its requests speak (protocol/apis.ts). Here:
+ * the schema (only the built APIs; an API of the issue's list that is not built yet gets its own message),
+ * the workload features each API refuses (a feature that cannot be expressed in that API's request is a
+ * profile problem at the field that asks for it, never a request silently sent without it), and the
+ * resolution (`api` is resolved only when not chat, so profiles without it resolve, hash and record as
+ * before).
+ *
+ * To add an API: add it to BUILT_APIS (protocol/apis.ts) and its row to REFUSED below; the compiler then
+ * asks for its body builder (workload/apis/) and response reader (client/apis/).
+ */
+import { z } from 'zod';
+import { API_KINDS, BUILT_APIS, type ApiKind, type BuiltApi } from '../../protocol/apis.js';
+import type { IssuePath, ProfileIssue } from '../profile-issue.js';
+
+// ---- schema
+
+function unknownApiMessage(value: unknown): string {
+  const text = String(value);
+  if ((API_KINDS as readonly string[]).includes(text))
+    return `api "${text}" is not built yet; expected one of ${BUILT_APIS.join(', ')}`;
+  return `"${text}" is not an api; expected one of ${BUILT_APIS.join(', ')}`;
+}
+
+export const apiSchema = z.enum(BUILT_APIS, { error: (issue) => unknownApiMessage(issue.input) }).meta({
+  description:
+    'The inference API the requests speak: chat (POST /v1/chat/completions, the default) or completions (POST /v1/completions, the prompt as one text). See docs/apis.md.',
+});
+
+// ---- checks
+
+/** A workload feature an API cannot carry: where the profile asks for it, and why it is refused. */
+interface RefusedFeature {
+  /** The key of the merged scenario fields, then the path under it (empty: the key itself). */
+  readonly key: string;
+  readonly under: readonly string[];
+  readonly why: string;
+}
+
+const COMPLETIONS_PROMPT = 'a completions prompt is one text with no roles';
+
+/**
+ * What each API refuses. Chat carries every feature. Completions sends the user message's text as
+ * `prompt`: no roles (so no system prompt, no multi-turn sessions or tool loops: their later turns are
+ * messages with roles, and flattening them into one text would be a workload of our own making, not the
+ * conversation the profile describes), no images, no tools, no response_format, no reasoning_effort; its
+ * `logprobs` is a count, not chat's boolean (send it in request_extra).
+ */
+const REFUSED = {
+  chat: [],
+  completions: [
+    { key: 'prompt', under: ['system'], why: `${COMPLETIONS_PROMPT}: put the text in the dataset, or use api: chat` },
+    { key: 'prompt', under: ['images'], why: 'the completions API takes no images: use api: chat' },
+    { key: 'session', under: [], why: `${COMPLETIONS_PROMPT}: multi-turn sessions need api: chat` },
+    { key: 'tool_loop', under: [], why: 'the completions API has no tools: tool loops need api: chat' },
+    { key: 'reasoning_efforts', under: [], why: 'the completions API has no reasoning_effort' },
+    { key: 'request', under: ['tools'], why: 'the completions API has no tools' },
+    { key: 'request', under: ['tool_choice'], why: 'the completions API has no tools' },
+    { key: 'request', under: ['parallel_tool_calls'], why: 'the completions API has no tools' },
+    {
+      key: 'request',
+      under: ['response_format'],
+      why: 'the completions API has no response_format (answers cannot be checked against a schema)',
+    },
+    { key: 'request', under: ['reasoning_effort'], why: 'the completions API has no reasoning_effort' },
+    { key: 'request', under: ['prediction'], why: 'the completions API has no prediction' },
+    {
+      key: 'request',
+      under: ['logprobs'],
+      why: "the completions API's logprobs is a count, not chat's boolean: set request_extra.logprobs",
+    },
+    {
+      key: 'request',
+      under: ['top_logprobs'],
+      why: 'the completions API has no top_logprobs: set request_extra.logprobs',
+    },
+  ],
+} as const satisfies Record<BuiltApi, readonly RefusedFeature[]>;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The feature's value in the merged fields, undefined when the profile does not ask for it. */
+function featureValue(fields: Readonly<Record<string, unknown>>, feature: RefusedFeature): unknown {
+  let value: unknown = fields[feature.key];
+  for (const part of feature.under) value = isRecord(value) ? value[part] : undefined;
+  return value;
+}
+
+/**
+ * The features of one set of merged fields (a scenario's, or a mix class's over its scenario's) that its
+ * `api` cannot carry, each at the field that asks for it. An `api` that is not built is the schema's to
+ * report.
+ */
+export function checkApiFeatures(
+  fields: Readonly<Record<string, unknown>>,
+  pathOf: (key: string, ...rest: (string | number)[]) => IssuePath,
+): ProfileIssue[] {
+  const api = fields.api;
+  if (typeof api !== 'string' || !(BUILT_APIS as readonly string[]).includes(api)) return [];
+  const issues: ProfileIssue[] = [];
+  for (const feature of REFUSED[api as BuiltApi] as readonly RefusedFeature[]) {
+    const value = featureValue(fields, feature);
+    // null means "none" wherever the schema allows it (prompt.system: null).
+    if (value === undefined || value === null || value === false) continue;
+    issues.push({
+      path: pathOf(feature.key, ...feature.under),
+      atKey: true,
+      message: `api: ${api}: ${feature.why}`,
+    });
+  }
+  return issues;
+}
+
+// ---- resolve
+
+/** `api` of a resolved scenario: only when not chat (chat is what every profile without it sends). */
+export function resolveApi(api: ApiKind | undefined): { api?: BuiltApi } {
+  return api === undefined || api === 'chat' || !(BUILT_APIS as readonly string[]).includes(api)
+    ? {}
+    : { api: api as BuiltApi };
+}

@@ -1,0 +1,29 @@
+/**
+ * How each built API (protocol/apis.ts) makes its request from what the workload builds for every
+ * request, the chat body (model, messages, the scenario's request fields, service_tier,
+ * max_completion_tokens, stream, stream_options...). A registry the compiler checks: an API added to
+ * BUILT_APIS without its row here does not compile. Chat's row is empty: its body is sent as built, at no
+ * cost per request.
+ */
+import type { BuiltApi } from '../../protocol/apis.js';
+import type { ChatMessage } from '../../protocol/chat.js';
+import { completionsBody, completionsPromptProblem } from './completions-body.js';
+
+/** The API's body from the chat body (a new object; the chat body is not changed). Once per request. */
+export type ApiBodyBuilder = (chat: Readonly<Record<string, unknown>>) => Record<string, unknown>;
+
+export interface ApiRequests {
+  /** The body; null: the chat body as built. May throw BAD_PROFILE for a prompt it cannot express. */
+  readonly body: ApiBodyBuilder | null;
+  /**
+   * Why a prompt's messages (a dataset entry's) cannot be sent in this API; null when they can. Every
+   * dataset entry is checked when the workload is built, so a bad entry is an error naming its line
+   * before anything is sent. null: every prompt can.
+   */
+  readonly promptProblem: ((messages: readonly ChatMessage[]) => string | null) | null;
+}
+
+export const API_REQUESTS = {
+  chat: { body: null, promptProblem: null },
+  completions: { body: completionsBody, promptProblem: completionsPromptProblem },
+} as const satisfies Record<BuiltApi, ApiRequests>;

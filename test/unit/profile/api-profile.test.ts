@@ -1,0 +1,98 @@
+/**
+ * `api:` of a scenario: chat by default (and then absent from the resolved scenario, so hashes stay),
+ * completions resolved; the APIs not built yet, an unknown API, and every workload feature completions
+ * cannot carry refused with the file, line and field.
+ */
+import { describe, expect, it } from 'vitest';
+import { formatProfilePlan } from '../../../src/profile/format-plan.js';
+import { resolveProfileText } from '../../../src/profile/load-profile.js';
+import { workloadHash } from '../../../src/workload/workload-hash.js';
+import { profileProblems } from '../../helpers/profile-problems.js';
+
+const scenario = (extra: string): string => `scenarios:
+  - name: s
+    requests: 1
+    models: [m]
+${extra}`;
+
+describe('api', () => {
+  it('is chat by default and resolves completions, from the scenario or defaults; the hash tells them apart', () => {
+    const chat = resolveProfileText(scenario(''), 'p.yaml');
+    expect(chat.scenarios[0]?.api).toBeUndefined();
+    const explicitChat = resolveProfileText(scenario('    api: chat\n'), 'p.yaml');
+    expect(explicitChat.scenarios[0]?.api).toBeUndefined();
+    expect(workloadHash(explicitChat)).toBe(workloadHash(chat));
+    const completions = resolveProfileText(scenario('    api: completions\n'), 'p.yaml');
+    expect(completions.scenarios[0]?.api).toBe('completions');
+    expect(workloadHash(completions)).not.toBe(workloadHash(chat));
+    const fromDefaults = resolveProfileText(`defaults: { api: completions }\n${scenario('')}`, 'p.yaml');
+    expect(fromDefaults.scenarios[0]?.api).toBe('completions');
+    // validate's plan says it; a chat plan reads as before.
+    expect(formatProfilePlan(completions)).toContain(
+      '  api        completions (POST /v1/completions; see docs/apis.md)\n',
+    );
+    expect(formatProfilePlan(chat)).not.toContain('  api ');
+    expect(formatProfilePlan(completions)).toContain(
+      '\n  the embedded emulator serves only chat completions: run needs --base-url for api: completions\n',
+    );
+  });
+
+  it('refuses the APIs not built yet and an unknown one, naming line and field', () => {
+    expect(profileProblems(scenario('    api: responses\n'))).toEqual([
+      'p.yaml:5:10: scenarios[0].api: api "responses" is not built yet; expected one of chat, completions',
+    ]);
+    expect(profileProblems(scenario('    api: messages\n'))[0]).toContain('api "messages" is not built yet');
+    expect(profileProblems(scenario('    api: embeddings\n'))[0]).toContain('api "embeddings" is not built yet');
+    expect(profileProblems(scenario('    api: chat_completions\n'))).toEqual([
+      'p.yaml:5:10: scenarios[0].api: "chat_completions" is not an api; expected one of chat, completions',
+    ]);
+  });
+
+  it('refuses with completions each feature that cannot be expressed as one prompt text', () => {
+    const problems = profileProblems(
+      scenario(`    api: completions
+    prompt: { system: "be brief", images: [{ width: 64, height: 64 }] }
+    session: { turns: 2 }
+    request:
+      response_format: { type: json_object }
+      tools: [{ type: function, function: { name: f, parameters: { type: object } } }]
+      tool_choice: auto
+      reasoning_effort: low
+      logprobs: true
+`),
+    );
+    expect(problems).toEqual([
+      'p.yaml:6:15: scenarios[0].prompt.system: api: completions: a completions prompt is one text with no roles: put the text in the dataset, or use api: chat',
+      'p.yaml:6:35: scenarios[0].prompt.images: api: completions: the completions API takes no images: use api: chat',
+      'p.yaml:7:5: scenarios[0].session: api: completions: a completions prompt is one text with no roles: multi-turn sessions need api: chat',
+      'p.yaml:9:7: scenarios[0].request.response_format: api: completions: the completions API has no response_format (answers cannot be checked against a schema)',
+      'p.yaml:10:7: scenarios[0].request.tools: api: completions: the completions API has no tools',
+      'p.yaml:11:7: scenarios[0].request.tool_choice: api: completions: the completions API has no tools',
+      'p.yaml:12:7: scenarios[0].request.reasoning_effort: api: completions: the completions API has no reasoning_effort',
+      "p.yaml:13:7: scenarios[0].request.logprobs: api: completions: the completions API's logprobs is a count, not chat's boolean: set request_extra.logprobs",
+    ]);
+  });
+
+  it('refuses a tool loop and reasoning_efforts with completions, and in a mix class names the class', () => {
+    expect(
+      profileProblems(
+        scenario(`    api: completions
+    reasoning_efforts: [low, high]
+`),
+      ),
+    ).toEqual([
+      'p.yaml:6:5: scenarios[0].reasoning_efforts: api: completions: the completions API has no reasoning_effort',
+    ]);
+    const mixed = profileProblems(
+      scenario(`    api: completions
+    mix:
+      - { name: plain, weight: 1 }
+      - { name: sys, weight: 1, prompt: { system: hi } }
+`),
+    );
+    expect(mixed).toHaveLength(1);
+    expect(mixed[0]).toMatch(
+      /^p\.yaml:8:\d+: scenarios\[0\]\.mix\[1\]\.prompt\.system: api: completions: a completions prompt/,
+    );
+  });
+});
