@@ -389,6 +389,12 @@ export class AttemptHandler implements Dispatcher.DispatchHandler, SseEventSink 
     }
     this.#record.chunkCount = 1;
     this.#api.applyBody(this.#record, body, atUs);
+    const problem = this.#api.bodyProblem?.(this.#record, body) ?? null;
+    if (problem !== null) {
+      this.#record.errorCode = problem.code;
+      this.#fail('bad_chunk', null, problem.message);
+      return;
+    }
     this.#succeed(atUs);
   }
 

@@ -108,6 +108,11 @@ export interface RequestRecord {
   chunkCount: number;
   /** Input tokens as the workload built them (token-exact), for estimates and mismatch checks. */
   expectedInputTokens: number;
+  /**
+   * Inputs of an embeddings request (its `input`'s length: inputs_per_request), which an answer must match
+   * with as many embeddings; NaN for an API that generates (chat, completions...).
+   */
+  inputs: number;
   usage: Usage | null;
   timeInfo: TimeInfo | null;
   finishReason: string | null;
@@ -178,6 +183,7 @@ export function createRequestRecord(
     reasoningText: '',
     chunkCount: 0,
     expectedInputTokens: Number.NaN,
+    inputs: Number.NaN,
     usage: null,
     timeInfo: null,
     finishReason: null,

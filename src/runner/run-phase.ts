@@ -207,6 +207,7 @@ class Phase {
     const record = createRequestRecord(context.nextRecordId++, group.index, launchUs, warmup, atSend);
     if (intendedStartMs === null) context.unscheduled.add(record);
     record.expectedInputTokens = plan.expectedInputTokens;
+    if (plan.inputs !== undefined) record.inputs = plan.inputs;
     record.labels = plan.labels ?? null;
     context.answers.expect(record, plan.body, this.#spec.scenario.name);
     if (!warmup) context.collector.started(group.index, context.clock.nowUs());

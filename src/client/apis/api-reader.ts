@@ -34,11 +34,23 @@ export interface TextSlot {
  */
 export type TextSlotFinder = (event: unknown) => TextSlot | null;
 
+/** Why a whole body is not an answer of its API although it parsed (a classified failure of the request). */
+export interface BodyProblem {
+  /** Recorded as the request's errorCode (requests.csv error_code). */
+  readonly code: string;
+  readonly message: string;
+}
+
 export interface ApiReader {
   /** Applies one parsed stream event (a JSON object, not an error) that arrived at `atUs`. */
   applyStreamEvent(record: RequestRecord, event: Json, atUs: number): void;
   /** Applies a whole non-streaming body received at `atUs` (every token timestamp is that instant). */
   applyBody(record: RequestRecord, body: Json, atUs: number): void;
+  /**
+   * Checked after applyBody: a problem fails the request as `bad_chunk` with its code and message (an
+   * embeddings answer with fewer embeddings than inputs). Absent: every parsed body is an answer.
+   */
+  bodyProblem?(record: RequestRecord, body: Json): BodyProblem | null;
   /** Where a token's text lies in this API's stream events; null: no templates (every event JSON.parsed). */
   readonly textSlot: TextSlotFinder | null;
 }
