@@ -218,6 +218,89 @@ describe('api: embeddings from the command line', () => {
   const dir = mkdtempSync(join(tmpdir(), 'inferbench-embeddings-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+  const runCli = async (name: string, workers: string) => {
+    const path = join(dir, `${name}.yaml`);
+    writeFileSync(
+      path,
+      `name: e
+scenarios:
+  - name: vectors
+    api: embeddings
+    models: [${MODEL}]
+    requests: 12
+    inputs_per_request: 4
+    load: { mode: concurrency, concurrency: 2 }
+    prompt: { input_tokens: ${INPUT_TOKENS} }
+thresholds: ["e2e_ms.p99 < 5000", "inputs_per_s > 1", "input_tokens_per_s > 1"]
+`,
+    );
+    const out = join(dir, name);
+    const result = await runCliInProcess(['run', path, '--base-url', server.url, '--workers', workers, '--out', out]);
+    return { out, result };
+  };
+
+  it('writes e2e, inputs/s = 4 x requests/s and input tokens/s, and no TTFT, ITL or output tokens', async () => {
+    const { out, result } = await runCli('a', '2');
+    expect(result.stderr).not.toContain('every request failed');
+    expect(result.code).toBe(0);
+    const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'));
+    const group = summary.groups[0];
+    expect(group.requests.ok).toBe(12);
+    expect(Object.keys(group.metrics).sort()).toEqual(
+      ['e2e_ms', 'input_tokens', 'schedule_lag_ms', 'ttfb_ms']
+        .concat(Object.keys(group.metrics).filter((m: string) => m === 'connect_ms'))
+        .sort(),
+    );
+    expect(group.metrics.input_tokens).toMatchObject({ count: 12, min: 4 * INPUT_TOKENS, max: 4 * INPUT_TOKENS });
+    expect(group.metrics.e2e_ms.count).toBe(12);
+    expect(group.metrics.e2e_ms.min).toBeGreaterThanOrEqual(LATENCY_MS - 1);
+    const { requests_per_s, inputs_per_s, input_tokens_per_s, output_tokens_per_s } = group.throughput;
+    expect(requests_per_s).toBeGreaterThan(0);
+    // Rounded to 3 decimals each: 4 x requests/s within the rounding.
+    expect(Math.abs(inputs_per_s - 4 * requests_per_s)).toBeLessThanOrEqual(0.005);
+    expect(Math.abs(input_tokens_per_s - INPUT_TOKENS * inputs_per_s)).toBeLessThanOrEqual(0.005 * INPUT_TOKENS);
+    expect(output_tokens_per_s).toBe(0);
+    expect(group.dialects).toBeUndefined();
+    expect(summary.thresholds.map((t: { passed: boolean }) => t.passed)).toEqual([true, true, true]);
+    const csv = readFileSync(join(out, 'summary.csv'), 'utf8');
+    const metrics = csv
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((line) => line.split(',')[4]);
+    expect(metrics).toEqual(expect.arrayContaining(['e2e_ms', 'input_tokens', 'inputs_per_s', 'input_tokens_per_s']));
+    for (const absent of ['ttft_ms', 'itl_ms', 'tpot_ms', 'output_tokens', 'decode_tps'])
+      expect(metrics).not.toContain(absent);
+    expect(csv).toContain(`vectors/${MODEL}/-,vectors,${MODEL},,inputs_per_s,,${inputs_per_s},`);
+    // The terminal table shows them; report.html too.
+    expect(result.stdout).toMatch(/inputs\/s\s+in tok\/s/);
+    expect(readFileSync(join(out, 'report.html'), 'utf8')).toContain('input tokens/s');
+  });
+
+  it('compares and merges two runs on inputs/s and input tokens/s', async () => {
+    const { out: b } = await runCli('b', '1');
+    const compared = await runCliInProcess([
+      'compare',
+      join(dir, 'a'),
+      b,
+      '--tolerance',
+      'inputs_per_s=1000%',
+      '--tolerance',
+      'input_tokens_per_s=1000%',
+      '--json',
+    ]);
+    expect(compared.code).toBe(0);
+    expect(compared.stdout).toContain('inputs_per_s');
+    expect(compared.stdout).toContain('input_tokens_per_s');
+    const merged = join(dir, 'merged');
+    const result = await runCliInProcess(['merge', join(dir, 'a'), b, '--out', merged]);
+    expect(result.code).toBe(0);
+    const group = JSON.parse(readFileSync(join(merged, 'summary.json'), 'utf8')).groups[0];
+    expect(group.requests.ok).toBe(24);
+    expect(group.metrics.ttft_ms).toBeUndefined();
+    expect(Math.abs(group.throughput.inputs_per_s - 4 * group.throughput.requests_per_s)).toBeLessThanOrEqual(0.02);
+  });
+
   it('is refused before the emulator starts: it serves only chat completions (exit 3)', async () => {
     const path = join(dir, 'p.yaml');
     writeFileSync(path, 'name: e\nscenarios:\n  - { name: vectors, api: embeddings, requests: 1 }\n');
