@@ -162,6 +162,15 @@ export function checkInputsPerRequest(
   const inputs = fields.inputs_per_request;
   if (typeof inputs !== 'number' || inputs <= 1) return [];
   const api = typeof fields.api === 'string' ? fields.api : 'chat';
+  const load = fields.load;
+  if (isRecord(load) && load.mode === 'trace')
+    return [
+      {
+        path: pathOf('inputs_per_request'),
+        atKey: true,
+        message: 'a trace replays one request per record: inputs_per_request needs another load mode',
+      },
+    ];
   if ((BATCHED_APIS as readonly string[]).includes(api)) return [];
   return [
     {

@@ -76,6 +76,14 @@ describe('api: embeddings', () => {
     expect(profileProblems(scenario('    api: completions\n    inputs_per_request: 2\n'))[0]).toContain(
       'api: completions sends one prompt per request',
     );
+    // A trace replays one request per record (its file's problems aside).
+    expect(
+      profileProblems(
+        scenario('    api: embeddings\n    inputs_per_request: 2\n    load: { mode: trace, path: t.jsonl }\n'),
+      ),
+    ).toContain(
+      'p.yaml:6:5: scenarios[0].inputs_per_request: a trace replays one request per record: inputs_per_request needs another load mode',
+    );
     expect(profileProblems(scenario('    api: embeddings\n    inputs_per_request: 0\n'))).toEqual([
       'p.yaml:6:25: scenarios[0].inputs_per_request: expected a whole number of inputs (>= 1)',
     ]);

@@ -100,6 +100,28 @@ describe('an embeddings workload', () => {
   const dir = mkdtempSync(join(tmpdir(), 'inferbench-embeddings-dataset-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+  it('refuses a without_replacement dataset too small for requests x inputs_per_request', () => {
+    writeFileSync(join(dir, 'five.jsonl'), ['a', 'b', 'c', 'd', 'e'].map((t) => `{"prompt":"${t}"}\n`).join(''));
+    const p = resolveProfileText(
+      'scenarios:\n  - { name: s, api: embeddings, models: [m], requests: 2, inputs_per_request: 3, prompt: { dataset: { path: five.jsonl, sample: without_replacement } } }\n',
+      join(dir, 'p.yaml'),
+    );
+    expect(() => createWorkload(p.scenarios[0]!, p.groups[0]!)).toThrow(
+      expect.objectContaining({
+        code: 'BAD_PROFILE',
+        message: expect.stringContaining(
+          'scenario s: 6 prompts (3 inputs per request) with prompt.dataset.sample: without_replacement',
+        ),
+      }),
+    );
+    const fits = resolveProfileText(
+      'scenarios:\n  - { name: s, api: embeddings, models: [m], requests: 1, inputs_per_request: 5, prompt: { dataset: { path: five.jsonl, sample: without_replacement } } }\n',
+      join(dir, 'p.yaml'),
+    );
+    const body = createWorkload(fits.scenarios[0]!, fits.groups[0]!).next(0).body;
+    expect([...(body.input as string[])].sort()).toEqual(['a', 'b', 'c', 'd', 'e']);
+  });
+
   it('names the line of a dataset entry that is not one user text, when the workload is built', () => {
     writeFileSync(
       join(dir, 'd.jsonl'),
