@@ -4,6 +4,7 @@
  * that sends one prompt, and a bad count refused.
  */
 import { describe, expect, it } from 'vitest';
+import { formatProfilePlan } from '../../../src/profile/format-plan.js';
 import { resolveProfileText } from '../../../src/profile/load-profile.js';
 import { workloadHash } from '../../../src/workload/workload-hash.js';
 import { profileProblems } from '../../helpers/profile-problems.js';
@@ -24,6 +25,11 @@ describe('api: embeddings', () => {
     const four = resolveProfileText(scenario('    api: embeddings\n    inputs_per_request: 4\n'), 'p.yaml');
     expect(four.scenarios[0]?.inputsPerRequest).toBe(4);
     expect(workloadHash(four)).not.toBe(workloadHash(one));
+    // validate's plan says it.
+    expect(formatProfilePlan(four)).toContain(
+      '  api        embeddings (POST /v1/embeddings; 4 inputs per request; see docs/apis.md)\n',
+    );
+    expect(formatProfilePlan(one)).toContain('  api        embeddings (POST /v1/embeddings; see docs/apis.md)\n');
     // request_extra (dimensions) and request.user and stream: false are what an embeddings body carries.
     expect(() =>
       resolveProfileText(
