@@ -35,6 +35,8 @@ export interface ExecuteRunOptions extends RunProfileOptions {
   readonly workers?: WorkerPoolOptions | null;
   /** The run's prices: requests.csv gets a cost_usd column when some model is priced per token. */
   readonly prices?: PriceBook | null;
+  /** What summary.json records of what the run measured: `--label` and `GITHUB_SHA` (null: none). */
+  readonly label?: { readonly label: string | null; readonly commit: string | null };
 }
 
 export interface RunOutcome {
@@ -63,9 +65,14 @@ export async function executeRun(options: ExecuteRunOptions): Promise<RunOutcome
     requestsCsv.write(record, group, values);
     userOnRecord?.(record, group, values);
   };
+  const userOnRunStart = env.events?.onRunStart;
+  const onRunStart = (runStartUs: number): void => {
+    requestsCsv.startAt(runStartUs);
+    userOnRunStart?.(runStartUs);
+  };
   let result: RunResult;
   try {
-    const runOptions = { ...options, env: { ...env, deps, events: { ...env.events, onRecord } } };
+    const runOptions = { ...options, env: { ...env, deps, events: { ...env.events, onRecord, onRunStart } } };
     const workers = options.workers ?? null;
     result =
       workers !== null && workers.count > 1
@@ -83,6 +90,8 @@ export async function executeRun(options: ExecuteRunOptions): Promise<RunOutcome
     baseUrl: target.baseUrl,
     embeddedEmulator: options.embeddedEmulator,
     proxy: target.proxy ?? null,
+    label: options.label?.label ?? null,
+    commit: options.label?.commit ?? null,
   };
   const summary = buildRunSummary(result, identity, thresholds);
   const { problems } = await writeRunFiles(runDir, { summary, timeSeries: result.timeSeries });

@@ -28,7 +28,11 @@ export async function runCli(argv: readonly string[], ctx: CliContext): Promise<
     .wrap(asksForHelp(argv) ? Math.min(110, ctx.stdout.columns ?? 100) : null)
     .exitProcess(false)
     .fail((message, error) => {
-      throw error ?? dashboardTookProfile(argv, message) ?? new UsageMessage(message);
+      // yargs's own parse errors (a flag missing its value: "Not enough arguments following") come as a
+      // YError: bad usage, not a bug. Errors of a command's handler pass through.
+      if (error && error.name !== 'YError') throw error;
+      const text = message ?? error?.message ?? 'bad usage';
+      throw dashboardTookProfile(argv, text) ?? new UsageMessage(text);
     })
     .middleware((args) => rejectRepeatedFlags(args, declaredOptions(parser).array));
   try {

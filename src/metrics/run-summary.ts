@@ -318,6 +318,13 @@ export const runSummarySchema = z.object({
   workers: resultCount.optional(),
   /** `run --start-at`: the wall-clock time (ISO 8601) the run waited for before its first request; null: none. Absent in older summaries. */
   start_at: z.string().nullable().optional(),
+  /**
+   * `run --label TEXT`: what the run measured (a commit, a version, a branch), as the user named it; null:
+   * none. Absent in older summaries. `trend` names and orders runs by it (docs/trend.md).
+   */
+  label: z.string().nullable().optional(),
+  /** `GITHUB_SHA` when it was set at run time (the commit a GitHub Actions run built); null: not set. Absent in older summaries. */
+  commit: z.string().nullable().optional(),
   /** A merged run (`merge`): the run_id of every shard merged, in the order of their start. */
   merged_from: z.array(z.string()).optional(),
   groups: z.array(groupSummarySchema),

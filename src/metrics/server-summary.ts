@@ -76,7 +76,15 @@ export const serverPhaseSchema = z.object({
   output_tokens: z.number(),
   /** Concept -> its value; a concept no endpoint exposed is absent, never zero. */
   concepts: z.record(z.string(), serverConceptSchema),
-  /** Energy over the window (energy_j's increase, else power_w's mean x the window) / output_tokens; null without either. */
+  /**
+   * Joules over the window: energy_j's increase, else power_w's mean x the window; null without either. The
+   * deployment's, whatever share of its load this run sent. Absent in results written before it was added.
+   */
+  energy_j: stat.optional(),
+  /**
+   * energy_j / output_tokens; null without energy or tokens, and in a shard of several (`run --shard i/N`,
+   * N > 1): its tokens are a share of what the server served in the window; `merge` divides by all of them.
+   */
   energy_per_output_token_j: stat,
   /** Only for a scenario whose workload aims at the prompt cache. */
   prefix_cache: prefixCacheSchema.optional(),

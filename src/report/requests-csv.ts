@@ -103,6 +103,8 @@ const LABELS: Column = column(LABELS_COLUMN, ({ record }) => labelsCell(record.l
 export interface RequestsCsvWriter {
   /** Appends one finished request with its values (derived once). Never throws (a write failure is reported by close()). */
   write(record: RequestRecord, group: ResolvedGroup, values: RecordedValues): void;
+  /** The run's clock started at `runStartUs` (run-events.ts onRunStart): start_ms counts from it. */
+  startAt(runStartUs: number): void;
   /** Rows written so far. */
   readonly rows: number;
   /** Flushes and closes the file. */
@@ -117,7 +119,8 @@ const FLUSH_BYTES = 256 * 1024;
  * Opens `path` (truncating). Rows are handed to the file every REQUESTS_CSV_FLUSH_MS in one write: a
  * write per row cost more CPU than the rest of the runner together (a write system call costs tens to
  * hundreds of microseconds on virtualised machines), so a hard crash can lose at most the last 100 ms of
- * rows, and nothing already flushed. close() flushes everything.
+ * rows, and nothing already flushed. close() flushes everything. `runStartUs` is where start_ms counts
+ * from until startAt() gives the run's own start (the file opens before the workloads are built).
  */
 export async function openRequestsCsv(
   path: string,
@@ -159,10 +162,14 @@ export async function openRequestsCsv(
     else if (timer === null) timer = setTimeout(flush, REQUESTS_CSV_FLUSH_MS);
   });
   let rows = 0;
+  let startUs = runStartUs;
   return {
+    startAt(us) {
+      startUs = us;
+    },
     write(record, group, values) {
       if (failure) return;
-      csv.write(requestRow(columns, { record, group, values, runStartUs }));
+      csv.write(requestRow(columns, { record, group, values, runStartUs: startUs }));
       rows++;
     },
     get rows() {

@@ -22,6 +22,10 @@ export interface RunIdentity {
   readonly baseUrl: string;
   readonly embeddedEmulator: boolean;
   readonly proxy: ProxySettings | null;
+  /** `run --label`; null or absent: none. */
+  readonly label?: string | null;
+  /** `GITHUB_SHA` at run time; null or absent: not set. */
+  readonly commit?: string | null;
 }
 
 /**
@@ -65,6 +69,8 @@ export function buildRunSummary(result: RunResult, identity: RunIdentity, thresh
     workers: result.workers ?? 1,
     ...(result.sweepRates === undefined ? {} : { sweep_rates: { ...result.sweepRates } }),
     start_at: result.startAtWallMs === null ? null : new Date(result.startAtWallMs).toISOString(),
+    label: identity.label ?? null,
+    commit: identity.commit ?? null,
     groups: result.groups,
     thresholds,
     stopped: stoppedOf(result),

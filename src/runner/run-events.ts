@@ -30,6 +30,11 @@ export interface RunTick {
 }
 
 export interface RunEvents {
+  /**
+   * The run's clock starts (after the workloads are built and any `--start-at` wait): every time of its
+   * results (requests.csv's start_ms, the time series' seconds, summary.json's started_at) counts from here.
+   */
+  onRunStart?(runStartUs: number): void;
   onTick?(tick: RunTick): void;
   /**
    * Every request, warmup included (warmup=true), when it has ended, with its token counts (made once;

@@ -81,15 +81,8 @@ export async function runProfileInWorkers(options: RunProfileOptions, pool: Work
   try {
     const ready = await allReady(threads);
     const profile = ready.profile;
-    const startAtWallMs = control.startAtWallMs ?? null;
-    if (startAtWallMs !== null) {
-      const waitMs = startAtWallMs - clock.wallMs();
-      env.events?.onStartAt?.({ untilWallMs: startAtWallMs, waitMs });
-      await waitUntilWall(clock, startAtWallMs, control.interrupt);
-    }
-    const startedAtWallMs = clock.wallMs();
+    const { startedAtWallMs, runStartUs } = await startClock(options, clock);
     const deps = env.deps ?? defaultRunnerDeps;
-    const runStartUs = clock.nowUs();
     const collector = deps.createCollector({ groups: profile.groups, slo: profile.slo, runStartUs });
     const sent = outer === null ? profile : shardProfile(profile, outer).profile;
     // abort_on_fail, max_error_rate and --max-cost are judged here, on the one collector, and stop every worker.
@@ -131,7 +124,7 @@ export async function runProfileInWorkers(options: RunProfileOptions, pool: Work
       harness,
       tokenizer: ready.tokenizer,
       shard: outer,
-      startAtWallMs,
+      startAtWallMs: control.startAtWallMs ?? null,
       workers: pool.count,
       ...(result.serverMetrics === undefined ? {} : { serverMetrics: result.serverMetrics }),
       stopped:
@@ -142,6 +135,30 @@ export async function runProfileInWorkers(options: RunProfileOptions, pool: Work
     control.interrupt.removeEventListener('abort', onInterrupt);
     await Promise.all(threads.map((thread) => thread.stop()));
   }
+}
+
+/**
+ * Waits for `--start-at` when given, then starts the run's clock and tells the events' sink (whose errors
+ * never stop the run: run-events.ts).
+ */
+async function startClock(
+  { control, env }: RunProfileOptions,
+  clock: Clock,
+): Promise<{ startedAtWallMs: number; runStartUs: number }> {
+  const startAtWallMs = control.startAtWallMs ?? null;
+  if (startAtWallMs !== null) {
+    const waitMs = startAtWallMs - clock.wallMs();
+    env.events?.onStartAt?.({ untilWallMs: startAtWallMs, waitMs });
+    await waitUntilWall(clock, startAtWallMs, control.interrupt);
+  }
+  const startedAtWallMs = clock.wallMs();
+  const runStartUs = clock.nowUs();
+  try {
+    env.events?.onRunStart?.(runStartUs);
+  } catch {
+    // Ignored, as every sink's error.
+  }
+  return { startedAtWallMs, runStartUs };
 }
 
 /** Every worker's `ready`; the first failure stops them all and is the run's error (exit code included). */

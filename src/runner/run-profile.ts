@@ -161,6 +161,7 @@ export async function runProfile(options: RunProfileOptions): Promise<RunResult>
   if (startAtWallMs !== null) await waitForStart(options, startAtWallMs);
   const startedAtWallMs = clock.wallMs();
   const runStartUs = clock.nowUs();
+  safeCall(() => options.env.events?.onRunStart?.(runStartUs));
   const collector = deps.createCollector({ groups: profile.groups, slo: profile.slo, runStartUs });
   const monitor = deps.startHarnessMonitor(env.cpuProbe);
   // Before the first scenario's warmup, on the run's clock; off the request path (its own connections).

@@ -155,7 +155,7 @@ export function startServerScraping(
       }
       const phase = (scenario: string, name: 'warmup' | 'measured', span: PhaseSpan | undefined) => {
         if (span === undefined) return null;
-        const server = serverPhase(logs, span, runStartUs);
+        const server = serverPhase(logs, span, runStartUs, shard !== null && shard.count > 1);
         return caches.withCheck(scenario, logs, { name, ...span, server }, runStartUs);
       };
       // Once per scenario: its groups share the phases.

@@ -58,6 +58,7 @@ const COMMANDS = {
       'junit',
       'markdown',
       'start-at',
+      'label',
     ],
     positionals: 1,
   },
@@ -101,6 +102,10 @@ const COMMANDS = {
     positionals: 2,
   },
   merge: { flags: ['out', 'force', 'quiet', 'json'], positionals: 2 },
+  trend: {
+    flags: ['out', 'order', 'alpha', 'tolerance', 'correction', 'force', 'quiet', 'json'],
+    positionals: 3,
+  },
   catalog: { flags: ['format', 'config'], positionals: 0 },
   serve: {
     flags: ['host', 'port', 'config', 'api-key', 'management-key', 'org', 'files', 'done-marker', 'workers'],
@@ -148,7 +153,7 @@ function argvPart(command: CommandName): fc.Arbitrary<string[]> {
 
 /** The positionals of a command: the right kind of path most of the time, a wrong one otherwise. */
 function positionals(command: CommandName): fc.Arbitrary<string[]> {
-  const right = () => (['report', 'compare', 'merge'].includes(command) ? runDir : profile);
+  const right = () => (['report', 'compare', 'merge', 'trend'].includes(command) ? runDir : profile);
   const one = fc.oneof(
     { arbitrary: fc.constant(null).map(() => right()), weight: 3 },
     {
@@ -210,6 +215,15 @@ describe('fuzz: random argv for every command', () => {
     expect(twice.stderr).toContain('--config takes one value, but was given 2 times');
     const setTwice = await runCliInProcess(['validate', profile, '--set', 'name=a', '--set', 'name=b'], { cwd: root });
     expect(setTwice.code).toBe(0);
+    // A repeatable flag with nargs 1 given no value: yargs's own error, a usage error (exit 2), not an internal one.
+    for (const command of [
+      ['compare', runDir, runDir, '--tolerance'],
+      ['trend', runDir, runDir, '--tolerance'],
+    ]) {
+      const noValue = await runCliInProcess(command, { cwd: root });
+      expect(noValue.code, noValue.stderr).toBe(2);
+      expect(noValue.stderr).toBe('inferbench: Not enough arguments following: tolerance\n');
+    }
     const unknown = await runCliInProcess(['report', runDir, '--bogus-flag'], { cwd: root });
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/bogus-flag/);

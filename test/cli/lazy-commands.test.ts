@@ -92,6 +92,17 @@ describe('a start loads only what it uses', () => {
     expect(['undici', 'prom-client'].filter((name) => loaded.packages.has(name))).toEqual([]);
   });
 
+  it('`inferbench trend --help` loads its own command only, and neither the runner, the emulator nor the HTTP client', () => {
+    const loaded = loadedBy(['trend', '--help']);
+    expect(loaded.code).toBe(0);
+    expect(loaded.dist.filter((file) => file.startsWith('cli/commands/')).sort()).toEqual([
+      'cli/commands/index.js',
+      'cli/commands/trend.js',
+    ]);
+    expect(loaded.dist.filter((file) => /^(runner|emulator|client|workload|schedule)\//.test(file))).toEqual([]);
+    expect(['undici', 'prom-client', 'js-tiktoken'].filter((name) => loaded.packages.has(name))).toEqual([]);
+  });
+
   it('`inferbench serve --help` loads the emulator command but none of the harness', () => {
     const loaded = loadedBy(['serve', '--help']);
     expect(loaded.code).toBe(0);

@@ -1,5 +1,5 @@
 /**
- * `report`, `compare` and `merge` validate a results folder's summary.json whole against the result schema
+ * `report`, `compare`, `trend` and `merge` validate a results folder's summary.json whole against the result schema
  * (metrics/run-summary.ts) before reading it: a wrong value deep inside is exit 2 naming the file and the
  * JSON path of the value, not a run of wrong numbers with exit 0. Good folders (and the nulls the writer
  * puts where a number was never measured) still read.
@@ -82,10 +82,11 @@ const COMMANDS: { name: string; argv: (dir: string) => string[] }[] = [
   { name: 'report', argv: (dir) => ['report', dir, '--out', join(root, `out-${caseNumber}`)] },
   { name: 'compare (baseline)', argv: (dir) => ['compare', dir, otherDir, '--force'] },
   { name: 'compare (candidate)', argv: (dir) => ['compare', otherDir, dir, '--force'] },
+  { name: 'trend', argv: (dir) => ['trend', otherDir, dir, '--out', join(root, `trend-${caseNumber}`), '--force'] },
   { name: 'merge', argv: (dir) => ['merge', dir, otherDir, '--out', join(root, `merged-${caseNumber}`), '--force'] },
 ];
 
-describe('results folders are validated whole before report, compare and merge read them', () => {
+describe('results folders are validated whole before report, compare, trend and merge read them', () => {
   for (const command of COMMANDS) {
     for (const damage of CASES) {
       it(`${command.name}: ${damage.name} is exit 2 naming the file and the path`, async () => {

@@ -94,8 +94,17 @@ function energyJ(concepts: Partial<Record<ServerConcept, ConceptValue>>, spanS: 
   return null;
 }
 
-/** The server over one phase: its concepts, with the raw names, and the energy per output token. */
-export function serverPhase(logs: readonly EndpointLog[], span: PhaseSpan, runStartUs: number): ServerPhaseSummary {
+/**
+ * The server over one phase: its concepts, with the raw names, the joules and the energy per output token.
+ * `tokensAreAShare`: this run is one shard of several, so its output tokens are a share of those the server
+ * served while it measured the whole deployment's joules: no energy per token (merge computes it).
+ */
+export function serverPhase(
+  logs: readonly EndpointLog[],
+  span: PhaseSpan,
+  runStartUs: number,
+  tokensAreAShare = false,
+): ServerPhaseSummary {
   const { concepts, scrapes, failures } = conceptsOver(logs, span.fromUs, span.toUs);
   const out: Record<string, ServerConceptSummary> = {};
   for (const concept of SERVER_CONCEPTS) {
@@ -110,7 +119,9 @@ export function serverPhase(logs: readonly EndpointLog[], span: PhaseSpan, runSt
     failures,
     output_tokens: span.outputTokens,
     concepts: out,
-    energy_per_output_token_j: joules === null || span.outputTokens <= 0 ? null : joules / span.outputTokens,
+    energy_j: joules,
+    energy_per_output_token_j:
+      joules === null || span.outputTokens <= 0 || tokensAreAShare ? null : joules / span.outputTokens,
   };
 }
 

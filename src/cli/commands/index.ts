@@ -51,6 +51,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./compare.js')).compareCommand,
   },
   {
+    command: 'trend <runs..>',
+    describe:
+      'Many runs in order (commits, CI artifacts): every compared metric over them, the compare verdict between neighbours and the change points, in trend.html and trend.csv',
+    load: async () => (await import('./trend.js')).trendCommand,
+  },
+  {
     command: 'merge <dirs..>',
     describe:
       'Merge the results of the shards of one run (run --shard i/N) into one run folder, exactly (histograms add)',

@@ -63,6 +63,7 @@ interface RunArgs {
   dashboard?: string;
   'fail-on'?: string;
   'stop-when-decided'?: boolean;
+  label?: string;
 }
 
 export const runCommand: CommandImplementation = (ctx) => ({
@@ -140,6 +141,11 @@ export const runCommand: CommandImplementation = (ctx) => ({
         type: 'string',
         describe: `Serve a live dashboard of the run at http://127.0.0.1:PORT/ (default port ${DEFAULT_DASHBOARD_PORT}; 0: any free port)`,
       })
+      .option('label', {
+        type: 'string',
+        describe:
+          'What this run measured (a commit, a version), recorded in summary.json as `label`; `trend` names and orders runs by it (GITHUB_SHA is recorded as `commit` when set)',
+      })
       .option('start-at', {
         type: 'string',
         describe: 'Wait after the model check until this UTC time (ISO 8601, e.g. 2026-11-23T10:00:00Z), then start',
@@ -213,6 +219,7 @@ async function runRun(args: RunArgs, ctx: CliContext, ciOutputs = true): Promise
       outDir: args.out ? resolve(ctx.cwd, args.out) : null,
       embeddedEmulator: emulator !== null,
       prices: cost.book,
+      label: { label: args.label?.trim() || null, commit: ctx.env['GITHUB_SHA']?.trim() || null },
       workers:
         workers > 1 ? { count: workers, script: workerThreadScript(), clockAnchorMs: monotonicAnchorMs() } : null,
     });

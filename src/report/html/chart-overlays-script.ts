@@ -1,7 +1,8 @@
 /**
- * The part of the page script that draws a chart's overlays (ChartSpec.rules, .bands, .markers): reference
+ * The part of the page script that draws a chart's overlays (ChartSpec.rules, .bands, .markers, .pins): reference
  * lines with shaded bands (the SLO limits, the capacity and its interval), a fill between two series (a
- * fit's 95% band) and a marker per point whose shape is its tone (a capacity step's outcome). Plain browser
+ * fit's 95% band), a marker per point whose shape is its tone (a capacity step's outcome) and HTML pins on
+ * single points (a trend's change points). Plain browser
  * JavaScript spliced into PAGE_SCRIPT's closure, where `el` and `color` live; charts without overlays never
  * reach it, so they draw exactly as before.
  */
@@ -10,7 +11,7 @@ export const CHART_OVERLAYS_SCRIPT = `
   // Shapes, not only colours, tell outcomes apart: dot pass, cross fail, ring inconclusive.
   var MARKER_GLYPHS = { ok: '\\u25CF', bad: '\\u2715', warn: '\\u25CB', muted: '\\u25CB', plain: '\\u25CF' };
 
-  function hasOverlays(spec) { return !!(spec.rules || spec.bands || spec.markers); }
+  function hasOverlays(spec) { return !!(spec.rules || spec.bands || spec.markers || spec.pins); }
   function ruleColor(r) { return r.color === undefined ? TONE_COLORS[r.tone || 'plain'] : color(r.color); }
   function ruleValues(spec, axis) {
     var out = [];
@@ -127,6 +128,35 @@ export const CHART_OVERLAYS_SCRIPT = `
     ctx.restore();
   }
 
+  // Over the plot, in HTML (pins): an element per pinned point, made on the first draw and moved on
+  // every draw, hidden when its point is hidden or zoomed out of view.
+  function drawPins(u, spec) {
+    if (!spec.pins) return;
+    if (!u.inferbenchPins) {
+      u.inferbenchPins = spec.pins.map(function (p) {
+        var pin = el('span', 'chart-pin pin-' + p.tone);
+        pin.setAttribute('title', p.title);
+        pin.setAttribute('role', 'img');
+        pin.setAttribute('aria-label', p.title);
+        Object.keys(p.data).forEach(function (name) {
+          if (/^data-[a-z0-9-]+$/.test(name)) pin.setAttribute(name, String(p.data[name]));
+        });
+        u.over.appendChild(pin);
+        return pin;
+      });
+    }
+    spec.pins.forEach(function (p, i) {
+      var pin = u.inferbenchPins[i];
+      var xv = u.data[0][p.index], yv = u.data[p.series + 1] ? u.data[p.series + 1][p.index] : null;
+      var shown = !!u.series[p.series + 1] && u.series[p.series + 1].show && yv !== null && yv !== undefined && isFinite(yv);
+      var left = shown ? u.valToPos(xv, 'x') : -1, top = shown ? u.valToPos(yv, 'y') : -1;
+      var inside = shown && left >= 0 && left <= u.over.clientWidth && top >= 0 && top <= u.over.clientHeight;
+      pin.style.display = inside ? 'block' : 'none';
+      pin.style.left = left + 'px';
+      pin.style.top = top + 'px';
+    });
+  }
+
   // Above the plot, in HTML: what the markers and lines mean, with the full label (unit, interval).
   function renderChartNotes(spec, box) {
     var notes = el('div', 'legend chart-notes');
@@ -166,7 +196,7 @@ export const CHART_OVERLAYS_SCRIPT = `
     }
     opts.hooks = {
       drawClear: [function (u) { drawRuleBands(u, spec); }],
-      draw: [function (u) { drawRuleLines(u, spec); drawMarkers(u, spec); }]
+      draw: [function (u) { drawRuleLines(u, spec); drawMarkers(u, spec); drawPins(u, spec); }]
     };
   }
 `;

@@ -56,6 +56,22 @@ export interface ChartMarkers {
   readonly legend: readonly { readonly tone: Tone; readonly label: string }[];
 }
 
+/**
+ * A marker on one point of one series drawn as an HTML element over the plot (a trend's change point): it
+ * follows zoom and resize, shows `title` on hover, and carries `data` as `data-*` attributes for readers
+ * and tests. Its tone picks its colour.
+ */
+export interface ChartPin {
+  /** Index into ChartSpec.series. */
+  readonly series: number;
+  /** Index into ChartSpec.x. */
+  readonly index: number;
+  readonly tone: Tone;
+  readonly title: string;
+  /** Attribute name (`data-...`, lower case) -> value; other names are ignored. */
+  readonly data: Readonly<Record<string, string>>;
+}
+
 export interface ChartSpec {
   readonly id: string;
   readonly title: string;
@@ -70,6 +86,9 @@ export interface ChartSpec {
   readonly rules?: readonly ChartRule[];
   readonly bands?: readonly ChartBand[];
   readonly markers?: ChartMarkers;
+  readonly pins?: readonly ChartPin[];
+  /** A name per x value, shown beside it in the legend (a trend's run names). */
+  readonly xNames?: readonly string[];
   /** Charts with the same key share their cursor and their x zoom (stacked charts on one time axis). */
   readonly syncKey?: string;
 }

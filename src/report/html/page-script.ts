@@ -67,7 +67,11 @@ ${CHART_OVERLAYS_SCRIPT}
     var plot = el('div', 'chart-plot');
     box.appendChild(plot);
     host.appendChild(box);
-    var series = [{ label: spec.xLabel, value: function (u, v) { return v === null || v === undefined ? '–' : spec.kind === 'percentile' ? pctLabel(v) : num(v); } }];
+    var series = [{ label: spec.xLabel, value: function (u, v) {
+      if (v === null || v === undefined) return '–';
+      if (spec.xNames && spec.xNames[spec.x.indexOf(v)] !== undefined) return num(v) + ': ' + spec.xNames[spec.x.indexOf(v)];
+      return spec.kind === 'percentile' ? pctLabel(v) : num(v);
+    } }];
     var data = [spec.x.slice()];
     spec.series.forEach(function (s, i) {
       var c = color(s.color === undefined ? i : s.color);
@@ -91,6 +95,9 @@ ${CHART_OVERLAYS_SCRIPT}
     } else if (spec.kind === 'time') {
       // Whole seconds only: the series has one point per second.
       xAxis.incrs = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 1800, 3600];
+    } else if (spec.xNames) {
+      // Named positions (a trend's runs): whole numbers only.
+      xAxis.incrs = [1, 2, 5, 10, 20, 50, 100, 200, 500];
     }
     var width = Math.max(320, plot.clientWidth || host.clientWidth || 560);
     var opts = {

@@ -60,6 +60,10 @@ figure { margin: 6px 0 12px; }
 #capacity table.data td:first-child { min-width: 0; }
 #capacity table.data td:nth-child(3) { overflow-wrap: normal; white-space: nowrap; }
 #server table.data td:nth-child(2) { overflow-wrap: normal; white-space: nowrap; }
+.chart-pin { position: absolute; width: 18px; height: 18px; margin: -9px 0 0 -9px; border: 3px solid; border-radius: 50%;
+  background: rgba(255, 255, 255, 0.35); z-index: 5; cursor: help; }
+.chart-pin.pin-bad { border-color: var(--bad); } .chart-pin.pin-ok { border-color: var(--ok); }
+.chart-pin.pin-warn, .chart-pin.pin-muted, .chart-pin.pin-plain { border-color: var(--warn); }
 footer { color: var(--muted); font-size: 12px; text-align: center; margin-top: 20px; }
 ul { margin: 4px 0 10px; padding-left: 20px; } li { word-break: break-word; }
 `;

@@ -225,17 +225,17 @@ function outputTokenScale(merged: readonly GroupSummary[], kept: ShardResults): 
 /**
  * A phase of the kept shard over every shard's tokens (its output tokens scaled by `scale`, the same share
  * for warmup as for the measured part), so the energy per output token is the deployment's joules over
- * them; null when the kept shard's share is unknown (no output tokens).
+ * them; null when the kept shard's share is unknown (no output tokens). A shard writes its joules
+ * (`energy_j`) and no energy per token; one written before `energy_j` existed wrote joules / its own tokens.
  */
 function overAllShards(phase: ServerPhaseSummary, scale: number | undefined): ServerPhaseSummary {
-  const joulesPerToken = phase.energy_per_output_token_j;
-  if (joulesPerToken === null) return phase;
-  if (scale === undefined) return { ...phase, energy_per_output_token_j: null };
-  return {
-    ...phase,
-    output_tokens: Math.round(phase.output_tokens * scale),
-    energy_per_output_token_j: joulesPerToken / scale,
-  };
+  const joules =
+    phase.energy_j ??
+    (phase.energy_per_output_token_j === null ? null : phase.energy_per_output_token_j * phase.output_tokens);
+  if (joules === null) return phase;
+  if (scale === undefined || phase.output_tokens <= 0) return { ...phase, energy_per_output_token_j: null };
+  const tokens = phase.output_tokens * scale;
+  return { ...phase, output_tokens: Math.round(tokens), energy_per_output_token_j: joules / tokens };
 }
 
 /**

@@ -7,6 +7,8 @@
 import { basename, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCliInProcess } from '../../helpers/cli.js';
+import { readFileSync } from 'node:fs';
+import { parseCsvRecords } from '../../../src/util/csv-records.js';
 import { readSummary, useRunFolder } from '../../helpers/run-folder.js';
 import { startVllmLikeServer, type VllmLikeServer } from '../../helpers/vllm-like-server.js';
 
@@ -153,9 +155,13 @@ describe('run --shard', () => {
 
 describe('run --start-at', () => {
   it('holds the first request until the given time and records it', async () => {
-    const server = await vllm();
     const path = folder.writeProfile('later', PROFILE.replace('requests: 10', 'requests: 3'));
-    const startAt = new Date(Date.now() + 1500);
+    // A run first, on a server of its own: the harness's modules and the tokenizer's vocabulary are loaded
+    // before the clock below (loading them cold on a loaded machine took longer than the wait).
+    const warm = await runCliInProcess(['run', path, '--base-url', (await vllm()).url, '--quiet'], { cwd: folder.dir });
+    expect(warm.code).toBe(0);
+    const server = await vllm();
+    const startAt = new Date(Date.now() + 2000);
     const out = join(folder.dir, 'later');
     const result = await runCliInProcess(
       ['run', path, '--base-url', server.url, '--start-at', startAt.toISOString(), '--out', out],
@@ -170,6 +176,18 @@ describe('run --start-at', () => {
     const summary = readSummary(out);
     expect(summary.start_at).toBe(startAt.toISOString());
     expect(Date.parse(summary.started_at)).toBeGreaterThanOrEqual(startAt.getTime() - 50);
+    // requests.csv counts from the same start as summary.json (after the wait, not from when the file
+    // opened): each start_ms is the arrival's distance from started_at, not the seconds the wait took more.
+    const rows = parseCsvRecords(readFileSync(join(out, 'requests.csv'), 'utf8')).records;
+    const startedAt = Date.parse(summary.started_at);
+    const arrivedAfterStart = [...arrivals].sort((a, b) => a - b).map((at) => at - startedAt);
+    const startMs = rows.map((row) => Number(row['start_ms'])).sort((a, b) => a - b);
+    expect(startMs).toHaveLength(3);
+    for (const [i, ms] of startMs.entries()) {
+      // The client's send to the server's arrival on one machine: well under 250 ms even when loaded.
+      expect(ms).toBeGreaterThanOrEqual(-5);
+      expect(Math.abs(ms - (arrivedAfterStart[i] as number))).toBeLessThan(250);
+    }
   });
 
   it('starts at once with a warning when the time is past', async () => {

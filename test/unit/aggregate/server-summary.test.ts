@@ -121,12 +121,21 @@ describe('a phase of summary.json', () => {
       endpoint: 'http://dcgm:9400/metrics',
     });
     // 2000 J (the counter's increase, mJ / 1000) over 500 output tokens.
+    expect(phase.energy_j).toBe(2000);
     expect(phase.energy_per_output_token_j).toBe(4);
+  });
+
+  it("a shard of several: the deployment's joules, no energy per token (its tokens are a share)", () => {
+    const phase = serverPhase([vllm, dcgm(true)], { fromUs: S + 10, toUs: 3 * S + 10, outputTokens: 500 }, 0, true);
+    expect(phase.energy_j).toBe(2000);
+    expect(phase.energy_per_output_token_j).toBeNull();
+    expect(phase.output_tokens).toBe(500);
   });
 
   it('without an energy counter: power mean x the window', () => {
     const phase = serverPhase([dcgm(false)], { fromUs: S + 10, toUs: 3 * S + 10, outputTokens: 100 }, 0);
     // Power 200 W and 300 W in the window: a mean of 250 W over 2 s = 500 J, over 100 tokens.
+    expect(phase.energy_j).toBe(500);
     expect(phase.energy_per_output_token_j).toBe(5);
     expect(
       serverPhase([vllm], { fromUs: S + 10, toUs: 3 * S + 10, outputTokens: 100 }, 0).energy_per_output_token_j,

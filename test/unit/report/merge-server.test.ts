@@ -99,7 +99,34 @@ describe('merge keeps the server side of the shard that scraped', () => {
 });
 
 describe('merge and the energy per output token', () => {
-  it("divides shard 1's joules by every shard's output tokens, not shard 1's alone", () => {
+  it("a shard's joules (energy_j, no J/token of its own) over every shard's output tokens", () => {
+    const withEnergy = fixtureServerSide({
+      running: 4,
+      waiting: 3,
+      kvCacheMax: 0.61,
+      preemptions: 0,
+      prefixHitRatio: 0.5,
+      ttftP99Ms: 420,
+      powerW: 350,
+      energyJ: 3_600,
+      energyPerOutputTokenJ: null,
+    });
+    const one = shard(1, '2026-11-22T03:00:00.000Z', withEnergy);
+    const two = shard(2, '2026-11-22T03:00:00.000Z', undefined);
+    const merged = mergeRuns([one, two], { force: false, version: 'test' });
+    const tokens = (summary: RunSummary): number => {
+      const stats = summary.groups[0]?.metrics.output_tokens;
+      return (stats?.count ?? 0) * (stats?.mean ?? 0);
+    };
+    const scale = tokens(merged.summary) / tokens(one.summary);
+    expect(scale).toBeGreaterThan(1.5);
+    const measured = merged.summary.groups[0]?.server?.measured;
+    // 3,600 J over shard 1's 12,000 phase tokens scaled to every shard's.
+    expect(measured?.energy_j).toBe(3_600);
+    expect(measured?.energy_per_output_token_j).toBeCloseTo(3_600 / (12_000 * scale), 12);
+  });
+
+  it("a shard written before energy_j: its J/token x its tokens are the joules, over every shard's tokens", () => {
     const withEnergy = fixtureServerSide({
       running: 4,
       waiting: 3,
