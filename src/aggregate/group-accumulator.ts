@@ -2,7 +2,8 @@
  * Everything one group (scenario x model x tier) accumulates during a run: an HDR histogram per metric
  * (created on first use), request counters by outcome and error class with a few sample messages, token
  * accounting, tiers the server reported, totals for throughput and goodput, the measured window and the
- * per-second time series. `add` runs once per finished request and keeps nothing of the record.
+ * per-second time series, and the few facts per ok request that other tools' metrics need (dialects/).
+ * `add` runs once per finished request and keeps nothing else of the record.
  */
 import type { RequestRecord } from '../client/request-record.js';
 import { itlGapCount, itlGapUs } from '../measure/request-timings.js';
@@ -28,6 +29,8 @@ import { groupDimensions } from './group-dimensions.js';
 import { BreakdownAccumulator } from './breakdown-accumulator.js';
 import { CheckAccumulator } from './check-accumulator.js';
 import { GROUP_WINDOWS, ProgressWindow } from './progress-window.js';
+import { DialectFacts } from './dialects/request-facts.js';
+import { groupDialects } from './dialects/dialect-registry.js';
 
 /** Recorded for every request that was sent, ok or not (by the collector), or per gap (itl_ms). */
 export const EVERY_REQUEST_METRICS: ReadonlySet<string> = new Set([
@@ -52,6 +55,8 @@ export class GroupAccumulator {
   readonly breakdowns = new BreakdownAccumulator();
   /** Answer checks per check name (check-accumulator.ts); fed by the collector. */
   readonly checks = new CheckAccumulator();
+  /** The ok requests' facts other tools' metrics are computed from (dialects/), kept to the end of the run. */
+  readonly dialects = new DialectFacts();
   /** The group's last seconds, for the first GROUP_WINDOWS groups when a live view asked (the dashboard's charts); fed by the collector. */
   readonly window: ProgressWindow | null;
   readonly #histograms = new Map<MetricName, Histogram>();
@@ -140,6 +145,7 @@ export class GroupAccumulator {
     const outputTokens = values.output_tokens;
     const inputTokens = values.input_tokens;
     if (!Number.isNaN(outputTokens)) this.outputTokens += outputTokens;
+    this.dialects.add(record, outputTokens);
     if (!Number.isNaN(inputTokens)) this.inputTokens += inputTokens;
     if (values.tokensEstimated) this.estimatedRequests++;
     const mismatch = values.tokenMismatch;
@@ -211,6 +217,7 @@ export class GroupAccumulator {
       tiers_used: { ...this.tiersUsed },
       ...breakdownFields(this.breakdowns),
       ...checkFields(this.checks),
+      ...dialectFields(this.dialects),
     };
   }
 }
@@ -221,6 +228,12 @@ function breakdownFields(breakdowns: BreakdownAccumulator): Pick<GroupSummary, '
   if (summary === undefined) return {};
   const overflow = breakdowns.overflow();
   return overflow === undefined ? { breakdowns: summary } : { breakdowns: summary, breakdowns_overflow: overflow };
+}
+
+/** `dialects`, only when some ok request carried generated text. */
+function dialectFields(facts: DialectFacts): Pick<GroupSummary, 'dialects'> {
+  const dialects = groupDialects(facts);
+  return dialects === undefined ? {} : { dialects };
 }
 
 /** `checks`, only when some request was checked. */

@@ -10,6 +10,7 @@
 import { z } from 'zod';
 import { ANSWER_CHECK_NAMES } from './check-summary.js';
 import { capacitySummarySchema } from './capacity-summary.js';
+import { DIALECT_NAMES, DIALECT_ROWS } from './dialect-summary.js';
 import { METRIC_NAMES } from './metric-registry.js';
 import { harnessHealthSchema, UNMEASURED_HARNESS } from './harness-health.js';
 import { compressedHistogram, resultCount } from './result-values.js';
@@ -133,6 +134,36 @@ const groupRequestsSchema = z
     attempts: requests.attempts ?? requests.ok + requests.failed + (requests.errors['http_429'] ?? 0),
   }));
 
+/** One metric of a dialect (metrics/dialect-summary.ts), in the tool's own way of averaging and interpolating. */
+const dialectStatsSchema = z.object({
+  /** The tool's own name for it (e.g. "ICL", "inter_token_latency_s"). */
+  name: z.string(),
+  /** Values (requests, chunk gaps, or the sum of the weights for a token-weighted GuideLLM metric). */
+  count: z.number().min(0),
+  mean: z.number(),
+  p50: z.number(),
+  p90: z.number(),
+  p95: z.number(),
+  p99: z.number(),
+});
+export type DialectStats = z.output<typeof dialectStatsSchema>;
+
+/** One tool's reading of a group (aggregate/dialects/): its rows, its throughputs, the source it follows. */
+const dialectSummarySchema = z.object({
+  /** The tool and the file and version of it whose definitions these are (docs/dialects.md). */
+  tool: z.string(),
+  source: z.string(),
+  /** Requests the tool would count (ok requests with generated text). */
+  requests: resultCount,
+  output_tokens: resultCount,
+  /** The window the tool divides by, seconds. */
+  duration_s: z.number(),
+  requests_per_s: z.number(),
+  output_tokens_per_s: z.number(),
+  metrics: z.partialRecord(z.enum(DIALECT_ROWS), dialectStatsSchema),
+});
+export type DialectSummary = z.output<typeof dialectSummarySchema>;
+
 export const groupSummarySchema = z.object({
   scenario: z.string(),
   model: z.string(),
@@ -178,6 +209,8 @@ export const groupSummarySchema = z.object({
   checks: z.partialRecord(z.enum(ANSWER_CHECK_NAMES), checkStatsSchema).optional(),
   /** target.server_metrics: the server's concepts over the group's phases (metrics/server-summary.ts); absent without. */
   server: groupServerSchema.optional(),
+  /** The group in other tools' definitions (metrics/dialect-summary.ts); absent in runs from before them and in groups merged from several shards. */
+  dialects: z.partialRecord(z.enum(DIALECT_NAMES), dialectSummarySchema).optional(),
 });
 export type GroupSummary = z.output<typeof groupSummarySchema>;
 

@@ -10,32 +10,15 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { XMLParser } from 'fast-xml-parser';
 import { runCliInProcess } from '../helpers/cli.js';
+import { compareReadyProfile, slowEmulatorConfig, TAILS_OFF } from '../helpers/compare-ready-runs.js';
 import { useInProcessEmulators } from '../helpers/in-process-emulator.js';
 
 let dir: string;
 const emulators = useInProcessEmulators();
 
-const PROFILE = `name: compare-real
-scenarios:
-  - name: steady
-    models: [small-fast-8b]
-    load: { mode: concurrency, concurrency: 4 }
-    requests: 40
-    warmup_requests: 4
-    prompt: { input_tokens: 64, output_tokens: 24 }
-    request: { temperature: 0 }
-    seed: 7
-compare:
-  tolerances:
-    ttft_ms.p50: "100%"
-    tpot_ms.p50: "100%"
-    e2e_ms.p50: "100%"
-`;
+const PROFILE = compareReadyProfile('compare-real', 40);
 
-const SLOW_CONFIG = `models:
-  - id: small-fast-8b
-    capacity: { ttft_floor_ms: 400, decode_tokens_per_s: 150 }
-`;
+const SLOW_CONFIG = slowEmulatorConfig(400);
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'inferbench-compare-real-'));
@@ -43,12 +26,6 @@ beforeAll(() => {
   writeFileSync(join(dir, 'slow.yaml'), SLOW_CONFIG);
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-/** Tails and ITL of 40 requests on a shared machine are noise; the profile cannot say "off", the flags can. */
-const TAILS_OFF = ['ttft_ms.p99', 'itl_ms.p50', 'itl_ms.p99', 'tpot_ms.p99', 'e2e_ms.p99'].flatMap((m) => [
-  '--tolerance',
-  `${m}=off`,
-]);
 
 /** A run of the profile against a fresh emulator, with the built-in catalog or the config given. */
 async function run(out: string, configPath?: string): Promise<string> {

@@ -23,6 +23,7 @@ import {
   type ArrivalRecordingServer,
 } from '../helpers/arrival-recording-server.js';
 import { runCliInProcess } from '../helpers/cli.js';
+import { compareReadyProfile, slowEmulatorConfig, TAILS_OFF } from '../helpers/compare-ready-runs.js';
 import { EMULATOR_API_KEY, useInProcessEmulators } from '../helpers/in-process-emulator.js';
 import { readSummary, TINY_TOKENIZER, useRunFolder } from '../helpers/run-folder.js';
 
@@ -177,34 +178,12 @@ function allText(dir: string): string {
 const folder = useRunFolder('inferbench-action-');
 const emulators = useInProcessEmulators();
 
-const PROFILE = `name: action-ci
-scenarios:
-  - name: steady
-    models: [small-fast-8b]
-    load: { mode: concurrency, concurrency: 4 }
-    requests: 30
-    warmup_requests: 4
-    prompt: { input_tokens: 64, output_tokens: 24 }
-    request: { temperature: 0 }
-    seed: 7
-thresholds: ["error_rate < 0.05"]
-compare:
-  tolerances:
-    ttft_ms.p50: "100%"
-    tpot_ms.p50: "100%"
-    e2e_ms.p50: "100%"
-`;
+const PROFILE = compareReadyProfile('action-ci', 30, 'thresholds: ["error_rate < 0.05"]\n');
 
-/** A TTFT floor of 400 ms and 150 tokens/s: ~10x slower than the built-in small-fast-8b. */
-const SLOW_CONFIG = `models:
-  - id: small-fast-8b
-    capacity: { ttft_floor_ms: 400, decode_tokens_per_s: 150 }
-`;
+const SLOW_CONFIG = slowEmulatorConfig(400);
 
-/** Tails and ITL of 30 requests on a shared machine are noise: compare-args turns them off. */
-const TAILS_OFF = ['ttft_ms.p99', 'itl_ms.p50', 'itl_ms.p99', 'tpot_ms.p99', 'e2e_ms.p99']
-  .map((m) => `--tolerance ${m}=off`)
-  .join(' ');
+/** The compare-args input: the same flags as one string. */
+const TAILS_OFF_INPUT = TAILS_OFF.join(' ');
 
 let baseline: string;
 let arrivals: ArrivalRecordingServer;
@@ -257,7 +236,7 @@ describe('the action run as GitHub runs it', () => {
         'base-url': target.url,
         'api-key-env': 'CI_BENCH_KEY',
         args: '--quiet',
-        'compare-args': TAILS_OFF,
+        'compare-args': TAILS_OFF_INPUT,
       },
       { CI_BENCH_KEY: EMULATOR_API_KEY },
     );
@@ -300,7 +279,7 @@ describe('the action run as GitHub runs it', () => {
       baseline,
       // The embedded emulator (no base-url), made slower than the baseline's through args.
       args: `--set "target.emulator_config=${join(folder.dir, 'slow.yaml')}"`,
-      'compare-args': TAILS_OFF,
+      'compare-args': TAILS_OFF_INPUT,
     });
     expect(result.code, result.log).toBe(99);
     expect(result.outputs.verdict).toBe('regression');

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCliInProcess } from '../helpers/cli.js';
+import { compareReadyProfile, slowEmulatorConfig, TAILS_OFF } from '../helpers/compare-ready-runs.js';
 import { useInProcessEmulators } from '../helpers/in-process-emulator.js';
 import { makeRunDir } from '../fixtures/make-run.js';
 import { fakeCommit, makeTrendRuns } from '../fixtures/trend-runs.js';
@@ -17,33 +18,9 @@ import { fakeCommit, makeTrendRuns } from '../fixtures/trend-runs.js';
 let dir: string;
 const emulators = useInProcessEmulators();
 
-const PROFILE = `name: trend-real
-scenarios:
-  - name: steady
-    models: [small-fast-8b]
-    load: { mode: concurrency, concurrency: 4 }
-    requests: 24
-    warmup_requests: 4
-    prompt: { input_tokens: 64, output_tokens: 24 }
-    request: { temperature: 0 }
-    seed: 7
-compare:
-  tolerances:
-    ttft_ms.p50: "100%"
-    tpot_ms.p50: "100%"
-    e2e_ms.p50: "100%"
-`;
+const PROFILE = compareReadyProfile('trend-real', 24);
 
-const SLOW_CONFIG = `models:
-  - id: small-fast-8b
-    capacity: { ttft_floor_ms: 200, decode_tokens_per_s: 150 }
-`;
-
-/** Tails and ITL of 24 requests on a shared machine are noise (as in compare-real-runs.test.ts). */
-const TAILS_OFF = ['ttft_ms.p99', 'itl_ms.p50', 'itl_ms.p99', 'tpot_ms.p99', 'e2e_ms.p99'].flatMap((m) => [
-  '--tolerance',
-  `${m}=off`,
-]);
+const SLOW_CONFIG = slowEmulatorConfig(200);
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'inferbench-trend-'));

@@ -9,6 +9,7 @@ import { LATENCY_METRICS, VALUE_METRICS } from '../../metrics/metric-registry.js
 import { capacitySection } from './capacity-section.js';
 import { labelBreakdownsSection } from './label-breakdowns-section.js';
 import { answerChecksSection } from './answer-checks-section.js';
+import { dialectsSection } from './dialects-section.js';
 import { serverSection } from './server-section.js';
 import type { Block, Cell, ChartSeries, ChartSpec, PageDocument, Section } from './document-model.js';
 import { fmt } from './document-model.js';
@@ -51,6 +52,9 @@ export function buildReportDocument(summary: RunSummary, timeSeries: readonly Ti
   // Answer checks (tool-call arguments, JSON answers), when answers were checked.
   const checks = answerChecksSection(groups);
   if (checks !== null) sections.push(checks);
+  // The same numbers in vLLM's, AIPerf's, GuideLLM's and llmperf's definitions, when the run has them.
+  const dialects = dialectsSection(groups);
+  if (dialects !== null) sections.push(dialects);
   sections.push(groupDetailsSection(groups), errorsSection(groups));
   return {
     title: `inferbench report: ${summary.profile.name}`,
