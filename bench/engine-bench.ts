@@ -6,7 +6,7 @@
  *   engine's 2 sequences; its requests.csv joined by request id (x-request-id) with the engine's log, and
  *   the harness's TTFT and E2E minus the engine's own (engine-stamps.ts says what each side measures).
  *   Twice: the engine in this process (one performance.now() clock, one event loop shared with the
- *   harness), then in a child process (engine-server-child.ts; the errors are differences of durations,
+ *   harness), then in a child process (test/helpers/engine/engine-process.ts, niced; the errors are differences of durations,
  *   each on its own process's monotonic clock, so no offset between the clocks enters).
  *   Every answer is whole words (logit_bias on word tokens), so every token the engine yields is sent at
  *   once: no token held back as a partial UTF-8 character.
@@ -33,10 +33,10 @@ import type { CapacityGroupSummary, CapacitySummary } from '../src/metrics/capac
 import { parseCsvRecords } from '../src/util/csv-records.js';
 import { parseDurationMs } from '../src/util/duration.js';
 import { loadHfTokenizer } from '../src/util/hf-tokenizer.js';
+import { startEngineProcess } from '../test/helpers/engine/engine-process.js';
 import { type EngineServerOptions, startEngineServer } from '../test/helpers/engine/engine-server.js';
-import { writeTinyLlama } from '../test/helpers/engine/tiny-llama-gguf.js';
+import { wholeWordTokens, writeTinyLlama } from '../test/helpers/engine/tiny-llama-gguf.js';
 import type { BenchContext, BenchOutcome, BenchRow, Benchmark } from './benchmark.js';
-import { PinnedProcess } from './client-pinned-process.js';
 import {
   type EngineStamps,
   type ErrorStats,
@@ -87,12 +87,7 @@ async function cli(dir: string, argv: readonly string[]): Promise<void> {
 
 /** Token ids the fixture encodes as themselves alone and in any sequence: whole words (" the", ...). */
 async function wordTokens(): Promise<number[]> {
-  const hf = await loadHfTokenizer(TOKENIZER);
-  const vocab = (JSON.parse(readFileSync(TOKENIZER, 'utf8')) as { model: { vocab: Record<string, number> } }).model
-    .vocab;
-  return Object.entries(vocab)
-    .filter(([token, id]) => /^Ġ[a-z]{2,}$/.test(token) && hf.encode(` ${token.slice(1)}`).join() === String(id))
-    .map(([, id]) => id);
+  return wholeWordTokens((await loadHfTokenizer(TOKENIZER)).encode, TOKENIZER);
 }
 
 interface Setup {
@@ -114,16 +109,16 @@ async function inProcessEngine(options: EngineServerOptions): Promise<EngineHand
   return { where: 'in-process', url: server.url, requests: async () => server.requests, close: () => server.close() };
 }
 
+/**
+ * The engine in a child process at nice 10 (set before llama.cpp starts its threads, which inherit it):
+ * near its capacity the engine keeps a core busy, and on a loaded 2-core machine the harness, starved,
+ * would find itself the bottleneck (its event-loop delay over 10 ms) and spoil the capacity steps. Niced,
+ * the engine gets what the harness leaves; its capacity is measured as it is then, by the search and the
+ * sweep alike.
+ */
 async function childEngine(options: EngineServerOptions): Promise<EngineHandle> {
-  const plan = { pinned: false, serverCore: 0, clientCore: 0, note: 'not pinned' };
-  const child = new PinnedProcess(plan, 0, 'engine-server-child.js');
-  try {
-    const url = await child.call<string>('start', options);
-    return { where: 'child', url, requests: () => child.call('requests'), close: () => child.close() };
-  } catch (error) {
-    await child.close();
-    throw error;
-  }
+  const child = await startEngineProcess({ ...options, nice: 10 });
+  return { where: 'child', url: child.url, requests: () => child.requests(), close: () => child.close() };
 }
 
 function target(engine: EngineHandle): string {

@@ -1,9 +1,11 @@
 /**
  * A thin OpenAI-compatible server over the in-process llama.cpp engine (llama-engine.ts), on 127.0.0.1
- * port 0: POST /v1/chat/completions (streaming SSE with `stream_options.include_usage`, or one JSON
- * answer), GET /v1/models, and GET /metrics in llama.cpp server's names so that `target.server_metrics`
+ * port 0: POST /v1/chat/completions and POST /v1/completions (OpenAI's text completions: a string `prompt`,
+ * `choices[].text`, `object: "text_completion"`), each streaming SSE with `stream_options.include_usage` or
+ * one JSON answer, GET /v1/models, and GET /metrics in llama.cpp server's names so that `target.server_metrics`
  * (preset llamacpp) reads it. Usage is counted with the engine's own tokenizer: the prompt is the chat
- * template applied to the messages, the completion the tokens generated.
+ * template applied to the messages (the completions prompt as it is), the completion the tokens generated.
+ * Both routes keep the same request log, the engine's stamp of each token included.
  *
  * When every sequence is busy and the wait queue is full the answer is 503 (OpenAI's "The engine is
  * currently overloaded", RFC 9110's "temporarily overloaded"): the server lacks capacity, it is no rate
@@ -37,9 +39,11 @@ export interface EngineServerOptions extends LlamaEngineOptions {
   readonly seed?: number;
 }
 
+/** The body of a chat or a completions request (`messages` or `prompt`). */
 interface ChatBody {
   model?: unknown;
   messages?: unknown;
+  prompt?: unknown;
   stream?: unknown;
   stream_options?: { include_usage?: unknown } | null;
   max_completion_tokens?: unknown;
@@ -87,14 +91,31 @@ function messagesOf(value: unknown): ChatMessage[] {
   });
 }
 
-function paramsOf(body: ChatBody, fallbackSeed: number, contextLeft: number): GenerateParams {
-  const max = body.max_completion_tokens ?? body.max_tokens ?? contextLeft;
-  if (!Number.isInteger(max) || (max as number) < 1)
-    throw new BadRequest('max_completion_tokens must be a positive integer', 'max_completion_tokens');
+/**
+ * The generation parameters. A chat request without a limit may fill the context; a completions request
+ * has only `max_tokens`, 16 when absent (OpenAI's documented default for /v1/completions).
+ */
+/** The prompt of a /v1/completions request: one non-empty string (or an array holding just one). */
+function promptOf(value: unknown): string {
+  const text = Array.isArray(value) && value.length === 1 ? value[0] : value;
+  if (typeof text !== 'string' || text === '')
+    throw new BadRequest('prompt must be a non-empty string (this server takes one prompt per request)', 'prompt');
+  return text;
+}
+
+function paramsOf(
+  api: 'chat' | 'completions',
+  body: ChatBody,
+  fallbackSeed: number,
+  contextLeft: number,
+): GenerateParams {
+  const name = api === 'chat' ? 'max_completion_tokens' : 'max_tokens';
+  const max = api === 'chat' ? (body.max_completion_tokens ?? body.max_tokens ?? contextLeft) : (body.max_tokens ?? 16);
+  if (!Number.isInteger(max) || (max as number) < 1) throw new BadRequest(`${name} must be a positive integer`, name);
   if ((max as number) > contextLeft)
     throw new BadRequest(
-      `prompt + max_completion_tokens exceed the context (${contextLeft} tokens left)`,
-      'max_completion_tokens',
+      `prompt + ${name} exceed the context (${contextLeft} tokens left)`,
+      name,
       400,
       'context_length_exceeded',
     );
@@ -144,24 +165,31 @@ export async function startEngineServer(options: EngineServerOptions): Promise<E
   const fallbackSeed = options.seed ?? 1;
   let counter = 0;
 
-  async function chat(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  /** POST /v1/chat/completions (`api` chat) or /v1/completions (`api` completions). */
+  async function complete(api: 'chat' | 'completions', req: IncomingMessage, res: ServerResponse): Promise<void> {
     let body: ChatBody;
     try {
       body = JSON.parse(await readBody(req)) as ChatBody;
     } catch {
       return sendError(res, 400, 'the body is not JSON', null, null);
     }
-    const id = `chatcmpl-${++counter}`;
+    const id = `${api === 'chat' ? 'chatcmpl' : 'cmpl'}-${++counter}`;
     const created = Math.floor(Date.now() / 1000);
-    let messages: ChatMessage[];
+    let messages: ChatMessage[] = [];
+    let text: string | null = null;
     let prompt: ReturnType<LlamaEngine['promptTokens']>;
     let params: GenerateParams;
     try {
       if (body.model !== undefined && body.model !== engine.modelId)
         throw new BadRequest(`The model \`${String(body.model)}\` does not exist`, 'model', 404, 'model_not_found');
-      messages = messagesOf(body.messages);
-      prompt = engine.promptTokens(messages);
-      params = paramsOf(body, fallbackSeed + counter, engine.contextSize - prompt.length);
+      if (api === 'chat') {
+        messages = messagesOf(body.messages);
+        prompt = engine.promptTokens(messages);
+      } else {
+        text = promptOf(body.prompt);
+        prompt = engine.tokenize(text);
+      }
+      params = paramsOf(api, body, fallbackSeed + counter, engine.contextSize - prompt.length);
     } catch (error) {
       if (error instanceof BadRequest) return sendError(res, error.status, error.message, error.param, error.code);
       throw error;
@@ -170,6 +198,7 @@ export async function startEngineServer(options: EngineServerOptions): Promise<E
     const log: EngineRequestLog = {
       requestId: typeof header === 'string' ? header : null,
       messages,
+      prompt: text,
       arrivedMs: performance.now(),
       startedMs: Number.NaN,
       tokenTimesMs: [],
@@ -184,10 +213,23 @@ export async function startEngineServer(options: EngineServerOptions): Promise<E
     const stream = body.stream === true;
     const usageChunk = stream && body.stream_options?.include_usage === true;
     const model = engine.modelId;
-    const chunk = (delta: object, finish: string | null) =>
-      `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }] })}\n\n`;
+    const object = api === 'chat' ? 'chat.completion.chunk' : 'text_completion';
+    const event = (choices: object[], more: object = {}) =>
+      `data: ${JSON.stringify({ id, object, created, model, choices, ...more })}\n\n`;
+    // A chat chunk carries a delta; a completions chunk (OpenAI's legacy stream) the text itself.
+    const chunk = (piece: string, finish: string | null, role = false) =>
+      event([
+        api === 'chat'
+          ? {
+              index: 0,
+              delta: role ? { role: 'assistant', content: piece } : finish === null ? { content: piece } : {},
+              finish_reason: finish,
+              logprobs: null,
+            }
+          : { index: 0, text: piece, finish_reason: finish, logprobs: null },
+      ]);
     let started = false;
-    const onText = (text: string) => {
+    const onText = (piece: string) => {
       if (!stream) return;
       if (!started) {
         res.writeHead(200, {
@@ -195,10 +237,10 @@ export async function startEngineServer(options: EngineServerOptions): Promise<E
           'cache-control': 'no-cache',
           ...(log.requestId ? { 'x-request-id': log.requestId } : {}),
         });
-        res.write(chunk({ role: 'assistant', content: '' }, null));
+        if (api === 'chat') res.write(chunk('', null, true));
         started = true;
       }
-      res.write(chunk({ content: text }, null));
+      if (piece !== '' || api === 'chat') res.write(chunk(piece, null));
     };
     engine.requests.push(log);
     try {
@@ -219,31 +261,30 @@ export async function startEngineServer(options: EngineServerOptions): Promise<E
         'content-type': 'application/json',
         ...(log.requestId ? { 'x-request-id': log.requestId } : {}),
       });
-      res.end(
-        JSON.stringify({
-          id,
-          object: 'chat.completion',
-          created,
-          model,
-          choices: [
-            {
+      const choice =
+        api === 'chat'
+          ? {
               index: 0,
               message: { role: 'assistant', content: log.text },
               finish_reason: log.finishReason,
               logprobs: null,
-            },
-          ],
+            }
+          : { index: 0, text: log.text, finish_reason: log.finishReason, logprobs: null };
+      res.end(
+        JSON.stringify({
+          id,
+          object: api === 'chat' ? 'chat.completion' : 'text_completion',
+          created,
+          model,
+          choices: [choice],
           usage,
         }),
       );
       return;
     }
     if (!started) onText('');
-    res.write(chunk({}, log.finishReason));
-    if (usageChunk)
-      res.write(
-        `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [], usage })}\n\n`,
-      );
+    res.write(chunk('', log.finishReason));
+    if (usageChunk) res.write(event([], { usage }));
     res.end('data: [DONE]\n\n');
   }
 
@@ -262,8 +303,9 @@ export async function startEngineServer(options: EngineServerOptions): Promise<E
         }),
       );
     }
-    if (req.method === 'POST' && path === '/v1/chat/completions') {
-      chat(req, res).catch((error: unknown) => {
+    const api = path === '/v1/chat/completions' ? 'chat' : path === '/v1/completions' ? 'completions' : null;
+    if (req.method === 'POST' && api !== null) {
+      complete(api, req, res).catch((error: unknown) => {
         if (!res.headersSent) sendError(res, 500, String(error), null, null);
         else res.destroy();
       });

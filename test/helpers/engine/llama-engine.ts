@@ -57,7 +57,10 @@ export interface GenerateParams {
 export interface EngineRequestLog {
   /** The x-request-id the client sent, or null. */
   readonly requestId: string | null;
+  /** The messages of a chat request ([] for a completions request). */
   readonly messages: readonly ChatMessage[];
+  /** The text prompt of a /v1/completions request (null for a chat request). */
+  readonly prompt: string | null;
   readonly arrivedMs: number;
   /** When it was given a sequence (NaN if it never was). */
   startedMs: number;

@@ -191,3 +191,20 @@ export function writeTinyLlama(dir: string, options: TinyLlamaOptions = {}): Tin
   writeFileSync(path, file);
   return { path, bytes: file.length, parameters, vocabulary: vocab.tokens.length };
 }
+
+/**
+ * The ids of the fixture's whole-word tokens (" the", " model", ...) that `encode` gives back as themselves
+ * alone and, being whole words behind a space, in any sequence: a logit bias of +100 on them makes the
+ * engine answer only with them, so the answer retokenises into exactly the tokens generated and runs to
+ * its token limit. `tokenizer`: the fixture's path (given by `npm run bench`, as to writeTinyLlama).
+ */
+export function wholeWordTokens(
+  encode: (text: string) => readonly number[],
+  tokenizer: string = TINY_BPE_TOKENIZER,
+): number[] {
+  const vocab = (JSON.parse(readFileSync(tokenizer, 'utf8')) as { model: { vocab: Record<string, number> } }).model
+    .vocab;
+  return Object.entries(vocab)
+    .filter(([token, id]) => /^Ġ[a-z]{2,}$/.test(token) && encode(` ${token.slice(1)}`).join() === String(id))
+    .map(([, id]) => id);
+}

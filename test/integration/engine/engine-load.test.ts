@@ -20,7 +20,7 @@ import { loadHfTokenizer } from '../../../src/util/hf-tokenizer.js';
 import { runCliInProcess } from '../../helpers/cli.js';
 import { type EngineServer, startEngineServer } from '../../helpers/engine/engine-server.js';
 import type { EngineRequestLog } from '../../helpers/engine/llama-engine.js';
-import { TINY_BPE_TOKENIZER, writeTinyLlama } from '../../helpers/engine/tiny-llama-gguf.js';
+import { TINY_BPE_TOKENIZER, wholeWordTokens, writeTinyLlama } from '../../helpers/engine/tiny-llama-gguf.js';
 import { readSummary, useRunFolder } from '../../helpers/run-folder.js';
 
 const MAIN = resolve(import.meta.dirname, '..', '..', '..', 'dist', 'cli', 'main.js');
@@ -45,13 +45,7 @@ beforeAll(async () => {
   smallModel = writeTinyLlama(mkdtempSync(join(modelDir, 'small-')), { embedding: 256, layers: 4, seed: 7 }).path;
   tinyModel = writeTinyLlama(mkdtempSync(join(modelDir, 'tiny-'))).path;
   const hf = await loadHfTokenizer(TINY_BPE_TOKENIZER);
-  const vocab = (JSON.parse(readFileSync(TINY_BPE_TOKENIZER, 'utf8')) as { model: { vocab: Record<string, number> } })
-    .model.vocab;
-  wordBias = Object.fromEntries(
-    Object.entries(vocab)
-      .filter(([token, id]) => /^Ġ[a-z]{2,}$/.test(token) && hf.encode(` ${token.slice(1)}`).join() === String(id))
-      .map(([, id]) => [String(id), 100]),
-  );
+  wordBias = Object.fromEntries(wholeWordTokens(hf.encode).map((id) => [String(id), 100]));
 });
 
 afterAll(async () => {

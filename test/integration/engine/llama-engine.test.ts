@@ -19,7 +19,12 @@ import { type LoadedTokenizer, loadHfTokenizer } from '../../../src/util/hf-toke
 import { runCliInProcess } from '../../helpers/cli.js';
 import { type EngineServer, startEngineServer } from '../../helpers/engine/engine-server.js';
 import type { EngineRequestLog } from '../../helpers/engine/llama-engine.js';
-import { TINY_BPE_TOKENIZER, type TinyLlamaModel, writeTinyLlama } from '../../helpers/engine/tiny-llama-gguf.js';
+import {
+  TINY_BPE_TOKENIZER,
+  type TinyLlamaModel,
+  wholeWordTokens,
+  writeTinyLlama,
+} from '../../helpers/engine/tiny-llama-gguf.js';
 import { readSummary, useRunFolder } from '../../helpers/run-folder.js';
 
 const folder = useRunFolder('inferbench-engine-');
@@ -37,11 +42,7 @@ beforeAll(async () => {
   model = writeTinyLlama(modelDir, { embedding: 256, layers: 4, seed: 7 });
   hf = await loadHfTokenizer(TINY_BPE_TOKENIZER);
   server = await startEngineServer({ modelPath: model.path, sequences: 2, contextSize: 4096 });
-  const vocab = (JSON.parse(readFileSync(TINY_BPE_TOKENIZER, 'utf8')) as { model: { vocab: Record<string, number> } })
-    .model.vocab;
-  wordTokens = Object.entries(vocab)
-    .filter(([token, id]) => /^Ġ[a-z]{2,}$/.test(token) && hf.encode(` ${token.slice(1)}`).join() === String(id))
-    .map(([, id]) => id);
+  wordTokens = wholeWordTokens(hf.encode);
 });
 
 afterAll(async () => {
