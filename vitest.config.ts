@@ -23,9 +23,7 @@ export default defineConfig({
       // Each transformed module (TypeScript to JavaScript) is kept on disk, keyed by its path, its content and
       // the config, so a second run transforms only what changed (the inner loop: test:fast again and again);
       // a fresh clone's first run is unchanged. In test-artifacts/ (ignored by git), not the shared
-      // node_modules/. `npx vitest --clearCache` empties it; do so if an unchanged file's import starts to resolve
-      // to another file (vitest issue 11246: the key does not cover where imports resolve to; with the `.js`
-      // specifiers of this repository a moved file changes its importers' text, hence their keys).
+      // node_modules/. `npx vitest --clearCache` empties it.
       fsModuleCache: true,
       fsModuleCachePath: 'test-artifacts/vitest-module-cache',
     },
