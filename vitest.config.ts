@@ -19,14 +19,6 @@ export default defineConfig({
     // side-by-side part from 452 s to 279 s (unit alone 156 s -> 56 s). Tests keep no state in modules
     // they do not reset: a helper or server is started and closed per file.
     isolate: false,
-    experimental: {
-      // Each transformed module (TypeScript to JavaScript) is kept on disk, keyed by its path, its content and
-      // the config, so a second run transforms only what changed (the inner loop: test:fast again and again);
-      // a fresh clone's first run is unchanged. In test-artifacts/ (ignored by git), not the shared
-      // node_modules/. `npx vitest --clearCache` empties it.
-      fsModuleCache: true,
-      fsModuleCachePath: 'test-artifacts/vitest-module-cache',
-    },
     reporters: ['default'],
     tags: [
       {
