@@ -19,6 +19,7 @@ import type { RecordedValues } from '../../../src/metrics/request-values.js';
 import { resolveProfileText } from '../../../src/profile/load-profile.js';
 import { runProfile } from '../../../src/runner/run-profile.js';
 import { systemClock } from '../../../src/util/clock.js';
+import { parseCsvRecords } from '../../../src/util/csv-records.js';
 import { o200kTokenizer } from '../../../src/util/tokenizer.js';
 import { runCliInProcess } from '../../helpers/cli.js';
 import {
@@ -263,6 +264,18 @@ thresholds: ["e2e_ms.p99 < 5000", "inputs_per_s > 1", "input_tokens_per_s > 1"]
     expect(output_tokens_per_s).toBe(0);
     expect(group.dialects).toBeUndefined();
     expect(summary.thresholds.map((t: { passed: boolean }) => t.passed)).toEqual([true, true, true]);
+    // requests.csv: each row's inputs, no output tokens or TTFT (empty cells).
+    const rows = parseCsvRecords(readFileSync(join(out, 'requests.csv'), 'utf8')).records;
+    expect(rows).toHaveLength(12);
+    for (const row of rows) {
+      expect(row).toMatchObject({
+        inputs: '4',
+        input_tokens: String(4 * INPUT_TOKENS),
+        output_tokens: '',
+        ttft_ms: '',
+      });
+      expect(Number(row['e2e_ms'])).toBeGreaterThanOrEqual(LATENCY_MS - 1);
+    }
     const csv = readFileSync(join(out, 'summary.csv'), 'utf8');
     const metrics = csv
       .trim()
