@@ -1,9 +1,12 @@
 /**
  * Rates of an embeddings group (records with `inputs`): inputs_per_s and input_tokens_per_s in the group's
  * throughput, thresholds on them, merged from shards; absent (and a threshold on them fails) for a group
- * that generates, whose summary keeps its shape. No TTFT, ITL or output tokens are recorded for it.
+ * that generates, whose summary keeps its shape. No TTFT, ITL or output tokens are recorded for it. Its
+ * cost: estimated on inputs x input tokens (no assumed answer), each request priced on its input tokens.
  */
 import { describe, expect, it } from 'vitest';
+import { estimateRunSpend } from '../../../src/aggregate/cost/cost-estimate.js';
+import { priceBook } from '../../../src/aggregate/cost/cost-prices.js';
 import { mergeGroupSummaries } from '../../../src/aggregate/merge.js';
 import { createRunCollector } from '../../../src/aggregate/run-collector.js';
 import { evaluateThresholds } from '../../../src/aggregate/thresholds.js';
@@ -13,6 +16,7 @@ import { tokenCounts } from '../../../src/measure/token-counts.js';
 import { createRecordedValues } from '../../../src/metrics/request-values.js';
 import type { GroupSummary } from '../../../src/metrics/run-summary.js';
 import { resolveProfileText } from '../../../src/profile/load-profile.js';
+import { costCell } from '../../../src/report/request-cost-cell.js';
 
 const START_US = 1_000_000;
 
@@ -92,5 +96,30 @@ describe('an embeddings group', () => {
     expect(merged.throughput.inputs_per_s).toBeCloseTo(40 / window, 2);
     const chat = summarize([{ ...embedded(0, 1, 50, true), inputs: Number.NaN }]);
     expect(mergeGroupSummaries(chat, chat).throughput).not.toHaveProperty('inputs_per_s');
+  });
+});
+
+describe('the cost of embeddings', () => {
+  const book = priceBook(undefined, new Map([['m', { prompt: '0.0000002', completion: '0.0000004' }]]));
+
+  it('estimates rate x duration x inputs x input tokens, no output tokens and no assumed answer', () => {
+    const profile = resolveProfileText(
+      'scenarios:\n  - name: s\n    api: embeddings\n    models: [m]\n    inputs_per_request: 4\n    load: { mode: rate, rate: 2 }\n    duration: 10s\n    prompt: { input_tokens: 100 }\n',
+      'p.yaml',
+    );
+    const estimate = estimateRunSpend(profile, book);
+    expect(estimate.requests).toBe(20);
+    // 20 requests x 4 inputs x 100 tokens x 0.0000002
+    expect(estimate.usd).toBe(0.0016);
+    expect(estimate.notes.join()).not.toContain('output tokens assumed');
+  });
+
+  it("prices an ok request's input tokens in requests.csv (it has no output count)", () => {
+    const profile = resolveProfileText('scenarios:\n  - { name: s, models: [m], requests: 1 }\n', 'p.yaml');
+    const record = embedded(0, 4, 50, true);
+    const values = fillRecordedValues(record, tokenCounts(record, null), createRecordedValues());
+    expect(values.output_tokens).toBeNaN();
+    // 44 tokens x 0.0000002
+    expect(costCell(book, record, profile.groups[0]!, values)).toBe('0.0000088');
   });
 });
