@@ -7,7 +7,7 @@
  * `tokenMs` from `firstTextMs` after the request arrived; `content_block_stop`, `message_delta`
  * (stop_reason max_tokens, cumulative usage.output_tokens = `tokens`), `message_stop`. No `[DONE]`.
  *
- * Prompt tokens are the o200k count of the system and user texts it received; `cachedTokens` of them are
+ * Prompt tokens are the o200k counts of the system text and of each message's text it received, summed; `cachedTokens` of them are
  * reported as cache_read_input_tokens and the rest as input_tokens (Anthropic's split). `stream` absent
  * or false gets the whole `message` body at the first-text time.
  *
@@ -166,8 +166,9 @@ export async function startMessagesServer(options: MessagesServerOptions): Promi
       return;
     }
     const messages = body.messages as { content?: unknown }[];
-    const promptText = textOf(body.system) + messages.map((message) => textOf(message.content)).join('');
-    const promptTokens = tokenizer.count(promptText);
+    // Each text counted on its own (a model sees the system prompt and each turn apart).
+    const texts = [textOf(body.system), ...messages.map((message) => textOf(message.content))];
+    const promptTokens = texts.reduce((sum, text) => sum + tokenizer.count(text), 0);
     const record: ServedMessage = { body, headers: request.headers, arrivedUs, textWrittenUs: [], promptTokens };
     const requestId = request.headers['x-request-id'];
     served.set(typeof requestId === 'string' ? requestId : `#${index}`, record);

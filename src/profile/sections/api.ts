@@ -38,7 +38,8 @@ interface RefusedFeature {
 }
 
 const COMPLETIONS_PROMPT = 'a completions prompt is one text with no roles';
-const MESSAGES_TURNS = "api: messages builds a conversation's first request only (its later turns are chat bodies)";
+const MESSAGES_TURNS =
+  "only a conversation's first request is built as a Messages body so far (its later turns are chat bodies)";
 const MESSAGES_THINKING = 'set request_extra.thinking ({type: enabled, budget_tokens: N})';
 
 /**

@@ -39,12 +39,11 @@ describe('api', () => {
 
   it('refuses the APIs not built yet and an unknown one, naming line and field', () => {
     expect(profileProblems(scenario('    api: responses\n'))).toEqual([
-      'p.yaml:5:10: scenarios[0].api: api "responses" is not built yet; expected one of chat, completions',
+      'p.yaml:5:10: scenarios[0].api: api "responses" is not built yet; expected one of chat, completions, messages',
     ]);
-    expect(profileProblems(scenario('    api: messages\n'))[0]).toContain('api "messages" is not built yet');
     expect(profileProblems(scenario('    api: embeddings\n'))[0]).toContain('api "embeddings" is not built yet');
     expect(profileProblems(scenario('    api: chat_completions\n'))).toEqual([
-      'p.yaml:5:10: scenarios[0].api: "chat_completions" is not an api; expected one of chat, completions',
+      'p.yaml:5:10: scenarios[0].api: "chat_completions" is not an api; expected one of chat, completions, messages',
     ]);
   });
 
