@@ -24,7 +24,7 @@ function unknownApiMessage(value: unknown): string {
 
 export const apiSchema = z.enum(BUILT_APIS, { error: (issue) => unknownApiMessage(issue.input) }).meta({
   description:
-    'The inference API the requests speak: chat (POST /v1/chat/completions, the default) completions (POST /v1/completions, the prompt as one text) or messages (POST /v1/messages of Anthropic, the key sent as x-api-key). See docs/apis.md.',
+    'The inference API the requests speak: chat (POST /v1/chat/completions, the default), completions (POST /v1/completions, the prompt as one text) or messages (POST /v1/messages of Anthropic, the key sent as x-api-key). See docs/apis.md.',
 });
 
 // ---- checks
