@@ -38,8 +38,6 @@ interface RefusedFeature {
 }
 
 const COMPLETIONS_PROMPT = 'a completions prompt is one text with no roles';
-const MESSAGES_TURNS =
-  "only a conversation's first request is built as a Messages body so far (its later turns are chat bodies)";
 const MESSAGES_THINKING = 'set request_extra.thinking ({type: enabled, budget_tokens: N})';
 
 /**
@@ -49,8 +47,7 @@ const MESSAGES_THINKING = 'set request_extra.thinking ({type: enabled, budget_to
  * conversation the profile describes), no images, no tools, no response_format, no reasoning_effort; its
  * `logprobs` is a count, not chat's boolean (send it in request_extra). Messages (Anthropic) carries
  * system prompts, images and tools in its own shapes (workload/apis/messages-body.ts) but none of OpenAI's
- * sampling extras (seed, penalties, logprobs), response_format, reasoning_effort or service tiers; its
- * conversations (sessions, tool loops) are not built yet.
+ * sampling extras (seed, penalties, logprobs), response_format, reasoning_effort or service tiers.
  */
 const REFUSED = {
   chat: [],
@@ -82,8 +79,6 @@ const REFUSED = {
     },
   ],
   messages: [
-    { key: 'session', under: [], why: `${MESSAGES_TURNS}: multi-turn sessions need api: chat for now` },
-    { key: 'tool_loop', under: [], why: `${MESSAGES_TURNS}: tool loops need api: chat for now` },
     {
       key: 'tiers',
       under: [],

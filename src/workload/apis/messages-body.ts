@@ -5,7 +5,7 @@
  *   role in `messages`); the user and assistant turns stay in `messages`, their content parts as
  *   Anthropic content blocks (text; images as `image` blocks: a data URL as a base64 source, another URL
  *   as a url source); an assistant's tool_calls become `tool_use` blocks and a `tool` message a user
- *   turn with a `tool_result` block;
+ *   turn with a `tool_result` block (each turn of a session or tool loop is made here too);
  * - `max_completion_tokens` becomes `max_tokens`, which Anthropic requires: a workload that sets no
  *   output length sends MESSAGES_DEFAULT_MAX_TOKENS (unless request_extra gives max_tokens itself);
  * - `stop` becomes `stop_sequences`, `user` becomes `metadata.user_id`; tools are sent as
@@ -60,22 +60,32 @@ function toolInput(call: ToolCall): Record<string, unknown> | null {
   }
 }
 
-/** Why `messages` cannot be sent as a Messages request; null when they can. */
-export function messagesPromptProblem(messages: readonly ChatMessage[]): string | null {
+/** Why `messages` cannot be laid out as a Messages request (system first, then turns); null when they can. */
+function layoutProblem(messages: readonly ChatMessage[]): string | null {
   let turns = 0;
   for (const [i, message] of messages.entries()) {
-    if (message.role === 'system' || message.role === 'developer') {
-      if (turns > 0)
-        return `Anthropic's system prompt is one top-level field, but message ${i + 1} is a ${message.role} message after the conversation began`;
-      continue;
-    }
-    turns += 1;
+    if (message.role !== 'system' && message.role !== 'developer') turns += 1;
+    else if (turns > 0)
+      return `Anthropic's system prompt is one top-level field, but message ${i + 1} is a ${message.role} message after the conversation began`;
+  }
+  return turns === 0
+    ? 'a Messages request needs at least one user or assistant message, but this prompt has none'
+    : null;
+}
+
+/**
+ * Why a prompt's messages (a dataset entry's) cannot be sent as a Messages request; null when they can.
+ * A tool call's arguments must be a JSON object there (Anthropic's tool_use input is one); in a tool loop
+ * the arguments are the server's, and ones that are not a JSON object are sent as `{}`.
+ */
+export function messagesPromptProblem(messages: readonly ChatMessage[]): string | null {
+  const layout = layoutProblem(messages);
+  if (layout !== null) return layout;
+  for (const [i, message] of messages.entries())
     if (message.role === 'assistant')
       for (const call of message.tool_calls ?? [])
         if (toolInput(call) === null)
           return `message ${i + 1} has a tool call whose arguments are not a JSON object (Anthropic's tool_use input is one)`;
-  }
-  if (turns === 0) return 'a Messages request needs at least one user or assistant message, but this prompt has none';
   return null;
 }
 
@@ -139,7 +149,7 @@ export function messagesBody(chat: Readonly<Record<string, unknown>>): Record<st
     ...rest
   } = chat;
   const list = Array.isArray(messages) ? (messages as ChatMessage[]) : [];
-  const problem = messagesPromptProblem(list);
+  const problem = layoutProblem(list);
   if (problem !== null)
     throw new InferbenchError('BAD_PROFILE', `api: messages: ${problem}`, {
       hint: 'system messages first, then user and assistant turns; or use api: chat',

@@ -180,6 +180,71 @@ describe('api: messages against an Anthropic Messages server', () => {
   });
 });
 
+describe('api: messages conversations', () => {
+  /** The bodies the server received, in order, for the records of one run (keyed by their request ids). */
+  const bodies = (seen: Seen[]) =>
+    [...seen].sort((a, b) => a.record.sentUs - b.record.sentUs).map(({ record }) => served(record).body);
+
+  it('sends a session’s later turn with the server’s answer as an assistant turn, system still at the top', async () => {
+    const seen = await run(
+      `    prompt: { input_tokens: ${INPUT_TOKENS}, output_tokens: ${TOKENS}, system: "Answer briefly." }
+    session: { turns: 2, user_tokens: 8 }
+`,
+      1,
+    );
+    expect(seen.map(({ record }) => record.errorMessage)).toEqual([null, null]);
+    const [first, second] = bodies(seen) as [Record<string, unknown>, Record<string, unknown>];
+    expect(first.messages).toHaveLength(1);
+    const turns = second.messages as { role: string; content: unknown }[];
+    expect(turns.map((turn) => turn.role)).toEqual(['user', 'assistant', 'user']);
+    expect(turns[0]).toEqual((first.messages as unknown[])[0]);
+    expect(turns[1]?.content).toBe(' tok'.repeat(TOKENS));
+    expect(o200kTokenizer().count(turns[2]?.content as string)).toBe(8);
+    expect(second).toMatchObject({ system: 'Answer briefly.', max_tokens: TOKENS, stream: true });
+    // The session's prompt_cache_key (an OpenAI routing hint) is not sent.
+    expect(second.prompt_cache_key).toBeUndefined();
+    expect(second.max_completion_tokens).toBeUndefined();
+  });
+
+  it('answers a tool_use with a tool_result turn in a tool loop', async () => {
+    const profile = resolveProfileText(
+      `name: loop
+scenarios:
+  - name: s
+    api: messages
+    models: [${TOOL_MODEL}]
+    load: { mode: concurrency, concurrency: 1 }
+    requests: 1
+    prompt: { input_tokens: ${INPUT_TOKENS}, output_tokens: ${TOKENS} }
+    tool_loop: { max_rounds: 1, result_tokens: 8 }
+    request:
+      tools: [{ type: function, function: { name: weather, parameters: { type: object, properties: { city: { type: string } } } } }]
+`,
+      'loop.yaml',
+    );
+    const seen: Seen[] = [];
+    await runProfile({
+      profile,
+      target: { baseUrl: server.url, apiKey: KEY },
+      control: { interrupt: new AbortController().signal },
+      env: {
+        clock: systemClock,
+        cpuProbe: null,
+        version: 'test',
+        events: { onRecord: (record, _group, values) => seen.push({ record: { ...record }, values: { ...values } }) },
+      },
+    });
+    expect(seen.map(({ record }) => record.errorMessage)).toEqual([null, null]);
+    const [, second] = bodies(seen);
+    const turns = second?.messages as { role: string; content: { type: string; [key: string]: unknown }[] }[];
+    expect(turns.map((turn) => turn.role)).toEqual(['user', 'assistant', 'user']);
+    expect(turns[1]?.content).toEqual([{ type: 'tool_use', id: 'toolu_1', name: 'weather', input: { city: 'Paris' } }]);
+    expect(turns[2]?.content).toHaveLength(1);
+    expect(turns[2]?.content[0]).toMatchObject({ type: 'tool_result', tool_use_id: 'toolu_1' });
+    expect(o200kTokenizer().count(turns[2]?.content[0]?.content as string)).toBe(8);
+  });
+});
+
 describe('api: messages, one request at a time', () => {
   const client = (apiKey: string | null = KEY) =>
     createInferenceClient({

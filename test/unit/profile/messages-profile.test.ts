@@ -15,7 +15,7 @@ const scenario = (extra: string): string => `scenarios:
 ${extra}`;
 
 describe('api: messages', () => {
-  it('resolves, carrying a system prompt, images, tools, tool_choice, stop and request_extra', () => {
+  it('resolves, carrying a system prompt, images, tools, tool_choice, stop, request_extra, a session and a tool loop', () => {
     const profile = resolveProfileText(
       scenario(`    api: messages
     prompt: { input_tokens: 16, output_tokens: 8, system: "be brief", images: [{ width: 32, height: 32 }] }
@@ -25,6 +25,8 @@ describe('api: messages', () => {
       tool_choice: auto
       parallel_tool_calls: false
     request_extra: { top_k: 5, thinking: { type: enabled, budget_tokens: 1024 } }
+    session: { turns: 2 }
+    tool_loop: { max_rounds: 2 }
 `),
       'p.yaml',
     );
@@ -37,14 +39,11 @@ describe('api: messages', () => {
       `p.yaml:${line}:${column}: scenarios[0].${field}: api: messages: ${reason}`;
     const noEffort =
       'Anthropic has no reasoning_effort: set request_extra.thinking ({type: enabled, budget_tokens: N})';
-    const turns =
-      "only a conversation's first request is built as a Messages body so far (its later turns are chat bodies)";
     expect(
       profileProblems(
         scenario(`    api: messages
     tiers: [flex]
     reasoning_efforts: [low]
-    session: { turns: 2 }
     request:
       response_format: { type: json_object }
       logprobs: true
@@ -65,37 +64,26 @@ describe('api: messages', () => {
         "OpenAI's service tiers (flex, priority...) are not Anthropic's service_tier (auto, standard_only): set request_extra.service_tier",
       ),
       why('reasoning_efforts', 7, 5, noEffort),
-      why('session', 8, 5, `${turns}: multi-turn sessions need api: chat for now`),
       why(
         'request.response_format',
-        10,
+        9,
         7,
         'the Messages API has no response_format (answers cannot be checked against a schema)',
       ),
-      why('request.logprobs', 11, 7, 'the Messages API returns no logprobs'),
-      why('request.top_logprobs', 12, 7, 'the Messages API returns no logprobs'),
-      why('request.seed', 13, 7, 'the Messages API has no seed'),
-      why('request.frequency_penalty', 14, 7, 'the Messages API has no frequency_penalty'),
-      why('request.presence_penalty', 15, 7, 'the Messages API has no presence_penalty'),
-      why('request.logit_bias', 16, 7, 'the Messages API has no logit_bias'),
-      why('request.prompt_cache_key', 17, 7, 'Anthropic caches prompts at cache_control breakpoints, not by a key'),
-      why('request.stream_options', 18, 7, 'a Messages stream always carries usage; Anthropic has no stream_options'),
+      why('request.logprobs', 10, 7, 'the Messages API returns no logprobs'),
+      why('request.top_logprobs', 11, 7, 'the Messages API returns no logprobs'),
+      why('request.seed', 12, 7, 'the Messages API has no seed'),
+      why('request.frequency_penalty', 13, 7, 'the Messages API has no frequency_penalty'),
+      why('request.presence_penalty', 14, 7, 'the Messages API has no presence_penalty'),
+      why('request.logit_bias', 15, 7, 'the Messages API has no logit_bias'),
+      why('request.prompt_cache_key', 16, 7, 'Anthropic caches prompts at cache_control breakpoints, not by a key'),
+      why('request.stream_options', 17, 7, 'a Messages stream always carries usage; Anthropic has no stream_options'),
     ]);
   });
 
-  it('refuses reasoning_effort and a tool loop, and names a mix class that asks for one', () => {
+  it('refuses reasoning_effort, and names a mix class that asks for a refused feature', () => {
     expect(profileProblems(scenario('    api: messages\n    request: { reasoning_effort: low }\n'))).toEqual([
       'p.yaml:6:16: scenarios[0].request.reasoning_effort: api: messages: Anthropic has no reasoning_effort: set request_extra.thinking ({type: enabled, budget_tokens: N})',
-    ]);
-    expect(
-      profileProblems(
-        scenario(`    api: messages
-    tool_loop: { max_rounds: 2 }
-    request: { tools: [{ type: function, function: { name: f, parameters: { type: object } } }] }
-`),
-      ),
-    ).toEqual([
-      "p.yaml:6:5: scenarios[0].tool_loop: api: messages: only a conversation's first request is built as a Messages body so far (its later turns are chat bodies): tool loops need api: chat for now",
     ]);
     const mixed = profileProblems(
       scenario(`    api: messages

@@ -7,7 +7,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { resolveProfileText } from '../../../src/profile/load-profile.js';
-import { MESSAGES_DEFAULT_MAX_TOKENS, messagesBody } from '../../../src/workload/apis/messages-body.js';
+import type { ChatMessage } from '../../../src/protocol/chat.js';
+import {
+  MESSAGES_DEFAULT_MAX_TOKENS,
+  messagesBody,
+  messagesPromptProblem,
+} from '../../../src/workload/apis/messages-body.js';
 import { createWorkload } from '../../../src/workload/create-workload.js';
 
 describe('messagesBody', () => {
@@ -110,20 +115,30 @@ describe('messagesBody', () => {
         'message 2 is a system message after the conversation began',
       ],
       [[{ role: 'system', content: 'only' }], 'needs at least one user or assistant message'],
-      [
-        [
-          {
-            role: 'assistant',
-            content: null,
-            tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '[1]' } }],
-          },
-        ],
-        'arguments are not a JSON object',
-      ],
     ] as const)
       expect(() => messagesBody({ model: 'm', messages })).toThrow(
         expect.objectContaining({ code: 'BAD_PROFILE', message: expect.stringContaining(why) }),
       );
+  });
+
+  it('refuses a dataset tool call whose arguments are no JSON object, and sends a server’s as {}', () => {
+    const messages = [
+      { role: 'user', content: 'hi' },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{"cut' } }],
+      },
+      { role: 'tool', tool_call_id: 'c', content: 'r' },
+    ] as const;
+    expect(messagesPromptProblem(messages as unknown as ChatMessage[])).toBe(
+      "message 2 has a tool call whose arguments are not a JSON object (Anthropic's tool_use input is one)",
+    );
+    expect(messagesPromptProblem([{ role: 'user', content: 'hi' }])).toBeNull();
+    const body = messagesBody({ model: 'm', messages });
+    expect((body.messages as { content: unknown }[])[1]?.content).toEqual([
+      { type: 'tool_use', id: 'c', name: 'f', input: {} },
+    ]);
   });
 });
 
