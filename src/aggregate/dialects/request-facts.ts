@@ -70,7 +70,7 @@ export class DialectFacts {
   /** requests() as last built, until the next push: the four dialects read one list. */
   #requests: RequestFacts[] | null = null;
   #sorted: { text: Uint32Array; edges: Uint32Array } | null = null;
-  /** Earliest latency start and latest end (run clock, µs) of the requests kept. */
+  /** Earliest latency start and latest end (run clock, µs) of every request seen (sampled or not). */
   firstStartUs = Number.POSITIVE_INFINITY;
   lastEndUs = Number.NEGATIVE_INFINITY;
   /** Latest last-text time on the run clock, µs (AIPerf's last response). */
