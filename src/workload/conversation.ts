@@ -23,6 +23,7 @@ import { hashString } from '../util/rng.js';
 import { o200kTokenizer } from '../util/tokenizer.js';
 import type { EncodingTokenizer, Tokenizer } from '../util/tokenizer.js';
 import { countTokensBounded } from '../util/bounded-tokens.js';
+import type { ApiBodyBuilder } from './apis/api-bodies.js';
 import type { RequestPlan } from './request-plan.js';
 import type { UserTurn } from './session-turns.js';
 import { requestRng, streamSeed } from './request-seed.js';
@@ -99,10 +100,12 @@ interface ConversationContext {
 
 /** What a conversation is built on: the workload's single request, and a dataset's later user turns. */
 export interface ConversationInputs {
-  /** The workload's request `index`: the conversation's first request. */
+  /** The workload's request `index` as a chat body: the conversation's first request. */
   readonly first: (index: number) => RequestPlan;
   /** With prompt.dataset: the later user turns of request `index`'s conversation; null: synthetic turns. */
   readonly laterTurns: ((index: number) => readonly UserTurn[]) | null;
+  /** The scenario's API body, made from each turn's chat body (apis/api-bodies.ts); null: chat's, as built. */
+  readonly apiBody: ApiBodyBuilder | null;
 }
 
 /**
@@ -216,8 +219,9 @@ function startConversation(context: ConversationContext, index: number): Convers
     const output = scenario.prompt.outputTokens;
     if (turnOutput !== null) body.max_completion_tokens = turnOutput;
     else if (output !== null && (turn > 1 || round > 0)) body.max_completion_tokens = sampleLength(output, outputRng);
+    const apiBody = context.inputs.apiBody;
     return {
-      body,
+      body: apiBody === null ? body : apiBody(body),
       expectedInputTokens: tokens,
       labels: withLabels(firstPlan.labels, session !== null, toolLoop !== null, turn, round),
     };

@@ -72,7 +72,10 @@ export function createWorkload(
   // api: the body of another API than chat, made from the chat body (apis/api-bodies.ts).
   const apiRequests: ApiRequests = API_REQUESTS[scenario.api ?? 'chat'];
   const apiBody = apiRequests.body;
-  /** The chat plan of prompt `index` (a request's, or with inputs_per_request one input's). */
+  /**
+   * Request `index` as chat builds it (with inputs_per_request, prompt `index`); the API's body is made
+   * from it (next, each turn of a conversation, and the batches of an API that carries several inputs).
+   */
   const chatPlan = (index: number): RequestPlan => {
     const lengths = requestRng(lengthBase, index);
     const prompt = source.build(index, lengths);
@@ -96,10 +99,11 @@ export function createWorkload(
     },
     ...datasetParts(source),
   };
-  // session / tool_loop: each unit is a conversation that starts with next(index) (conversation.ts).
+  // session / tool_loop: each unit is a conversation that starts with chatPlan(index), each turn in the api's body (conversation.ts).
   const conversation = createConversations(scenario, group, tokenizer, {
-    first: (index) => workload.next(index),
+    first: chatPlan,
     laterTurns: source.laterTurns ? (index) => source.laterTurns!(index) : null,
+    apiBody,
   });
   return conversation === null ? workload : { ...workload, conversation };
 }

@@ -7,9 +7,11 @@ import type { ApiReader } from './api-reader.js';
 import { chatReader } from './chat-reader.js';
 import { completionsReader } from './completions-reader.js';
 import { embeddingsReader } from './embeddings-reader.js';
+import { messagesReader } from './messages-reader.js';
 
 export const API_READERS = {
   chat: chatReader,
   completions: completionsReader,
   embeddings: embeddingsReader,
+  messages: messagesReader,
 } as const satisfies Record<BuiltApi, ApiReader>;

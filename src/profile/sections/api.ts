@@ -25,7 +25,7 @@ function unknownApiMessage(value: unknown): string {
 
 export const apiSchema = z.enum(BUILT_APIS, { error: (issue) => unknownApiMessage(issue.input) }).meta({
   description:
-    'The inference API the requests speak: chat (POST /v1/chat/completions, the default), completions (POST /v1/completions, the prompt as one text) or embeddings (POST /v1/embeddings, inputs_per_request prompts per request). See docs/apis.md.',
+    'The inference API the requests speak: chat (POST /v1/chat/completions, the default), completions (POST /v1/completions, the prompt as one text), embeddings (POST /v1/embeddings, inputs_per_request prompts per request) or messages (POST /v1/messages of Anthropic, the key sent as x-api-key). See docs/apis.md.',
 });
 
 /** APIs whose request carries several prompts (`inputs_per_request`); every other API sends one. */
@@ -51,6 +51,7 @@ interface RefusedFeature {
 }
 
 const COMPLETIONS_PROMPT = 'a completions prompt is one text with no roles';
+const MESSAGES_THINKING = 'set request_extra.thinking ({type: enabled, budget_tokens: N})';
 
 const EMBEDDINGS_GENERATES_NOTHING = 'the embeddings API generates no text';
 
@@ -84,7 +85,9 @@ const EMBEDDINGS_REFUSED: readonly RefusedFeature[] = [
  * `prompt`: no roles (so no system prompt, no multi-turn sessions or tool loops: their later turns are
  * messages with roles, and flattening them into one text would be a workload of our own making, not the
  * conversation the profile describes), no images, no tools, no response_format, no reasoning_effort; its
- * `logprobs` is a count, not chat's boolean (send it in request_extra).
+ * `logprobs` is a count, not chat's boolean (send it in request_extra). Messages (Anthropic) carries
+ * system prompts, images and tools in its own shapes (workload/apis/messages-body.ts) but none of OpenAI's
+ * sampling extras (seed, penalties, logprobs), response_format, reasoning_effort or service tiers.
  */
 const REFUSED = {
   chat: [],
@@ -116,6 +119,37 @@ const REFUSED = {
     },
   ],
   embeddings: EMBEDDINGS_REFUSED,
+  messages: [
+    {
+      key: 'tiers',
+      under: [],
+      why: "OpenAI's service tiers (flex, priority...) are not Anthropic's service_tier (auto, standard_only): set request_extra.service_tier",
+    },
+    { key: 'reasoning_efforts', under: [], why: `Anthropic has no reasoning_effort: ${MESSAGES_THINKING}` },
+    { key: 'request', under: ['reasoning_effort'], why: `Anthropic has no reasoning_effort: ${MESSAGES_THINKING}` },
+    {
+      key: 'request',
+      under: ['response_format'],
+      why: 'the Messages API has no response_format (answers cannot be checked against a schema)',
+    },
+    { key: 'request', under: ['prediction'], why: 'the Messages API has no prediction' },
+    { key: 'request', under: ['logprobs'], why: 'the Messages API returns no logprobs' },
+    { key: 'request', under: ['top_logprobs'], why: 'the Messages API returns no logprobs' },
+    { key: 'request', under: ['seed'], why: 'the Messages API has no seed' },
+    { key: 'request', under: ['frequency_penalty'], why: 'the Messages API has no frequency_penalty' },
+    { key: 'request', under: ['presence_penalty'], why: 'the Messages API has no presence_penalty' },
+    { key: 'request', under: ['logit_bias'], why: 'the Messages API has no logit_bias' },
+    {
+      key: 'request',
+      under: ['prompt_cache_key'],
+      why: 'Anthropic caches prompts at cache_control breakpoints, not by a key',
+    },
+    {
+      key: 'request',
+      under: ['stream_options'],
+      why: 'a Messages stream always carries usage; Anthropic has no stream_options',
+    },
+  ],
 } as const satisfies Record<BuiltApi, readonly RefusedFeature[]>;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
