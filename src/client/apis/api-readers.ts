@@ -6,8 +6,10 @@ import type { BuiltApi } from '../../protocol/apis.js';
 import type { ApiReader } from './api-reader.js';
 import { chatReader } from './chat-reader.js';
 import { completionsReader } from './completions-reader.js';
+import { responsesReader } from './responses-reader.js';
 
 export const API_READERS = {
   chat: chatReader,
   completions: completionsReader,
+  responses: responsesReader,
 } as const satisfies Record<BuiltApi, ApiReader>;

@@ -24,7 +24,7 @@ function unknownApiMessage(value: unknown): string {
 
 export const apiSchema = z.enum(BUILT_APIS, { error: (issue) => unknownApiMessage(issue.input) }).meta({
   description:
-    'The inference API the requests speak: chat (POST /v1/chat/completions, the default) or completions (POST /v1/completions, the prompt as one text). See docs/apis.md.',
+    'The inference API the requests speak: chat (POST /v1/chat/completions, the default), completions (POST /v1/completions, the prompt as one text) or responses (POST /v1/responses, the messages as input). See docs/apis.md.',
 });
 
 // ---- checks
@@ -39,12 +39,20 @@ interface RefusedFeature {
 
 const COMPLETIONS_PROMPT = 'a completions prompt is one text with no roles';
 
+/** Chat request fields the Responses API does not have. */
+const RESPONSES_ABSENT = ['frequency_penalty', 'presence_penalty', 'logit_bias', 'stop', 'seed', 'prediction'] as const;
+const RESPONSES_CONVERSATION =
+  "a conversation's later turns are not built in the Responses shape yet (they are chat messages): use api: chat";
+
 /**
  * What each API refuses. Chat carries every feature. Completions sends the user message's text as
  * `prompt`: no roles (so no system prompt, no multi-turn sessions or tool loops: their later turns are
  * messages with roles, and flattening them into one text would be a workload of our own making, not the
  * conversation the profile describes), no images, no tools, no response_format, no reasoning_effort; its
- * `logprobs` is a count, not chat's boolean (send it in request_extra).
+ * `logprobs` is a count, not chat's boolean (send it in request_extra). Responses carries roles, images,
+ * tools, JSON-schema formats and reasoning effort (workload/apis/responses-body.ts) but has no penalties,
+ * logit_bias, stop, seed, prediction or logprobs flag; sessions and tool loops wait for the conversation
+ * to build its later turns in the API's shape.
  */
 const REFUSED = {
   chat: [],
@@ -73,6 +81,20 @@ const REFUSED = {
       key: 'request',
       under: ['top_logprobs'],
       why: 'the completions API has no top_logprobs: set request_extra.logprobs',
+    },
+  ],
+  responses: [
+    { key: 'session', under: [], why: RESPONSES_CONVERSATION },
+    { key: 'tool_loop', under: [], why: RESPONSES_CONVERSATION },
+    ...RESPONSES_ABSENT.map((field) => ({
+      key: 'request',
+      under: [field],
+      why: `the Responses API has no ${field}: use api: chat, or request_extra for a server that takes it`,
+    })),
+    {
+      key: 'request',
+      under: ['logprobs'],
+      why: 'the Responses API has no logprobs flag: set top_logprobs and request_extra.include: [message.output_text.logprobs]',
     },
   ],
 } as const satisfies Record<BuiltApi, readonly RefusedFeature[]>;
