@@ -6,7 +6,8 @@
  * `tokens` tokens of `tokenText` each (fewer when `max_output_tokens` is lower), then the `.done` events
  * and `response.completed` (or `response.incomplete` with reason max_output_tokens when the answer
  * reached max_output_tokens), whose usage counts the input with o200k (input_tokens) and the tokens sent
- * (output_tokens), and `cachedTokens` of them as cached. Every event has an `event:` line and a `sequence_number`, as OpenAI sends them.
+ * (output_tokens), `cachedTokens` of the input as cached. Every event has an `event:` line and a
+ * `sequence_number`, as OpenAI sends them.
  * `stream: false` gets the whole `response` object at the first-text time.
  *
  * It stamps, on the process's performance clock (util/clock.ts nowUs, the client's clock in-process),
@@ -18,7 +19,7 @@
  * output_tokens_details.reasoning_tokens; `TOOL_MODEL` answers with one function_call item (`get_weather`,
  * its name in output_item.added, then `tokens` argument deltas making `{"city":"Paris"}`-like JSON);
  * `FAILED_MODEL` sends two tokens then `response.failed`; `ERROR_EVENT_MODEL` two tokens then an `error`
- * event; any other model gets a 404 in OpenAI's error shape. A body that is not a Responses request (no
+ * event; `NO_USAGE_MODEL` answers like MODEL with `usage: null`; any other model gets a 404 in OpenAI's error shape. A body that is not a Responses request (no
  * `input`, or chat's `messages`, or `stream_options`) gets a 400. GET /v1/models lists MODEL.
  */
 import type { ServerResponse } from 'node:http';
@@ -31,7 +32,8 @@ export const REASONING_MODEL = 'responses-reasoning';
 export const TOOL_MODEL = 'responses-tool';
 export const FAILED_MODEL = 'responses-failed';
 export const ERROR_EVENT_MODEL = 'responses-error-event';
-const MODELS = [MODEL, REASONING_MODEL, TOOL_MODEL, FAILED_MODEL, ERROR_EVENT_MODEL];
+export const NO_USAGE_MODEL = 'responses-no-usage';
+const MODELS = [MODEL, REASONING_MODEL, TOOL_MODEL, FAILED_MODEL, ERROR_EVENT_MODEL, NO_USAGE_MODEL];
 
 /** The argument deltas of TOOL_MODEL's call (joined: its JSON arguments): `tokens` of them, `{`, one key each, `}`. */
 export function toolArgumentDeltas(tokens: number): string[] {
@@ -205,7 +207,7 @@ export async function startResponsesServer(options: ResponsesServerOptions): Pro
       tool_choice: 'auto',
       tools: [],
       top_p: 1,
-      usage: status === 'in_progress' ? null : usage,
+      usage: status === 'in_progress' || model === NO_USAGE_MODEL ? null : usage,
       ...extra,
     });
 

@@ -91,6 +91,32 @@ function textFormat(format: unknown): unknown {
   return { type: 'json_schema', ...format.json_schema };
 }
 
+/**
+ * The flat tools of each scenario's `tools` array and the `text` of each `response_format` object, made
+ * once: every request of a scenario shares the profile's objects, so its Responses bodies share these too
+ * (the answer checks key their compiled schemas by these objects: measure/answer-validators.ts).
+ */
+const flatTools = new WeakMap<object, unknown[]>();
+const texts = new WeakMap<object, Record<string, unknown>>();
+
+function toolsOf(tools: readonly unknown[]): unknown[] {
+  let flat = flatTools.get(tools);
+  if (flat === undefined) {
+    flat = tools.map(flatTool);
+    flatTools.set(tools, flat);
+  }
+  return flat;
+}
+
+function textOf(format: object): Record<string, unknown> {
+  let text = texts.get(format);
+  if (text === undefined) {
+    text = { format: textFormat(format) };
+    texts.set(format, text);
+  }
+  return text;
+}
+
 /** The Responses body of `chat` (a new object: the chat body is not changed). */
 export function responsesBody(chat: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const {
@@ -108,10 +134,10 @@ export function responsesBody(chat: Readonly<Record<string, unknown>>): Record<s
     input: responsesInput(Array.isArray(messages) ? (messages as ChatMessage[]) : []),
   };
   if (maxTokens !== undefined) body.max_output_tokens = maxTokens;
-  if (Array.isArray(tools)) body.tools = tools.map(flatTool);
+  if (Array.isArray(tools)) body.tools = toolsOf(tools);
   if (toolChoice !== undefined) body.tool_choice = flatToolChoice(toolChoice);
-  if (responseFormat !== undefined && responseFormat !== null)
-    body.text = { ...(isRecord(rest.text) ? rest.text : {}), format: textFormat(responseFormat) };
+  if (isRecord(responseFormat))
+    body.text = isRecord(rest.text) ? { ...rest.text, format: textFormat(responseFormat) } : textOf(responseFormat);
   if (effort !== undefined && effort !== null)
     body.reasoning = { ...(isRecord(rest.reasoning) ? rest.reasoning : {}), effort };
   return body;
