@@ -99,8 +99,10 @@ interface ConversationContext {
 
 /** What a conversation is built on: the workload's single request, and a dataset's later user turns. */
 export interface ConversationInputs {
-  /** The workload's request `index`: the conversation's first request. */
+  /** The workload's request `index` as a chat body: the conversation's first request. */
   readonly first: (index: number) => RequestPlan;
+  /** Every turn's body in the scenario's API, from its chat body (workload/apis/); null: chat, sent as built. */
+  readonly apiBody: ((chat: Readonly<Record<string, unknown>>) => Record<string, unknown>) | null;
   /** With prompt.dataset: the later user turns of request `index`'s conversation; null: synthetic turns. */
   readonly laterTurns: ((index: number) => readonly UserTurn[]) | null;
 }
@@ -216,8 +218,9 @@ function startConversation(context: ConversationContext, index: number): Convers
     const output = scenario.prompt.outputTokens;
     if (turnOutput !== null) body.max_completion_tokens = turnOutput;
     else if (output !== null && (turn > 1 || round > 0)) body.max_completion_tokens = sampleLength(output, outputRng);
+    const apiBody = context.inputs.apiBody;
     return {
-      body,
+      body: apiBody === null ? body : apiBody(body),
       expectedInputTokens: tokens,
       labels: withLabels(firstPlan.labels, session !== null, toolLoop !== null, turn, round),
     };

@@ -71,28 +71,33 @@ export function createWorkload(
   const outputTokens = scenario.prompt.outputTokens;
   // api: the body of another API than chat, made from the chat body (apis/api-bodies.ts).
   const apiBody = API_REQUESTS[scenario.api ?? 'chat'].body;
+  // The chat plan of request `index`; a conversation builds its later turns on it (conversation.ts).
+  const chatPlan = (index: number): RequestPlan => {
+    const lengths = requestRng(lengthBase, index);
+    const prompt = source.build(index, lengths);
+    const body: Record<string, unknown> = { model, messages: prompt.messages, ...request };
+    if (tier !== null) body.service_tier = tier;
+    // prompt.dataset.output_tokens: dataset sets it per entry (dataset-source.ts).
+    if (prompt.outputTokens !== undefined) body.max_completion_tokens = prompt.outputTokens;
+    else if (outputTokens !== null) body.max_completion_tokens = sampleLength(outputTokens, lengths);
+    if (trace !== null) body.max_completion_tokens = trace.outputTokens(index);
+    // prompt.prefixes: the prefix's prompt_cache_key and `prefix` label (prompt-prefixes.ts).
+    return prompt.prefix !== undefined
+      ? prefixedPlan(body, prompt.expectedInputTokens, prompt.prefix)
+      : { body, expectedInputTokens: prompt.expectedInputTokens };
+  };
   const workload: Workload = {
     next(index) {
-      const lengths = requestRng(lengthBase, index);
-      const prompt = source.build(index, lengths);
-      const body: Record<string, unknown> = { model, messages: prompt.messages, ...request };
-      if (tier !== null) body.service_tier = tier;
-      // prompt.dataset.output_tokens: dataset sets it per entry (dataset-source.ts).
-      if (prompt.outputTokens !== undefined) body.max_completion_tokens = prompt.outputTokens;
-      else if (outputTokens !== null) body.max_completion_tokens = sampleLength(outputTokens, lengths);
-      if (trace !== null) body.max_completion_tokens = trace.outputTokens(index);
-      // prompt.prefixes: the prefix's prompt_cache_key and `prefix` label (prompt-prefixes.ts).
-      const plan: RequestPlan =
-        prompt.prefix !== undefined
-          ? prefixedPlan(body, prompt.expectedInputTokens, prompt.prefix)
-          : { body, expectedInputTokens: prompt.expectedInputTokens };
+      const plan = chatPlan(index);
       return apiBody === null ? plan : { ...plan, body: apiBody(plan.body) };
     },
     ...datasetParts(source),
   };
-  // session / tool_loop: each unit is a conversation that starts with next(index) (conversation.ts).
+  // session / tool_loop: each unit is a conversation that starts with request index's chat plan, every
+  // turn sent in the API's shape (conversation.ts).
   const conversation = createConversations(scenario, group, tokenizer, {
-    first: (index) => workload.next(index),
+    first: chatPlan,
+    apiBody,
     laterTurns: source.laterTurns ? (index) => source.laterTurns!(index) : null,
   });
   return conversation === null ? workload : { ...workload, conversation };

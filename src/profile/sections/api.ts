@@ -41,8 +41,6 @@ const COMPLETIONS_PROMPT = 'a completions prompt is one text with no roles';
 
 /** Chat request fields the Responses API does not have. */
 const RESPONSES_ABSENT = ['frequency_penalty', 'presence_penalty', 'logit_bias', 'stop', 'seed', 'prediction'] as const;
-const RESPONSES_CONVERSATION =
-  "a conversation's later turns are not built in the Responses shape yet (they are chat messages): use api: chat";
 
 /**
  * What each API refuses. Chat carries every feature. Completions sends the user message's text as
@@ -51,8 +49,8 @@ const RESPONSES_CONVERSATION =
  * conversation the profile describes), no images, no tools, no response_format, no reasoning_effort; its
  * `logprobs` is a count, not chat's boolean (send it in request_extra). Responses carries roles, images,
  * tools, JSON-schema formats and reasoning effort (workload/apis/responses-body.ts) but has no penalties,
- * logit_bias, stop, seed, prediction or logprobs flag; sessions and tool loops wait for the conversation
- * to build its later turns in the API's shape.
+ * logit_bias, stop, seed, prediction or logprobs flag. Its sessions and tool loops send the whole
+ * history as input items, as chat sends its messages.
  */
 const REFUSED = {
   chat: [],
@@ -84,8 +82,6 @@ const REFUSED = {
     },
   ],
   responses: [
-    { key: 'session', under: [], why: RESPONSES_CONVERSATION },
-    { key: 'tool_loop', under: [], why: RESPONSES_CONVERSATION },
     ...RESPONSES_ABSENT.map((field) => ({
       key: 'request',
       under: [field],

@@ -6,11 +6,12 @@
  * output_text.delta (the bookkeeping events before it are no token) and within a millisecond of the
  * server's write of that event (both stamped on this process's performance clock), reasoning deltas as
  * reasoning, a function call's name and argument deltas as a tool call that the answer checks validate,
- * non-streaming answers, and response.failed, an error event and a 404 classified. A CLI run in two
- * worker threads; the CLI refuses api: responses against the embedded emulator before it starts it.
+ * a session's and a tool loop's later turns as input items, non-streaming answers, and response.failed,
+ * an error event and a 404 classified. The CLI refuses api: responses against the embedded emulator
+ * before it starts it.
  * @module-tag timing
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -66,6 +67,8 @@ interface RunOptions {
   /** Sets output_tokens (max_output_tokens) to TOKENS; without it the answer completes. */
   readonly capped?: boolean;
   readonly request?: string;
+  /** More scenario keys (a session, a tool loop), one per line at the scenario's indentation. */
+  readonly scenario?: string;
 }
 
 async function run(options: RunOptions): Promise<Seen[]> {
@@ -81,7 +84,7 @@ scenarios:
     requests: ${options.requests}
     prompt: { input_tokens: ${INPUT_TOKENS}${output} }
     request: { temperature: 0${options.request ?? ''} }
-`,
+${options.scenario ?? ''}`,
     'responses.yaml',
   );
   const seen: Seen[] = [];
@@ -242,6 +245,46 @@ describe('api: responses against a Responses server', () => {
     ]);
   });
 
+  it("sends a session's later turn as input items: the history with the server's real answer", async () => {
+    const seen = await run({ requests: 1, scenario: '    session: { turns: 2, user_tokens: 8, think_time: 0s }\n' });
+    expect(seen).toHaveLength(2);
+    const [first, second] = seen.map(({ record }) => served(record).body);
+    expect(typeof first?.input).toBe('string');
+    expect(second?.input).toEqual([
+      { role: 'user', content: first?.input },
+      { role: 'assistant', content: ' tok'.repeat(TOKENS) },
+      { role: 'user', content: expect.any(String) },
+    ]);
+    expect(second?.stream_options).toBeUndefined();
+    const last = (second?.input as { content: string }[] | undefined)?.[2]?.content ?? '';
+    expect(o200kTokenizer().count(last)).toBe(8);
+    for (const { record, values } of seen) {
+      expect(record.errorClass).toBeNull();
+      expect(values.input_tokens).toBe(served(record).inputTokens);
+    }
+    expect(seen[1]?.record.expectedInputTokens).toBe(INPUT_TOKENS + TOKENS + 8);
+  });
+
+  it("sends a tool loop's call and result as function_call and function_call_output items", async () => {
+    const seen = await run({
+      model: TOOL_MODEL,
+      requests: 1,
+      capped: false,
+      request: ', tools: [{ type: function, function: { name: get_weather, parameters: { type: object } } }]',
+      scenario: '    tool_loop: { max_rounds: 1, result_tokens: 8 }\n',
+    });
+    expect(seen).toHaveLength(2);
+    const call = seen[0]!.record.toolCalls?.[0];
+    expect(call?.id).toMatch(/^call_/);
+    const [first, second] = seen.map(({ record }) => served(record).body);
+    expect(second?.input).toEqual([
+      { role: 'user', content: first?.input },
+      { type: 'function_call', call_id: call?.id, name: 'get_weather', arguments: toolArgumentDeltas(TOKENS).join('') },
+      { type: 'function_call_output', call_id: call?.id, output: expect.any(String) },
+    ]);
+    expect(seen[1]?.record.errorClass).toBeNull();
+  });
+
   it('reads a non-streaming answer whole', async () => {
     const seen = await run({ requests: 2, request: ', stream: false' });
     for (const { record, values } of seen) {
@@ -309,34 +352,6 @@ describe('api: responses errors', () => {
 describe('api: responses from the command line', () => {
   const dir = mkdtempSync(join(tmpdir(), 'inferbench-responses-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-  it('runs in two worker threads and writes the exact counts to summary.json', async () => {
-    const path = join(dir, 'workers.yaml');
-    writeFileSync(
-      path,
-      `name: w\nscenarios:\n  - name: raw\n    api: responses\n    models: [${MODEL}]\n    requests: 8\n    load: { mode: concurrency, concurrency: 2 }\n    prompt: { input_tokens: ${INPUT_TOKENS}, output_tokens: ${TOKENS} }\n`,
-    );
-    const out = join(dir, 'workers-out');
-    const result = await runCliInProcess([
-      'run',
-      path,
-      '--base-url',
-      server.url,
-      '--workers',
-      '2',
-      '--out',
-      out,
-      '--quiet',
-    ]);
-    expect(result.stderr).not.toContain('every request failed');
-    expect(result.code).toBe(0);
-    const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'));
-    const group = summary.groups[0];
-    expect(group.requests.ok).toBe(8);
-    expect(group.metrics.output_tokens).toMatchObject({ count: 8, min: TOKENS, max: TOKENS });
-    expect(group.metrics.input_tokens).toMatchObject({ count: 8, min: INPUT_TOKENS, max: INPUT_TOKENS });
-    expect(group.metrics.ttft_ms.min).toBeGreaterThanOrEqual(FIRST_TEXT_MS - 1);
-  });
 
   it('is refused before the emulator starts: it serves only chat completions (exit 3)', async () => {
     const path = join(dir, 'p.yaml');

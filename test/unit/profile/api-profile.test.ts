@@ -95,10 +95,12 @@ describe('api', () => {
     );
   });
 
-  it('resolves responses, carrying roles, images, tools, schemas and reasoning effort', () => {
+  it('resolves responses, carrying roles, images, sessions, tool loops, tools, schemas and reasoning effort', () => {
     const profile = resolveProfileText(
       scenario(`    api: responses
     prompt: { system: "be brief", images: [{ width: 64, height: 64 }] }
+    session: { turns: 2 }
+    tool_loop: { max_rounds: 2 }
     reasoning_efforts: [low, high]
     request:
       response_format: { type: json_object }
@@ -112,11 +114,10 @@ describe('api', () => {
     expect(formatProfilePlan(profile)).toContain('  api        responses (POST /v1/responses; see docs/apis.md)\n');
   });
 
-  it('refuses with responses the chat fields it has no counterpart for, and conversations', () => {
+  it('refuses with responses the chat fields it has no counterpart for', () => {
     expect(
       profileProblems(
         scenario(`    api: responses
-    session: { turns: 2 }
     request:
       frequency_penalty: 0.5
       presence_penalty: 0.5
@@ -128,14 +129,13 @@ describe('api', () => {
 `),
       ),
     ).toEqual([
-      "p.yaml:6:5: scenarios[0].session: api: responses: a conversation's later turns are not built in the Responses shape yet (they are chat messages): use api: chat",
-      'p.yaml:8:7: scenarios[0].request.frequency_penalty: api: responses: the Responses API has no frequency_penalty: use api: chat, or request_extra for a server that takes it',
-      'p.yaml:9:7: scenarios[0].request.presence_penalty: api: responses: the Responses API has no presence_penalty: use api: chat, or request_extra for a server that takes it',
-      'p.yaml:10:7: scenarios[0].request.logit_bias: api: responses: the Responses API has no logit_bias: use api: chat, or request_extra for a server that takes it',
-      'p.yaml:11:7: scenarios[0].request.stop: api: responses: the Responses API has no stop: use api: chat, or request_extra for a server that takes it',
-      'p.yaml:12:7: scenarios[0].request.seed: api: responses: the Responses API has no seed: use api: chat, or request_extra for a server that takes it',
-      'p.yaml:13:7: scenarios[0].request.prediction: api: responses: the Responses API has no prediction: use api: chat, or request_extra for a server that takes it',
-      'p.yaml:14:7: scenarios[0].request.logprobs: api: responses: the Responses API has no logprobs flag: set top_logprobs and request_extra.include: [message.output_text.logprobs]',
+      'p.yaml:7:7: scenarios[0].request.frequency_penalty: api: responses: the Responses API has no frequency_penalty: use api: chat, or request_extra for a server that takes it',
+      'p.yaml:8:7: scenarios[0].request.presence_penalty: api: responses: the Responses API has no presence_penalty: use api: chat, or request_extra for a server that takes it',
+      'p.yaml:9:7: scenarios[0].request.logit_bias: api: responses: the Responses API has no logit_bias: use api: chat, or request_extra for a server that takes it',
+      'p.yaml:10:7: scenarios[0].request.stop: api: responses: the Responses API has no stop: use api: chat, or request_extra for a server that takes it',
+      'p.yaml:11:7: scenarios[0].request.seed: api: responses: the Responses API has no seed: use api: chat, or request_extra for a server that takes it',
+      'p.yaml:12:7: scenarios[0].request.prediction: api: responses: the Responses API has no prediction: use api: chat, or request_extra for a server that takes it',
+      'p.yaml:13:7: scenarios[0].request.logprobs: api: responses: the Responses API has no logprobs flag: set top_logprobs and request_extra.include: [message.output_text.logprobs]',
     ]);
   });
 });
