@@ -28,6 +28,7 @@ import {
 import { formatCompareTable } from '../report/compare/compare-table.js';
 import type { CompareResult } from '../report/compare/compare-runs.js';
 import { loadRun } from '../report/compare/load-run.js';
+import { withoutCredentials } from '../report/compare/target-label.js';
 import { makeRunId } from '../runner/run-id.js';
 import type { CliContext } from './context.js';
 import { EXIT, EXIT_CODE_BY_ERROR } from './exit-codes.js';
@@ -131,7 +132,7 @@ export function splitArgs(text: string): string[] {
     }
   }
   if (quote !== null)
-    throw new InferbenchError('BAD_USAGE', `unterminated ${quote} quote in: ${text}`, {
+    throw new InferbenchError('BAD_USAGE', `unterminated ${quote} quote in: ${withoutSecrets(text)}`, {
       hint: 'close the quote',
     });
   if (word !== null) words.push(word);
@@ -155,7 +156,18 @@ export async function runGithubAction(ctx: CliContext): Promise<number> {
   try {
     inputs = readActionInputs(ctx.env);
   } catch (error) {
-    return reportError(error, ctx);
+    // No run: the outputs still say so, as action.yml and docs/ci.md promise.
+    const exitCode = reportError(error, ctx);
+    await writeStepSummary(ctx, 'error', exitCode);
+    await writeGithubOutputs(ctx, {
+      verdict: 'error',
+      'run-dir': '',
+      report: '',
+      comment: '',
+      'compare-report': '',
+      'exit-code': String(exitCode),
+    });
+    return exitCode;
   }
   const abs = (p: string): string => (isAbsolute(p) ? p : resolve(ctx.cwd, p));
   const givenOut = outOf(inputs.args);
@@ -210,9 +222,7 @@ export async function runGithubAction(ctx: CliContext): Promise<number> {
   await mkdir(runDir, { recursive: true });
   await writeFile(commentPath, comment, 'utf8');
 
-  const stepSummary = ctx.env.GITHUB_STEP_SUMMARY;
-  if (stepSummary)
-    await appendFile(abs(stepSummary), `**inferbench action: verdict \`${verdict}\`, exit ${exitCode}**\n\n`, 'utf8');
+  await writeStepSummary(ctx, verdict, exitCode);
   await writeGithubOutputs(ctx, {
     verdict,
     'run-dir': runDir,
@@ -317,6 +327,14 @@ function startedAtOf(dir: string): string {
   }
 }
 
+/** The action's line in $GITHUB_STEP_SUMMARY, after what the run and the comparison wrote there. */
+async function writeStepSummary(ctx: CliContext, verdict: string, exitCode: number): Promise<void> {
+  const path = ctx.env.GITHUB_STEP_SUMMARY;
+  if (!path) return;
+  const text = `**inferbench action: verdict \`${verdict}\`, exit ${exitCode}**\n\n`;
+  await appendFile(isAbsolute(path) ? path : resolve(ctx.cwd, path), text, 'utf8');
+}
+
 /** GitHub's outputs file: one `name<<delimiter` block per output (safe for any value). */
 async function writeGithubOutputs(ctx: CliContext, outputs: Readonly<Record<string, string>>): Promise<void> {
   const path = ctx.env.GITHUB_OUTPUT;
@@ -333,12 +351,18 @@ function workflowRunUrl(env: CliContext['env']): string | null {
   return server && repo && runId ? `${server}/${repo}/actions/runs/${runId}` : null;
 }
 
+/** Every URL in `text` without its user:password and with secret-looking query values redacted (target-label.ts). */
+function withoutSecrets(text: string): string {
+  return text.replace(/[a-z][a-z0-9+.-]*:\/\/[^\s'"]+/gi, (url) => withoutCredentials(url));
+}
+
 /**
- * An argument as the log shows it: a URL's user and password hidden (a base URL may carry them), quoted
- * when it has spaces or quotes.
+ * An argument as the log shows it: a URL's user and password dropped and its secret-looking query values
+ * (`?api-key=`, `?key=`, `?token=`) redacted, wherever the URL is in the argument (a base URL, `--set
+ * target.base_url=...`), quoted when a shell would split or expand it.
  */
 export function quoteForLog(arg: string): string {
-  const shown = arg.replace(/(\/\/)[^/@\s]+@/g, '$1***@');
+  const shown = withoutSecrets(arg);
   return /^[\w@%+=:,./*-]+$/.test(shown) ? shown : `'${shown.replace(/'/g, `'\\''`)}'`;
 }
 

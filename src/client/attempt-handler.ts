@@ -350,6 +350,11 @@ export class AttemptHandler implements Dispatcher.DispatchHandler, SseEventSink 
       this.#fail('stream_error', null, failure.message ?? 'error event in stream');
       return;
     }
+    const choices = chunk['choices'];
+    if (Array.isArray(choices) && choices.length > 0) {
+      record.choiceChunkCount += 1;
+      record.lastChoiceUs = atUs;
+    }
     const hadToken = !Number.isNaN(record.firstTokenUs);
     this.#api.applyStreamEvent(record, chunk, atUs);
     if (!hadToken && !Number.isNaN(record.firstTokenUs)) this.#deadlines.firstToken();

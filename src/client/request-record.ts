@@ -106,6 +106,14 @@ export interface RequestRecord {
   reasoningText: string;
   /** Number of SSE data events (all kinds). */
   chunkCount: number;
+  /**
+   * Of them, the events whose `choices` array is non-empty (chat and text completions): a usage-only chunk
+   * (`choices: []`, sent when `stream_options.include_usage` is asked) is not one. The tools that read
+   * `choices` (vLLM, llmperf) count these (aggregate/dialects/).
+   */
+  choiceChunkCount: number;
+  /** Arrival of the last event counted in `choiceChunkCount` (the finish chunk, usually); NaN when none. */
+  lastChoiceUs: number;
   /** Input tokens as the workload built them (token-exact), for estimates and mismatch checks. */
   expectedInputTokens: number;
   usage: Usage | null;
@@ -177,6 +185,8 @@ export function createRequestRecord(
     checks: null,
     reasoningText: '',
     chunkCount: 0,
+    choiceChunkCount: 0,
+    lastChoiceUs: Number.NaN,
     expectedInputTokens: Number.NaN,
     usage: null,
     timeInfo: null,

@@ -46,6 +46,8 @@ export function resetAttemptFields(record: RequestRecord): void {
   record.toolCallIndexes = null;
   record.reasoningText = '';
   record.chunkCount = 0;
+  record.choiceChunkCount = 0;
+  record.lastChoiceUs = Number.NaN;
   record.usage = null;
   record.timeInfo = null;
   record.finishReason = null;

@@ -160,6 +160,14 @@ const dialectSummarySchema = z.object({
   duration_s: z.number(),
   requests_per_s: z.number(),
   output_tokens_per_s: z.number(),
+  /**
+   * Present (true) only when the run outgrew the exact tables (aggregate/dialects/request-facts.ts): the
+   * per-request rows are a uniform sample of `sampled_requests` requests, the pooled chunk gaps one of
+   * `sampled_gaps` gaps; the totals above are of every request.
+   */
+  sampled: z.literal(true).optional(),
+  sampled_requests: resultCount.optional(),
+  sampled_gaps: resultCount.optional(),
   metrics: z.partialRecord(z.enum(DIALECT_ROWS), dialectStatsSchema),
 });
 export type DialectSummary = z.output<typeof dialectSummarySchema>;

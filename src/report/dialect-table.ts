@@ -1,21 +1,14 @@
 /**
  * `report <run-dir> --dialect <tool>`: one tool's reading of a run (summary.json `groups[].dialects`,
  * aggregate/dialects/), as aligned plain text: per group, the tool's numbers under the tool's own names,
- * beside inferbench's own metric of the same row, and the tool's throughputs. Runs recorded before
+ * beside inferbench's own metric of the same concept (DIALECT_ROW_INFO: rows are concepts, not names), each
+ * row with its unit, and the tool's throughputs. Runs recorded before
  * dialects were computed, and merged runs, have none: that is said, not guessed (their folders keep no
  * per-request first-event or last-text-chunk times).
  */
 import { InferbenchError } from '../errors.js';
-import { DIALECT_ROWS, type DialectName, type DialectRow } from '../metrics/dialect-summary.js';
-import type { DialectSummary, GroupSummary, MetricName, RunSummary } from '../metrics/run-summary.js';
-
-/** The row's inferbench metric (summary.json `metrics`), when inferbench has one of that concept. */
-const OWN_METRIC: Partial<Record<DialectRow, MetricName>> = {
-  ttft_ms: 'ttft_ms',
-  itl_ms: 'itl_ms',
-  tpot_ms: 'tpot_ms',
-  e2e_ms: 'e2e_ms',
-};
+import { DIALECT_ROW_INFO, DIALECT_ROWS, type DialectName } from '../metrics/dialect-summary.js';
+import type { DialectSummary, GroupSummary, RunSummary } from '../metrics/run-summary.js';
 
 /** Throws BAD_RESULTS when no group of the run has dialects (a run from before them, or a merged run). */
 export function formatDialectTables(summary: RunSummary, dialect: DialectName): string {
@@ -47,16 +40,29 @@ function formatGroup(group: GroupSummary, reading: DialectSummary): string {
     `${fixed(reading.output_tokens_per_s)} output tok/s, ${fixed(reading.requests_per_s)} req/s ` +
     `(inferbench: ${fixed(group.throughput.output_tokens_per_s)} output tok/s, ${fixed(group.throughput.requests_per_s)} req/s)`;
   const rows: string[][] = [
-    ['row', `${reading.tool} name`, 'count', 'mean', 'p50', 'p90', 'p95', 'p99', 'inferbench p50', 'inferbench p99'],
+    [
+      'row',
+      `${reading.tool} name`,
+      'unit',
+      'count',
+      'mean',
+      'p50',
+      'p90',
+      'p95',
+      'p99',
+      'inferbench p50',
+      'inferbench p99',
+    ],
   ];
   for (const row of DIALECT_ROWS) {
     const stats = reading.metrics[row];
     if (stats === undefined) continue;
-    const own = OWN_METRIC[row];
-    const ownStats = own === undefined ? undefined : group.metrics[own];
+    const info = DIALECT_ROW_INFO[row];
+    const ownStats = info.own === null ? undefined : group.metrics[info.own];
     rows.push([
       row,
       stats.name,
+      info.unit,
       String(stats.count),
       fixed(stats.mean),
       fixed(stats.p50),
@@ -70,11 +76,15 @@ function formatGroup(group: GroupSummary, reading: DialectSummary): string {
   const widths = (rows[0] as string[]).map((_, i) => Math.max(...rows.map((r) => (r[i] as string).length)));
   const lines = rows.map((r) =>
     r
-      .map((cell, i) => (i < 2 ? cell.padEnd(widths[i] as number) : cell.padStart(widths[i] as number)))
+      .map((cell, i) => (i < 3 ? cell.padEnd(widths[i] as number) : cell.padStart(widths[i] as number)))
       .join('  ')
       .trimEnd(),
   );
-  return `${header}\n${totals}\n${lines.join('\n')}\n(times in ms)\n`;
+  const sampled =
+    reading.sampled === true
+      ? `sampled: the percentiles are of a uniform sample of ${reading.sampled_requests} requests and ${reading.sampled_gaps} chunk gaps (docs/dialects.md, Limits)\n`
+      : '';
+  return `${header}\n${totals}\n${lines.join('\n')}\n${sampled}`;
 }
 
 function fixed(value: number): string {

@@ -3,10 +3,11 @@
  * names them, `args` split as a shell splits words without expanding anything, `fail-on` checked, the
  * exit code of the first failure fail-on names, and a baseline found inside a downloaded artifact.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import {
   actionExitCode,
   findRunFolder,
@@ -17,7 +18,7 @@ import {
   splitArgs,
 } from '../../src/cli/github-action.js';
 import type { RunSummary } from '../../src/metrics/run-summary.js';
-import type { CiFindings } from '../../src/report/ci-comment.js';
+import { CI_FAILURES, type CiFindings } from '../../src/report/ci-comment.js';
 import type { CompareResult } from '../../src/report/compare/compare-runs.js';
 import { MemoryStream } from '../helpers/cli.js';
 
@@ -37,13 +38,33 @@ describe('splitArgs', () => {
     expect(splitArgs('$(rm -rf /) `id`')).toEqual(['$(rm', '-rf', '/)', '`id`']);
     expect(() => splitArgs('--set "open')).toThrow(/unterminated " quote/);
   });
+
+  it('names an unterminated quote without printing a key in a URL of the text', () => {
+    expect(() => splitArgs('--base-url "https://api.example.com/v1?api-key=s3cret')).toThrow(
+      /unterminated " quote in: --base-url "https:\/\/api\.example\.com\/v1\?api-key=REDACTED$/,
+    );
+  });
 });
 
 describe('quoteForLog', () => {
   it("hides a URL's user and password and quotes what a shell would split", () => {
-    expect(quoteForLog('https://me:s3cret@api.example.com/x')).toBe('https://***@api.example.com/x');
+    expect(quoteForLog('https://me:s3cret@api.example.com/x')).toBe('https://api.example.com/x');
     expect(quoteForLog('--set')).toBe('--set');
     expect(quoteForLog("name=it's two")).toBe(`'name=it'\\''s two'`);
+  });
+
+  it('hides a key in the query string of a base URL or of a URL inside an argument', () => {
+    // Quoted: `?` and `&` are a shell's.
+    expect(quoteForLog('https://api.example.com/v1?api-key=s3cret')).toBe(
+      "'https://api.example.com/v1?api-key=REDACTED'",
+    );
+    expect(quoteForLog('--base-url=https://h.example/v1?key=s3cret&x=1')).toBe(
+      "'--base-url=https://h.example/v1?key=REDACTED&x=1'",
+    );
+    expect(quoteForLog('--set=target.base_url=http://u:pw@h:8000/v1?token=s3cret')).toBe(
+      "'--set=target.base_url=http://h:8000/v1?token=REDACTED'",
+    );
+    expect(quoteForLog('https://api.example.com/v1?model=x')).toBe("'https://api.example.com/v1?model=x'");
   });
 });
 
@@ -136,6 +157,18 @@ describe('findRunFolder', () => {
   });
 });
 
+describe('action.yml', () => {
+  it("describes the verdict's order as the code decides it (CI_FAILURES: regression, invalid, threshold)", () => {
+    const action = parse(readFileSync(resolve(import.meta.dirname, '../../action.yml'), 'utf8')) as {
+      outputs: Record<string, { description: string }>;
+    };
+    const description = action.outputs['verdict']!.description;
+    expect(description).toContain(`pass, ${CI_FAILURES.join(', ')} (the first found`);
+    const order = CI_FAILURES.map((kind) => description.indexOf(kind));
+    expect(order).toEqual([...order].sort((a, b) => a - b));
+  });
+});
+
 describe('a bad input', () => {
   it('exits 2 naming the input, before any run', async () => {
     const stderr = new MemoryStream();
@@ -150,5 +183,35 @@ describe('a bad input', () => {
     expect(code).toBe(2);
     expect(stderr.text).toContain('inferbench action: input `fail-on`: unknown "slow"');
     expect(stderr.text).not.toContain('inferbench run');
+  });
+
+  it('still writes verdict=error and the exit code to $GITHUB_OUTPUT (fail-on, args, api-key-env)', async () => {
+    for (const bad of [
+      { INPUT_FAIL_ON: 'regression,slow' },
+      { INPUT_ARGS: '--set "open' },
+      { 'INPUT_API-KEY-ENV': 'sk-not-a-name' },
+    ]) {
+      const dir = mkdtempSync(join(tmpdir(), 'inferbench-action-output-'));
+      const output = join(dir, 'github-output');
+      const summary = join(dir, 'step-summary');
+      try {
+        const code = await runGithubAction({
+          stdout: new MemoryStream(),
+          stderr: new MemoryStream(),
+          env: { INPUT_PROFILE: 'missing.yaml', GITHUB_OUTPUT: output, GITHUB_STEP_SUMMARY: summary, ...bad },
+          cwd: dir,
+          interrupt: new AbortController().signal,
+          exitCode: 0,
+        });
+        expect(code).toBe(2);
+        const outputs = Object.fromEntries(
+          [...readFileSync(output, 'utf8').matchAll(/^([\w-]+)<<(\S+)\n([\s\S]*?)\n\2$/gm)].map((m) => [m[1], m[3]]),
+        );
+        expect(outputs, JSON.stringify(bad)).toMatchObject({ verdict: 'error', 'exit-code': '2', 'run-dir': '' });
+        expect(readFileSync(summary, 'utf8')).toContain('verdict `error`, exit 2');
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }
   });
 });

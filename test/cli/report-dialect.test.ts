@@ -66,7 +66,7 @@ describe('inferbench report --dialect', () => {
     expect(vllm!.metrics.itl_ms!.count).toBeGreaterThanOrEqual(group.metrics.itl_ms!.count);
     expect(r.stdout).toContain(`group ${group.key} as vLLM bench serve reports it (vllm-project/vllm`);
     expect(r.stdout).toMatch(
-      new RegExp(`^ttft_ms\\s+TTFT\\s+12\\s+${ttft.mean.toFixed(3)}\\s+${ttft.p50.toFixed(3)}\\s`, 'm'),
+      new RegExp(`^ttft_ms\\s+TTFT\\s+ms\\s+12\\s+${ttft.mean.toFixed(3)}\\s+${ttft.p50.toFixed(3)}\\s`, 'm'),
     );
     expect(r.stdout).toContain(`${vllm!.output_tokens} output tokens`);
     // report.html shows the tools side by side, vLLM's TTFT under its own name.
@@ -81,7 +81,7 @@ describe('inferbench report --dialect', () => {
     const group = summary.groups[0]!;
     const byGroup = JSON.parse(r.stdout) as Record<string, unknown>;
     expect(byGroup[group.key]).toEqual(group.dialects?.aiperf);
-    const icl = group.dialects!.aiperf!.metrics.chunk_gap_ms!;
+    const icl = group.dialects!.aiperf!.metrics.itl_ms!;
     const itl = group.metrics.itl_ms!;
     expect(icl.name).toBe('Inter Chunk Latency (ICL)');
     expect(icl.count).toBe(itl.count);
@@ -89,10 +89,14 @@ describe('inferbench report --dialect', () => {
     expect(icl.mean).toBeCloseTo(itl.mean, 0);
     const guidellmTtft = group.dialects!.guidellm!.metrics.ttft_ms!;
     expect(Math.abs(guidellmTtft.mean - group.metrics.ttft_ms!.mean)).toBeLessThan(group.metrics.ttft_ms!.mean * 0.002);
-    for (const tool of ['guidellm', 'llmperf']) {
+    // Their "inter token latency" is per request: the tpot_ms (GuideLLM) and tpot_with_ttft_ms (llmperf) rows.
+    for (const [tool, row] of [
+      ['guidellm', 'tpot_ms'],
+      ['llmperf', 'tpot_with_ttft_ms'],
+    ] as const) {
       const t = await runCliInProcess(['report', out, '--dialect', tool]);
       expect(t.code).toBe(0);
-      expect(t.stdout).toMatch(/^itl_ms\s/m);
+      expect(t.stdout).toMatch(new RegExp(`^${row}\\s+inter_token_latency_\\w+\\s+ms\\s`, 'm'));
     }
   });
 

@@ -4,7 +4,7 @@
  * request latency ends at the last of them, not at the end of the stream. "ITL" is a per-request average,
  * (request latency - TTFT) / (output tokens - 1), for at least 2 tokens (inter_token_latency_metric.py);
  * the gaps between consecutive chunks are "ICL", inter chunk latency, pooled over requests
- * (inter_chunk_latency_metric.py). Output token throughput = total output tokens / benchmark duration,
+ * (inter_chunk_latency_metric.py). The rows are by concept: its ITL in `tpot_ms`, its ICL in `itl_ms`. Output token throughput = total output tokens / benchmark duration,
  * the duration from the first request's start to the last response (benchmark_duration_metric.py).
  * Means and `np.percentile` (linear) (aiperf/metrics/metric_dicts.py).
  *
@@ -22,21 +22,19 @@ export function aiperfDialect(facts: DialectFacts): DialectSummary {
   const ttfts: number[] = [];
   const itls: number[] = [];
   const latencies: number[] = [];
-  let outputTokens = 0;
   for (const r of requests) {
     ttfts.push(r.firstTextUs);
     latencies.push(r.lastTextUs);
     if (r.outputTokens >= 2) itls.push((r.lastTextUs - r.firstTextUs) / (r.outputTokens - 1));
-    outputTokens += r.outputTokens;
   }
-  const durationS = requests.length > 0 ? (facts.lastTextAtUs - facts.firstStartUs) / 1e6 : 0;
+  const durationS = facts.count > 0 ? (facts.lastTextAtUs - facts.firstStartUs) / 1e6 : 0;
   return {
-    ...dialectTotals('AIPerf', AIPERF_SOURCE, requests.length, outputTokens, durationS),
+    ...dialectTotals('AIPerf', AIPERF_SOURCE, facts, durationS),
     metrics: metricRows([
       ['ttft_ms', numpyStats('Time to First Token (TTFT)', ttfts, 1000)],
-      ['itl_ms', numpyStats('Inter Token Latency (ITL)', itls, 1000)],
+      ['itl_ms', sortedStats('Inter Chunk Latency (ICL)', facts.sortedGaps(), 1000)],
+      ['tpot_ms', numpyStats('Inter Token Latency (ITL)', itls, 1000)],
       ['e2e_ms', numpyStats('Request Latency', latencies, 1000)],
-      ['chunk_gap_ms', sortedStats('Inter Chunk Latency (ICL)', facts.sortedGaps(), 1000)],
     ]),
   };
 }

@@ -90,24 +90,26 @@ export function perSecond(n: number, seconds: number): number {
 }
 
 /**
- * A dialect's header: its tool and source, the requests and output tokens it counted over `durationS`, and
- * their rates over it (every tool divides totals by its benchmark's duration, each measuring that its way).
+ * A dialect's header: its tool and source, the requests and output tokens it counted over `durationS` (every
+ * request, sampled or not), and their rates over it (every tool divides totals by its benchmark's
+ * duration, each measuring that its way); and, when the facts were sampled, the size of the sample.
  */
 export function dialectTotals(
   tool: string,
   source: string,
-  requests: number,
-  outputTokens: number,
+  facts: DialectFacts,
   durationS: number,
 ): Omit<DialectSummary, 'metrics'> {
+  const sample = facts.sample;
   return {
     tool,
     source,
-    requests,
-    output_tokens: outputTokens,
+    requests: facts.count,
+    output_tokens: facts.outputTokens,
     duration_s: durationS,
-    requests_per_s: perSecond(requests, durationS),
-    output_tokens_per_s: perSecond(outputTokens, durationS),
+    requests_per_s: perSecond(facts.count, durationS),
+    output_tokens_per_s: perSecond(facts.outputTokens, durationS),
+    ...(sample === undefined ? {} : { sampled: true, sampled_requests: sample.requests, sampled_gaps: sample.gaps }),
   };
 }
 

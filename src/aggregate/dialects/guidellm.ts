@@ -8,7 +8,8 @@
  * weight TPOT by the request's output tokens and ITL by its output tokens - 1, so their mean is total time
  * over total tokens; percentiles are the first value whose cumulative weight reaches p
  * (schemas/statistics.py). Output tokens/s: the mean of its rate distribution, which is the output tokens
- * over the benchmark's window. Token counts are the server's usage (GuideLLM's too).
+ * over the benchmark's window. Token counts are the server's usage (GuideLLM's too). Rows by concept: its ITL
+ * is a per-request (latency - TTFT) / (tokens - 1), in `tpot_ms`; its TPOT, TTFT included, in `tpot_with_ttft_ms`.
  */
 import type { DialectSummary } from '../../metrics/dialect-summary.js';
 import { metricRows, weightedStats, windowS, dialectTotals } from './dialect-stats.js';
@@ -22,22 +23,20 @@ export function guidellmDialect(facts: DialectFacts): DialectSummary {
   const tpots: [number, number][] = [];
   const itls: [number, number][] = [];
   const latencies: [number, number][] = [];
-  let outputTokens = 0;
   for (const r of requests) {
     ttfts.push([r.firstTextUs / 1000, 1]);
     latencies.push([r.endUs / 1000, 1]);
     const n = r.outputTokens;
     if (n > 0) tpots.push([r.lastTextUs / 1000 / n, n]);
     if (n > 1) itls.push([(r.lastTextUs - r.firstTextUs) / 1000 / (n - 1), n - 1]);
-    outputTokens += n;
   }
   const durationS = windowS(facts);
   return {
-    ...dialectTotals('GuideLLM', GUIDELLM_SOURCE, requests.length, outputTokens, durationS),
+    ...dialectTotals('GuideLLM', GUIDELLM_SOURCE, facts, durationS),
     metrics: metricRows([
       ['ttft_ms', weightedStats('time_to_first_token_ms', ttfts)],
-      ['itl_ms', weightedStats('inter_token_latency_ms', itls)],
-      ['tpot_ms', weightedStats('time_per_output_token_ms', tpots)],
+      ['tpot_ms', weightedStats('inter_token_latency_ms', itls)],
+      ['tpot_with_ttft_ms', weightedStats('time_per_output_token_ms', tpots)],
       ['e2e_ms', weightedStats('request_latency', latencies)],
     ]),
   };

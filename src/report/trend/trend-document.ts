@@ -122,7 +122,7 @@ function changePointsSection(trend: TrendResult): Section {
     blocks: [
       {
         kind: 'table',
-        columns: ['run', 'after', 'group', 'metric', 'before', 'after', 'change', 'p (used)', 'verdict'],
+        columns: ['run', 'previous run', 'group', 'metric', 'before', 'after', 'change', 'p (used)', 'verdict'],
         numericFrom: 4,
         rows: trend.changePoints.map((c) => [
           name(c.position),

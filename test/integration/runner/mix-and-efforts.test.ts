@@ -17,7 +17,7 @@ import {
   startArrivalRecordingServer,
   type ArrivalRecordingServer,
 } from '../../helpers/arrival-recording-server.js';
-import { readSummary, useRunFolder } from '../../helpers/run-folder.js';
+import { readSummary, TINY_TOKENIZER, useRunFolder } from '../../helpers/run-folder.js';
 
 const folder = useRunFolder('inferbench-mix-');
 let server: ArrivalRecordingServer | null = null;
@@ -29,9 +29,14 @@ afterEach(async () => {
 const CLASSES = ['short', 'long', 'odd'] as const;
 const SHARES = [0.6, 0.3, 0.1];
 
-/** The mix profile: classes told apart by their system prompt. */
+/**
+ * The mix profile: classes told apart by their system prompt. It counts with the tiny tokenizer (the
+ * subject is the classes, not token counts): o200k would load in this thread and again in each worker
+ * thread of `--workers 2`.
+ */
 function mixProfile(load: string, limits: string, extra = ''): string {
   return `name: mix
+target: { tokenizer: ${JSON.stringify(TINY_TOKENIZER)} }
 scenarios:
   - name: mix
     models: [${ARRIVAL_MODEL}]

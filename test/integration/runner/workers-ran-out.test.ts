@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { HarnessHealth } from '../../../src/metrics/run-summary.js';
 import { mergeRanOutWarnings } from '../../../src/runner/workload-warnings.js';
 import { runCliInProcess } from '../../helpers/cli.js';
-import { readSummary, useRunFolder } from '../../helpers/run-folder.js';
+import { readSummary, TINY_TOKENIZER, useRunFolder } from '../../helpers/run-folder.js';
 import { startVllmLikeServer, VLLM_MODEL, type VllmLikeServer } from '../../helpers/vllm-like-server.js';
 
 const SAMPLE = resolve(import.meta.dirname, '../../../profiles/datasets/sharegpt-sample.json');
@@ -35,7 +35,9 @@ describe('a dataset that runs out with --workers', () => {
     server = await startVllmLikeServer({ tokens: 2 });
     const profile = folder.writeProfile(
       'exhaust',
+      // The tiny tokenizer: token counts are not the subject, and o200k would build in each worker thread.
       `name: exhaust
+target: { tokenizer: ${JSON.stringify(TINY_TOKENIZER)} }
 scenarios:
   - name: few
     models: [${VLLM_MODEL}]

@@ -166,6 +166,10 @@ describe('InferenceClient: streams', () => {
     expect(record.usage).toEqual(TEST_USAGE);
     expect(record.timeInfo).toBeNull();
     expect(record.chunkCount).toBe(6);
+    // The usage-only chunk has no choices: llmperf and vLLM count the other five (aggregate/dialects/).
+    expect(record.choiceChunkCount).toBe(5);
+    expect(record.lastChoiceUs).toBeGreaterThanOrEqual(record.lastTokenUs);
+    expect(record.lastChoiceUs).toBeLessThanOrEqual(record.endUs);
     expect(record.outputText).toBe('Hello wörld!');
   });
 

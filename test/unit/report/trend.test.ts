@@ -5,7 +5,7 @@
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compareRuns } from '../../../src/report/compare/compare-runs.js';
@@ -130,6 +130,42 @@ describe('trend of ten runs with a regression planted at run 7', () => {
       expect(pin.chart.series[pin.series]?.label).toBe(pin.data['data-group']);
       expect(pin.chart.id).toBe(`trend-${pin.data['data-metric']}`);
     }
+  });
+
+  it('heads the change-points table with distinct columns: the run, the previous run, before and after values', () => {
+    const doc = buildTrendDocument(trend);
+    const table = doc.sections.find((s) => s.id === 'change-points')?.blocks.find((b) => b.kind === 'table');
+    if (table?.kind !== 'table') throw new Error('no change-points table');
+    expect(new Set(table.columns).size).toBe(table.columns.length);
+    expect(table.columns.slice(0, 2)).toEqual(['run', 'previous run']);
+    expect(table.rows[0]?.[1]).toBe(`6: ${trend.runs[5]?.name}`);
+  });
+
+  it('finds a run once when it is given twice (the same folder, its summary.json, a path through ..)', () => {
+    const one = findRunPaths([dir])[0] as string;
+    const again = findRunPaths([one, join(one, 'summary.json'), join(one, '..', basename(one)), dir]);
+    expect(again).toEqual(findRunPaths([dir]));
+  });
+
+  it("takes each pair's tolerances from that pair's baseline profile, not the first run's", () => {
+    // Run 6's profile (the baseline of the pair 6 -> 7) tolerates 900% on ttft_ms.p50; run 1's does not.
+    const ordered = orderRuns(inputs, 'time');
+    const withTolerance = (input: CompareInput, tolerance: string): CompareInput => ({
+      ...input,
+      summary: {
+        ...input.summary,
+        profile: { ...input.summary.profile, resolved: { compare: { tolerances: { 'ttft_ms.p50': tolerance } } } },
+      },
+    });
+    const edited = ordered.map((input, i) => (i === 5 ? withTolerance(input, '900%') : input));
+    const t = buildTrend(edited, { order: 'given' });
+    const steps = t.series.filter((s) => s.metricId === 'ttft_ms.p50').map((s) => s.steps);
+    for (const step of steps) {
+      expect(step[6]?.tolerance).toBe('+900%');
+      expect(step[6]?.verdict).not.toBe('regression');
+      expect(step[5]?.tolerance).not.toBe('+900%');
+    }
+    expect(t.changePoints.some((c) => c.metricId === 'ttft_ms.p50')).toBe(false);
   });
 
   it('refuses fewer than two runs', () => {
