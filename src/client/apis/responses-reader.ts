@@ -5,7 +5,8 @@
  * Stream: generated text comes in `response.output_text.delta` (answer), `response.reasoning_text.delta`
  * and `response.reasoning_summary_text.delta` (reasoning), and tool calls as a `function_call` item opened
  * by `response.output_item.added` (its name: generated text, as chat's first tool-call fragment) and
- * extended by `response.function_call_arguments.delta`; each `delta` is one token event (TTFT is the first
+ * extended by `response.function_call_arguments.delta` (or given whole by `.done` when no delta carried
+ * them); each `delta` is one token event (TTFT is the first
  * non-empty one). Every other event (created, in_progress, part and item bookkeeping, `.done` repeats) is
  * counted and carries no token. `response.completed` and `response.incomplete` carry the final response:
  * its usage (input_tokens / output_tokens, converted to chat's names) and how it ended (finishReason:
@@ -47,6 +48,22 @@ function appendReasoning(record: RequestRecord, text: unknown): number {
 function applyFunctionCall(record: RequestRecord, item: Json, index: number): number {
   const fragment = { index, id: item['call_id'], function: { name: item['name'], arguments: item['arguments'] } };
   return applyToolCallFragment(record, fragment, index) ? ANSWER : NONE;
+}
+
+/**
+ * The whole arguments of `function_call_arguments.done`, for a call at its `output_index` whose arguments
+ * no delta carried (a server that does not stream them); a call with streamed arguments is left as is
+ * (the done event repeats them).
+ */
+function applyUnstreamedArguments(record: RequestRecord, event: Json): number {
+  const index = event['output_index'];
+  const args = event['arguments'];
+  if (!Number.isInteger(index) || !nonEmptyString(args)) return NONE;
+  const at = record.toolCallIndexes?.lastIndexOf(index as number) ?? -1;
+  const call = at === -1 ? undefined : record.toolCalls?.[at];
+  if (call === undefined || call.arguments !== '') return NONE;
+  const fragment = { index, function: { arguments: args } };
+  return applyToolCallFragment(record, fragment, index as number) ? ANSWER : NONE;
 }
 
 /** Responses usage (input_tokens, output_tokens and their details) in chat's shape; null without output_tokens. */
@@ -99,6 +116,8 @@ function generatedBy(record: RequestRecord, event: Json): number {
       const fragment = { index, function: { arguments: event['delta'] } };
       return applyToolCallFragment(record, fragment, index as number) ? ANSWER : NONE;
     }
+    case 'response.function_call_arguments.done':
+      return applyUnstreamedArguments(record, event);
     case 'response.output_item.added': {
       const item = event['item'];
       const index = event['output_index'];

@@ -1,7 +1,7 @@
 /**
  * The Responses reader on events and bodies the known-timing server does not send: how an answer ended
  * (no end event leaves finishReason null, so the handler calls the stream truncated; an incomplete for
- * content_filter), usage without details, a body with reasoning content and a function call, and which
+ * content_filter), a call's arguments sent only in function_call_arguments.done, usage without details, a body with reasoning content and a function call, and which
  * events streamError names.
  */
 import { describe, expect, it } from 'vitest';
@@ -43,6 +43,28 @@ describe('responsesReader', () => {
     );
     expect(r.finishReason).toBe('content_filter');
     expect(r.usage).toEqual({ prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 });
+  });
+
+  it('takes a call whose arguments were not streamed from function_call_arguments.done, once', () => {
+    const r = record();
+    const item = { type: 'function_call', call_id: 'call_1', name: 'f', arguments: '' };
+    responsesReader.applyStreamEvent(r, { type: 'response.output_item.added', output_index: 0, item }, 1);
+    const done = { type: 'response.function_call_arguments.done', output_index: 0, name: 'f', arguments: '{"a":1}' };
+    responsesReader.applyStreamEvent(r, done, 2);
+    expect(r.toolCalls).toEqual([{ id: 'call_1', name: 'f', arguments: '{"a":1}' }]);
+    expect(r.tokenChunkTimesUs).toEqual([1, 2]);
+    // Streamed arguments are not doubled by the done event that repeats them.
+    const streamed = record();
+    responsesReader.applyStreamEvent(streamed, { type: 'response.output_item.added', output_index: 0, item }, 1);
+    responsesReader.applyStreamEvent(
+      streamed,
+      { type: 'response.function_call_arguments.delta', output_index: 0, delta: '{"a":1}' },
+      2,
+    );
+    responsesReader.applyStreamEvent(streamed, done, 3);
+    expect(streamed.toolCalls?.[0]?.arguments).toBe('{"a":1}');
+    expect(streamed.outputText).toBe('{"a":1}');
+    expect(streamed.tokenChunkTimesUs).toEqual([1, 2]);
   });
 
   it('reads a whole body: reasoning, answer text and a function call', () => {
