@@ -6,6 +6,7 @@
  * stream_options never sent, the chat body untouched; and a workload with a system prompt and tools built
  * in that shape.
  */
+import type { ResponseCreateParamsStreaming, ResponseInput } from 'openai/resources/responses/responses';
 import { describe, expect, it } from 'vitest';
 import { resolveProfileText } from '../../../src/profile/load-profile.js';
 import { responsesBody } from '../../../src/workload/apis/responses-body.js';
@@ -60,7 +61,8 @@ describe('responsesBody', () => {
         { role: 'user', content: 'sure?' },
       ],
     });
-    expect(body.input).toEqual([
+    // Typed by the openai SDK: each item is one of its input item shapes.
+    const expected: ResponseInput = [
       { role: 'system', content: 'be brief' },
       {
         role: 'user',
@@ -74,7 +76,8 @@ describe('responsesBody', () => {
       { type: 'function_call_output', call_id: 'c1', output: 'a cat' },
       { role: 'assistant', content: 'A cat.' },
       { role: 'user', content: 'sure?' },
-    ]);
+    ];
+    expect(body.input).toEqual(expected);
     expect(body.messages).toBeUndefined();
   });
 
@@ -82,6 +85,7 @@ describe('responsesBody', () => {
     const schema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
     const body = responsesBody({
       model: 'm',
+      stream: true,
       messages: [{ role: 'user', content: 'weather?' }],
       tools: [
         { type: 'function', function: { name: 'get_weather', description: 'd', parameters: schema } },
@@ -92,8 +96,10 @@ describe('responsesBody', () => {
       response_format: { type: 'json_schema', json_schema: { name: 'city', schema, strict: true } },
       reasoning_effort: 'low',
     });
-    expect(body).toEqual({
+    // Typed by the openai SDK: the field names and shapes of its create params.
+    const expected: ResponseCreateParamsStreaming = {
       model: 'm',
+      stream: true,
       input: 'weather?',
       tools: [
         { type: 'function', name: 'get_weather', description: 'd', parameters: schema, strict: false },
@@ -103,7 +109,8 @@ describe('responsesBody', () => {
       parallel_tool_calls: false,
       text: { format: { type: 'json_schema', name: 'city', schema, strict: true } },
       reasoning: { effort: 'low' },
-    });
+    };
+    expect(body).toEqual(expected);
     expect(responsesBody({ model: 'm', messages: [], response_format: { type: 'json_object' } }).text).toEqual({
       format: { type: 'json_object' },
     });
