@@ -111,6 +111,15 @@ describe('responsesBody', () => {
       reasoning: { effort: 'low' },
     };
     expect(body).toEqual(expected);
+    // Every request of a scenario shares the profile's objects, and so these (the answer checks cache by them).
+    const chat = {
+      model: 'm',
+      messages: [],
+      tools: [{ type: 'function', function: { name: 'f' } }],
+      response_format: { type: 'json_object' },
+    };
+    expect(responsesBody(chat).tools).toBe(responsesBody(chat).tools);
+    expect(responsesBody(chat).text).toBe(responsesBody(chat).text);
     expect(responsesBody({ model: 'm', messages: [], response_format: { type: 'json_object' } }).text).toEqual({
       format: { type: 'json_object' },
     });
