@@ -1,19 +1,25 @@
 /**
- * Bearer authentication as an undici interceptor (composed onto the pool), so no other part of the
- * client ever handles the key. Without a key, requests pass through untouched.
+ * Authentication as an undici interceptor (composed onto the pool), so no other part of the client ever
+ * handles the key: `Authorization: Bearer <key>`, or `x-api-key: <key>` for an API that takes it
+ * (Anthropic's: apis/api-auth.ts). Without a key, requests pass through untouched.
  */
 import type { Dispatcher } from 'undici';
 import { HEADER } from '../protocol/headers.js';
+import type { AuthScheme } from './apis/api-auth.js';
 
-/** Adds `Authorization: Bearer <key>` to every request dispatched through it. */
-export function authInterceptor(apiKey: string | null): Dispatcher.DispatcherComposeInterceptor {
+/** Adds the key to every request dispatched through it, as `scheme` sends it. */
+export function authInterceptor(
+  apiKey: string | null,
+  scheme: AuthScheme = 'bearer',
+): Dispatcher.DispatcherComposeInterceptor {
   if (apiKey === null || apiKey === '') return (dispatch) => dispatch;
-  const value = `Bearer ${apiKey}`;
+  const name = scheme === 'bearer' ? HEADER.authorization : HEADER.apiKey;
+  const value = scheme === 'bearer' ? `Bearer ${apiKey}` : apiKey;
   return (dispatch) => (options, handler) =>
     dispatch(
       {
         ...options,
-        headers: { ...(options.headers as Record<string, string> | undefined), [HEADER.authorization]: value },
+        headers: { ...(options.headers as Record<string, string> | undefined), [name]: value },
       },
       handler,
     );

@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { Client } from 'undici';
 import { API_PATHS } from '../protocol/apis.js';
 import { HEADER } from '../protocol/headers.js';
+import { apiHeadersOf, authSchemeOf } from './apis/api-auth.js';
 import { API_READERS } from './apis/api-readers.js';
 import { systemClock } from '../util/clock.js';
 import type { AttemptContext } from './attempt-handler.js';
@@ -79,6 +80,9 @@ export function createInferenceClient(options: ClientOptions): InferenceClient {
   const clock = options.clock ?? systemClock;
   const connectMs = options.timeouts.connectMs;
   const apiKey = options.apiKey;
+  const api = options.api ?? 'chat';
+  // The API's own headers (anthropic-version), under the target's: a profile header of the same name wins.
+  const targetHeaders: Headers = { ...apiHeadersOf(api), ...options.headers };
   const route = createRoute({
     origin,
     proxy: proxyFor(origin, options.proxy ?? NO_PROXY_SETTINGS),
@@ -87,7 +91,8 @@ export function createInferenceClient(options: ClientOptions): InferenceClient {
     clientOptions: connectionOptions(options.timeouts),
     // Without a key there is nothing to intercept: no compose, so no handler wrapper on every callback.
     clock,
-    wrap: (connection) => (apiKey === null || apiKey === '' ? connection : connection.compose(authInterceptor(apiKey))),
+    wrap: (connection) =>
+      apiKey === null || apiKey === '' ? connection : connection.compose(authInterceptor(apiKey, authSchemeOf(api))),
   });
   const connections = new ConnectionSet<Slot>(options.maxConnections, route.openSlot);
   /** GET /v1/models goes over a connection of its own, opened when first asked. */
@@ -95,10 +100,9 @@ export function createInferenceClient(options: ClientOptions): InferenceClient {
   const routeHeaders = route.headers;
   const encode = createBodyEncoder(options.encoding);
   const scrub = createScrubber(options.apiKey);
-  const api = options.api ?? 'chat';
   const apiPath = `${route.pathOrigin}${pathPrefix}${API_PATHS[api]}`;
   const requestIdHeader = options.requestIdHeader;
-  const targetHeadersWith = headerMerger(options.headers);
+  const targetHeadersWith = headerMerger(targetHeaders);
   let closed = false;
   const context: AttemptContext = {
     timeouts: options.timeouts,
@@ -130,7 +134,7 @@ export function createInferenceClient(options: ClientOptions): InferenceClient {
         const headers =
           plan.headers === undefined
             ? { ...targetHeadersWith(encoded.headers) }
-            : { ...options.headers, ...plan.headers, ...encoded.headers };
+            : { ...targetHeaders, ...plan.headers, ...encoded.headers };
         if (requestIdHeader !== null) {
           // One id per request, the same on each attempt: every attempt is found under it in the server's logs.
           record.requestId = randomUUID();
@@ -156,7 +160,7 @@ export function createInferenceClient(options: ClientOptions): InferenceClient {
 
     listModels(signal?: AbortSignal): Promise<string[]> {
       modelsConnection ??= route.openSlot();
-      const headers = routeHeaders === null ? options.headers : { ...options.headers, ...routeHeaders };
+      const headers = routeHeaders === null ? targetHeaders : { ...targetHeaders, ...routeHeaders };
       return listModelIds(
         modelsConnection.dispatcher,
         `${route.pathOrigin}${pathPrefix}`,

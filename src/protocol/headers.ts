@@ -1,6 +1,8 @@
 /** Header names of the API, lower-case as Node presents them. */
 export const HEADER = {
   authorization: 'authorization',
+  /** Anthropic's key header (instead of Authorization: Bearer). */
+  apiKey: 'x-api-key',
   contentType: 'content-type',
   contentEncoding: 'content-encoding',
   versionPatch: 'x-service-version-patch',

@@ -23,6 +23,7 @@ import { hashString } from '../util/rng.js';
 import { o200kTokenizer } from '../util/tokenizer.js';
 import type { EncodingTokenizer, Tokenizer } from '../util/tokenizer.js';
 import { countTokensBounded } from '../util/bounded-tokens.js';
+import type { ApiBodyBuilder } from './apis/api-bodies.js';
 import type { RequestPlan } from './request-plan.js';
 import type { UserTurn } from './session-turns.js';
 import { requestRng, streamSeed } from './request-seed.js';
@@ -101,10 +102,10 @@ interface ConversationContext {
 export interface ConversationInputs {
   /** The workload's request `index` as a chat body: the conversation's first request. */
   readonly first: (index: number) => RequestPlan;
-  /** Every turn's body in the scenario's API, from its chat body (workload/apis/); null: chat, sent as built. */
-  readonly apiBody: ((chat: Readonly<Record<string, unknown>>) => Record<string, unknown>) | null;
   /** With prompt.dataset: the later user turns of request `index`'s conversation; null: synthetic turns. */
   readonly laterTurns: ((index: number) => readonly UserTurn[]) | null;
+  /** The scenario's API body, made from each turn's chat body (apis/api-bodies.ts); null: chat's, as built. */
+  readonly apiBody: ApiBodyBuilder | null;
 }
 
 /**

@@ -71,7 +71,7 @@ export function createWorkload(
   const outputTokens = scenario.prompt.outputTokens;
   // api: the body of another API than chat, made from the chat body (apis/api-bodies.ts).
   const apiBody = API_REQUESTS[scenario.api ?? 'chat'].body;
-  // The chat plan of request `index`; a conversation builds its later turns on it (conversation.ts).
+  /** Request `index` as chat builds it; the API's body is made from it (next, and each turn of a conversation). */
   const chatPlan = (index: number): RequestPlan => {
     const lengths = requestRng(lengthBase, index);
     const prompt = source.build(index, lengths);
@@ -93,12 +93,11 @@ export function createWorkload(
     },
     ...datasetParts(source),
   };
-  // session / tool_loop: each unit is a conversation that starts with request index's chat plan, every
-  // turn sent in the API's shape (conversation.ts).
+  // session / tool_loop: each unit is a conversation that starts with chatPlan(index), each turn in the api's body (conversation.ts).
   const conversation = createConversations(scenario, group, tokenizer, {
     first: chatPlan,
-    apiBody,
     laterTurns: source.laterTurns ? (index) => source.laterTurns!(index) : null,
+    apiBody,
   });
   return conversation === null ? workload : { ...workload, conversation };
 }

@@ -7,9 +7,11 @@ import type { ApiReader } from './api-reader.js';
 import { chatReader } from './chat-reader.js';
 import { completionsReader } from './completions-reader.js';
 import { responsesReader } from './responses-reader.js';
+import { messagesReader } from './messages-reader.js';
 
 export const API_READERS = {
   chat: chatReader,
   completions: completionsReader,
   responses: responsesReader,
+  messages: messagesReader,
 } as const satisfies Record<BuiltApi, ApiReader>;

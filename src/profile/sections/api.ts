@@ -24,7 +24,7 @@ function unknownApiMessage(value: unknown): string {
 
 export const apiSchema = z.enum(BUILT_APIS, { error: (issue) => unknownApiMessage(issue.input) }).meta({
   description:
-    'The inference API the requests speak: chat (POST /v1/chat/completions, the default), completions (POST /v1/completions, the prompt as one text) or responses (POST /v1/responses, the messages as input). See docs/apis.md.',
+    'The inference API the requests speak: chat (POST /v1/chat/completions, the default), completions (POST /v1/completions, the prompt as one text), responses (POST /v1/responses, the messages as input) or messages (POST /v1/messages of Anthropic, the key sent as x-api-key). See docs/apis.md.',
 });
 
 // ---- checks
@@ -38,6 +38,7 @@ interface RefusedFeature {
 }
 
 const COMPLETIONS_PROMPT = 'a completions prompt is one text with no roles';
+const MESSAGES_THINKING = 'set request_extra.thinking ({type: enabled, budget_tokens: N})';
 
 /** Chat request fields the Responses API does not have. */
 const RESPONSES_ABSENT = ['frequency_penalty', 'presence_penalty', 'logit_bias', 'stop', 'seed', 'prediction'] as const;
@@ -50,7 +51,9 @@ const RESPONSES_ABSENT = ['frequency_penalty', 'presence_penalty', 'logit_bias',
  * `logprobs` is a count, not chat's boolean (send it in request_extra). Responses carries roles, images,
  * tools, JSON-schema formats and reasoning effort (workload/apis/responses-body.ts) but has no penalties,
  * logit_bias, stop, seed, prediction or logprobs flag. Its sessions and tool loops send the whole
- * history as input items, as chat sends its messages.
+ * history as input items, as chat sends its messages. Messages (Anthropic) carries system prompts,
+ * images and tools in its own shapes (workload/apis/messages-body.ts) but none of OpenAI's sampling
+ * extras (seed, penalties, logprobs), response_format, reasoning_effort or service tiers.
  */
 const REFUSED = {
   chat: [],
@@ -91,6 +94,42 @@ const REFUSED = {
       key: 'request',
       under: ['logprobs'],
       why: 'the Responses API has no logprobs flag: set top_logprobs and request_extra.include: [message.output_text.logprobs]',
+    },
+    {
+      key: 'request',
+      under: ['stream_options'],
+      why: "a Responses stream always carries usage (in response.completed); chat's stream_options is not its own",
+    },
+  ],
+  messages: [
+    {
+      key: 'tiers',
+      under: [],
+      why: "OpenAI's service tiers (flex, priority...) are not Anthropic's service_tier (auto, standard_only): set request_extra.service_tier",
+    },
+    { key: 'reasoning_efforts', under: [], why: `Anthropic has no reasoning_effort: ${MESSAGES_THINKING}` },
+    { key: 'request', under: ['reasoning_effort'], why: `Anthropic has no reasoning_effort: ${MESSAGES_THINKING}` },
+    {
+      key: 'request',
+      under: ['response_format'],
+      why: 'the Messages API has no response_format (answers cannot be checked against a schema)',
+    },
+    { key: 'request', under: ['prediction'], why: 'the Messages API has no prediction' },
+    { key: 'request', under: ['logprobs'], why: 'the Messages API returns no logprobs' },
+    { key: 'request', under: ['top_logprobs'], why: 'the Messages API returns no logprobs' },
+    { key: 'request', under: ['seed'], why: 'the Messages API has no seed' },
+    { key: 'request', under: ['frequency_penalty'], why: 'the Messages API has no frequency_penalty' },
+    { key: 'request', under: ['presence_penalty'], why: 'the Messages API has no presence_penalty' },
+    { key: 'request', under: ['logit_bias'], why: 'the Messages API has no logit_bias' },
+    {
+      key: 'request',
+      under: ['prompt_cache_key'],
+      why: 'Anthropic caches prompts at cache_control breakpoints, not by a key',
+    },
+    {
+      key: 'request',
+      under: ['stream_options'],
+      why: 'a Messages stream always carries usage; Anthropic has no stream_options',
     },
   ],
 } as const satisfies Record<BuiltApi, readonly RefusedFeature[]>;

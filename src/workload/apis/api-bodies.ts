@@ -9,6 +9,7 @@ import type { BuiltApi } from '../../protocol/apis.js';
 import type { ChatMessage } from '../../protocol/chat.js';
 import { completionsBody, completionsPromptProblem } from './completions-body.js';
 import { responsesBody } from './responses-body.js';
+import { messagesBody, messagesPromptProblem } from './messages-body.js';
 
 /** The API's body from the chat body (a new object; the chat body is not changed). Once per request. */
 export type ApiBodyBuilder = (chat: Readonly<Record<string, unknown>>) => Record<string, unknown>;
@@ -28,4 +29,5 @@ export const API_REQUESTS = {
   chat: { body: null, promptProblem: null },
   completions: { body: completionsBody, promptProblem: completionsPromptProblem },
   responses: { body: responsesBody, promptProblem: null },
+  messages: { body: messagesBody, promptProblem: messagesPromptProblem },
 } as const satisfies Record<BuiltApi, ApiRequests>;

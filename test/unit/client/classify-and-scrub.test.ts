@@ -80,4 +80,15 @@ describe('errorDetails', () => {
     expect(errorDetails('text')).toEqual({ message: null, code: null });
     expect(errorDetails(null)).toEqual({ message: null, code: null });
   });
+
+  it("reads Anthropic's error body: its error type is the code, an OpenAI error's type is not", () => {
+    expect(errorDetails({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } })).toEqual({
+      message: 'Overloaded',
+      code: 'overloaded_error',
+    });
+    expect(errorDetails({ error: { message: 'm', type: 'invalid_request_error', code: null } })).toEqual({
+      message: 'm',
+      code: null,
+    });
+  });
 });

@@ -38,12 +38,11 @@ describe('api', () => {
   });
 
   it('refuses the APIs not built yet and an unknown one, naming line and field', () => {
-    expect(profileProblems(scenario('    api: messages\n'))).toEqual([
-      'p.yaml:5:10: scenarios[0].api: api "messages" is not built yet; expected one of chat, completions, responses',
+    expect(profileProblems(scenario('    api: embeddings\n'))).toEqual([
+      'p.yaml:5:10: scenarios[0].api: api "embeddings" is not built yet; expected one of chat, completions, responses, messages',
     ]);
-    expect(profileProblems(scenario('    api: embeddings\n'))[0]).toContain('api "embeddings" is not built yet');
     expect(profileProblems(scenario('    api: chat_completions\n'))).toEqual([
-      'p.yaml:5:10: scenarios[0].api: "chat_completions" is not an api; expected one of chat, completions, responses',
+      'p.yaml:5:10: scenarios[0].api: "chat_completions" is not an api; expected one of chat, completions, responses, messages',
     ]);
   });
 
@@ -126,6 +125,7 @@ describe('api', () => {
       seed: 1
       prediction: { type: content, content: x }
       logprobs: true
+      stream_options: { include_usage: true }
 `),
       ),
     ).toEqual([
@@ -136,6 +136,7 @@ describe('api', () => {
       'p.yaml:11:7: scenarios[0].request.seed: api: responses: the Responses API has no seed: use api: chat, or request_extra for a server that takes it',
       'p.yaml:12:7: scenarios[0].request.prediction: api: responses: the Responses API has no prediction: use api: chat, or request_extra for a server that takes it',
       'p.yaml:13:7: scenarios[0].request.logprobs: api: responses: the Responses API has no logprobs flag: set top_logprobs and request_extra.include: [message.output_text.logprobs]',
+      "p.yaml:14:7: scenarios[0].request.stream_options: api: responses: a Responses stream always carries usage (in response.completed); chat's stream_options is not its own",
     ]);
   });
 });
