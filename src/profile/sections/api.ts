@@ -25,7 +25,7 @@ function unknownApiMessage(value: unknown): string {
 
 export const apiSchema = z.enum(BUILT_APIS, { error: (issue) => unknownApiMessage(issue.input) }).meta({
   description:
-    'The inference API the requests speak: chat (POST /v1/chat/completions, the default), completions (POST /v1/completions, the prompt as one text), embeddings (POST /v1/embeddings, inputs_per_request prompts per request) or messages (POST /v1/messages of Anthropic, the key sent as x-api-key). See docs/apis.md.',
+    'The inference API the requests speak: chat (POST /v1/chat/completions, the default), completions (POST /v1/completions, the prompt as one text), responses (POST /v1/responses, the messages as input), embeddings (POST /v1/embeddings, inputs_per_request prompts per request) or messages (POST /v1/messages of Anthropic, the key sent as x-api-key). See docs/apis.md.',
 });
 
 /** APIs whose request carries several prompts (`inputs_per_request`); every other API sends one. */
@@ -52,6 +52,9 @@ interface RefusedFeature {
 
 const COMPLETIONS_PROMPT = 'a completions prompt is one text with no roles';
 const MESSAGES_THINKING = 'set request_extra.thinking ({type: enabled, budget_tokens: N})';
+
+/** Chat request fields the Responses API does not have. */
+const RESPONSES_ABSENT = ['frequency_penalty', 'presence_penalty', 'logit_bias', 'stop', 'seed', 'prediction'] as const;
 
 const EMBEDDINGS_GENERATES_NOTHING = 'the embeddings API generates no text';
 
@@ -85,9 +88,12 @@ const EMBEDDINGS_REFUSED: readonly RefusedFeature[] = [
  * `prompt`: no roles (so no system prompt, no multi-turn sessions or tool loops: their later turns are
  * messages with roles, and flattening them into one text would be a workload of our own making, not the
  * conversation the profile describes), no images, no tools, no response_format, no reasoning_effort; its
- * `logprobs` is a count, not chat's boolean (send it in request_extra). Messages (Anthropic) carries
- * system prompts, images and tools in its own shapes (workload/apis/messages-body.ts) but none of OpenAI's
- * sampling extras (seed, penalties, logprobs), response_format, reasoning_effort or service tiers.
+ * `logprobs` is a count, not chat's boolean (send it in request_extra). Responses carries roles, images,
+ * tools, JSON-schema formats and reasoning effort (workload/apis/responses-body.ts) but has no penalties,
+ * logit_bias, stop, seed, prediction or logprobs flag. Its sessions and tool loops send the whole
+ * history as input items, as chat sends its messages. Messages (Anthropic) carries system prompts,
+ * images and tools in its own shapes (workload/apis/messages-body.ts) but none of OpenAI's sampling
+ * extras (seed, penalties, logprobs), response_format, reasoning_effort or service tiers.
  */
 const REFUSED = {
   chat: [],
@@ -116,6 +122,23 @@ const REFUSED = {
       key: 'request',
       under: ['top_logprobs'],
       why: 'the completions API has no top_logprobs: set request_extra.logprobs',
+    },
+  ],
+  responses: [
+    ...RESPONSES_ABSENT.map((field) => ({
+      key: 'request',
+      under: [field],
+      why: `the Responses API has no ${field}: use api: chat, or request_extra for a server that takes it`,
+    })),
+    {
+      key: 'request',
+      under: ['logprobs'],
+      why: 'the Responses API has no logprobs flag: set top_logprobs and request_extra.include: [message.output_text.logprobs]',
+    },
+    {
+      key: 'request',
+      under: ['stream_options'],
+      why: "a Responses stream always carries usage (in response.completed); chat's stream_options is not its own",
     },
   ],
   embeddings: EMBEDDINGS_REFUSED,

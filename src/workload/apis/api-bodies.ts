@@ -9,6 +9,7 @@ import type { BuiltApi } from '../../protocol/apis.js';
 import type { ChatMessage } from '../../protocol/chat.js';
 import { completionsBody, completionsPromptProblem } from './completions-body.js';
 import { embeddingsBatchBody, embeddingsBody, embeddingsPromptProblem } from './embeddings-body.js';
+import { responsesBody } from './responses-body.js';
 import { messagesBody, messagesPromptProblem } from './messages-body.js';
 
 /** The API's body from the chat body (a new object; the chat body is not changed). Once per request. */
@@ -34,5 +35,6 @@ export const API_REQUESTS = {
   chat: { body: null, promptProblem: null },
   completions: { body: completionsBody, promptProblem: completionsPromptProblem },
   embeddings: { body: embeddingsBody, promptProblem: embeddingsPromptProblem, batchBody: embeddingsBatchBody },
+  responses: { body: responsesBody, promptProblem: null },
   messages: { body: messagesBody, promptProblem: messagesPromptProblem },
 } as const satisfies Record<BuiltApi, ApiRequests>;
