@@ -8,8 +8,8 @@
  * reasoning, a function call's name and argument deltas as a tool call that the answer checks validate,
  * a session's and a tool loop's later turns as input items, non-streaming answers, and response.failed,
  * an error event and a 404 classified. The CLI refuses api: responses against the embedded emulator
- * before it starts it.
- * @module-tag timing
+ * before it starts it. Only the TTFT test is tagged `timing` (it runs alone, on a quiet machine); the others
+ * run side by side.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -150,7 +150,9 @@ describe('api: responses against a Responses server', () => {
     }
   });
 
-  it('stamps TTFT at the first output_text.delta, within a millisecond of the server writing it', async () => {
+  it('stamps TTFT at the first output_text.delta, within a millisecond of the server writing it', {
+    tags: ['timing'],
+  }, async () => {
     const seen = await run({ requests: 10 });
     const lags: number[] = [];
     const itlLags: number[] = [];
