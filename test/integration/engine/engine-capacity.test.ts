@@ -35,7 +35,7 @@
  * runs first).
  * @module-tag timing
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -47,6 +47,8 @@ import { type EngineProcess, startEngineProcess } from '../../helpers/engine/eng
 import { TINY_BPE_TOKENIZER, wholeWordTokens, writeTinyLlama } from '../../helpers/engine/tiny-llama-gguf.js';
 import { readSummary, useRunFolder } from '../../helpers/run-folder.js';
 
+/** The search's outcome is written here (test-artifacts/engine-capacity.json). */
+const ARTIFACTS = join(import.meta.dirname, '..', '..', '..', 'test-artifacts');
 const SEQUENCES = 2;
 /** The SLO: TTFT p75 under this (at most 25% of the requests over it). */
 const LIMIT_MS = 150;
@@ -204,6 +206,12 @@ capacity:
     }
     for (const step of group.steps.filter((s) => s.outcome === 'inconclusive'))
       expect(step.reason, said).toMatch(/^the harness was its own bottleneck|^interrupted/);
+    // What the search ended with, for whoever reads CI's artifacts: whether this machine let it resolve.
+    mkdirSync(ARTIFACTS, { recursive: true });
+    writeFileSync(
+      join(ARTIFACTS, 'engine-capacity.json'),
+      `${JSON.stringify({ end_reason: group.end_reason, capacity: group.capacity, steps: group.steps.map((s) => ({ load: s.load, outcome: s.outcome, reason: s.reason })) }, null, 2)}\n`,
+    );
     if (group.end_reason.startsWith('resolved')) {
       // The knee: 2 passes, 3 fails, and the capacity is the engine's 2 sequences.
       expect({ capacity: group.capacity, last_pass: group.last_pass, first_fail: group.first_fail }, said).toEqual({
