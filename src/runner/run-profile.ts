@@ -372,7 +372,8 @@ function buildWorkloads(
   for (const group of profile.groups) {
     const scenario = profile.scenarios.find((s) => s.name === group.scenario) as ResolvedScenario;
     const workload = deps.createWorkload(scenario, group, tokenizer);
-    answers.prepare(workload.next(0).body, scenario.name);
+    const first = workload.next(0);
+    answers.prepare(first.chatBody ?? first.body, scenario.name);
     workloads.set(group.index, workload);
   }
   return workloads;

@@ -89,7 +89,7 @@ export function createWorkload(
   const workload: Workload = {
     next(index) {
       const plan = chatPlan(index);
-      return apiBody === null ? plan : { ...plan, body: apiBody(plan.body) };
+      return apiBody === null ? plan : { ...plan, body: apiBody(plan.body), chatBody: plan.body };
     },
     ...datasetParts(source),
   };

@@ -1,0 +1,300 @@
+/**
+ * Every feature that reads answers, per API (issue 25, part 2), over real sockets against each API's
+ * purpose-built server (test/helpers/): retries (a 503 on each request's first attempt, in front of the
+ * server), thresholds on the API's own metric (pass, and fail with exit 99), an early stop
+ * (`abort_on_fail`), `compare` of two runs of one profile and `merge` of two `--shard` runs, live
+ * `/metrics` counters, one `capacity` step, answer checks where the API has tools, and the profile error
+ * naming the field of a feature the API refuses. One table of APIs: a row per API, every test for each.
+ * Chat is not a row: the rest of the suite tests every one of these features on chat (the emulator).
+ * The runs are short (a few requests, answers of 4 tokens at 2 ms, the tiny tokenizer: token counts are
+ * not the subject here; they are in each API's own run test).
+ * @module-tag slow
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CliContext } from '../../../src/cli/context.js';
+import { runCli } from '../../../src/cli/run-cli.js';
+import { MemoryStream, runCliInProcess } from '../../helpers/cli.js';
+import { MODEL as COMPLETIONS_MODEL, startCompletionsServer } from '../../helpers/completions-server.js';
+import type { TestServer } from '../../helpers/fault-servers.js';
+import { startFirstAttemptFaultFront } from '../../helpers/first-attempt-fault-front.js';
+import {
+  MODEL as MESSAGES_MODEL,
+  startMessagesServer,
+  TOOL_MODEL as MESSAGES_TOOL_MODEL,
+} from '../../helpers/messages-server.js';
+import { parsePromText, promSum } from '../../helpers/prometheus-text.js';
+import { readSummary, TINY_TOKENIZER, useRunFolder } from '../../helpers/run-folder.js';
+
+const folder = useRunFolder('inferbench-api-features-');
+
+const TIMING = { firstTextMs: 5, tokenMs: 2, tokens: 4 };
+const REQUESTS = 6;
+
+/** A feature the API refuses: a scenario line that asks for it, and the field the error must name. */
+interface Refusal {
+  readonly yaml: string;
+  readonly field: string;
+}
+
+interface ApiRow {
+  readonly api: string;
+  readonly model: string;
+  readonly start: () => Promise<TestServer>;
+  /** A latency of the API's own to put a threshold on. */
+  readonly metric: 'ttft_ms' | 'e2e_ms';
+  /** A model of the server that answers with a tool call, when the API has tools (answer checks). */
+  readonly toolModel: string | null;
+  readonly refused: readonly Refusal[];
+}
+
+const APIS: readonly ApiRow[] = [
+  {
+    api: 'completions',
+    model: COMPLETIONS_MODEL,
+    start: () => startCompletionsServer(TIMING),
+    metric: 'ttft_ms',
+    toolModel: null,
+    refused: [
+      { yaml: 'request: { response_format: { type: json_object } }', field: 'request.response_format' },
+      { yaml: 'request: { tools: [{ type: function, function: { name: f } }] }', field: 'request.tools' },
+      { yaml: 'session: { turns: 2 }', field: 'session' },
+    ],
+  },
+  {
+    api: 'messages',
+    model: MESSAGES_MODEL,
+    start: () => startMessagesServer(TIMING),
+    metric: 'ttft_ms',
+    toolModel: MESSAGES_TOOL_MODEL,
+    refused: [
+      { yaml: 'request: { response_format: { type: json_object } }', field: 'request.response_format' },
+      { yaml: 'tiers: [flex]', field: 'tiers' },
+    ],
+  },
+];
+
+const servers = new Map<string, TestServer>();
+beforeAll(async () => {
+  for (const row of APIS) servers.set(row.api, await row.start());
+});
+afterAll(async () => {
+  for (const server of servers.values()) await server.close();
+});
+
+function urlOf(row: ApiRow): string {
+  const server = servers.get(row.api);
+  if (server === undefined) throw new Error(`no server for ${row.api}`);
+  return server.url;
+}
+
+/** A profile of one scenario speaking `row.api`; `scenario` adds scenario lines, `top` top-level ones. */
+function profileOf(row: ApiRow, name: string, scenario = '', top = ''): string {
+  const lines = scenario === '' ? '' : `${scenario.replace(/^/gm, '    ')}\n`;
+  return folder.writeProfile(
+    `${row.api}-${name}`,
+    `name: ${row.api}-${name}
+target: { tokenizer: ${TINY_TOKENIZER} }
+scenarios:
+  - name: s
+    api: ${row.api}
+    models: [${row.model}]
+    load: { mode: concurrency, concurrency: 2 }
+    requests: ${REQUESTS}
+    prompt: { input_tokens: 16, output_tokens: ${TIMING.tokens} }
+${lines}${top}`,
+  );
+}
+
+async function run(args: readonly string[], baseUrl: string) {
+  return runCliInProcess([...args, '--base-url', baseUrl, '--quiet'], { cwd: folder.dir });
+}
+
+function onlyGroup(dir: string) {
+  const group = readSummary(dir).groups[0];
+  if (group === undefined) throw new Error(`${dir}: no group`);
+  return group;
+}
+
+describe.each(APIS)('api: $api', (row) => {
+  it('retries a 503 on the first attempt of each request: ok after 2 attempts, the 503s counted', async () => {
+    const front = await startFirstAttemptFaultFront(urlOf(row));
+    try {
+      const out = join(folder.dir, `${row.api}-retry`);
+      const path = profileOf(row, 'retry', 'retry: { max_attempts: 2, on: [http_5xx], backoff: 5ms }');
+      const result = await run(['run', path, '--out', out], front.url);
+      expect(result.code, result.stderr).toBe(0);
+      const group = onlyGroup(out);
+      expect(group.requests.ok).toBe(REQUESTS);
+      expect(group.requests.failed).toBe(0);
+      expect(group.requests.attempts).toBe(2 * REQUESTS);
+      expect(group.requests.retried).toEqual({ http_5xx: REQUESTS });
+      expect(front.refused()).toBe(REQUESTS);
+      const rows = readFileSync(join(out, 'requests.csv'), 'utf8').trim().split('\n');
+      const header = (rows[0] as string).split(',');
+      const attempts = header.indexOf('attempts');
+      expect(rows.slice(1).map((line) => line.split(',')[attempts])).toEqual(Array(REQUESTS).fill('2'));
+    } finally {
+      await front.close();
+    }
+  });
+
+  it(`evaluates thresholds on ${row.metric}: a pass exits 0, a failure exits 99`, async () => {
+    const pass = profileOf(row, 'pass', '', `thresholds: ["${row.metric}.p50 < 5000", "error_rate <= 0"]`);
+    const passed = await run(['run', pass, '--out', join(folder.dir, `${row.api}-pass`)], urlOf(row));
+    expect(passed.code, passed.stderr).toBe(0);
+    const summary = readSummary(join(folder.dir, `${row.api}-pass`));
+    expect(summary.thresholds.map((t) => t.passed)).toEqual([true, true]);
+    // The server's first text comes 5 ms after the request: no p50 is under 1 ms.
+    const fail = profileOf(row, 'fail', '', `thresholds: ["${row.metric}.p50 < 1"]`);
+    const failed = await run(['run', fail, '--out', join(folder.dir, `${row.api}-fail`)], urlOf(row));
+    expect(failed.code, failed.stderr).toBe(99);
+    const actual = readSummary(join(folder.dir, `${row.api}-fail`)).thresholds[0]?.actual as number;
+    expect(actual).toBeGreaterThanOrEqual(TIMING.firstTextMs);
+  });
+
+  it('stops early on an abort_on_fail threshold', async () => {
+    const path = folder.writeProfile(
+      `${row.api}-abort`,
+      readFileSync(profileOf(row, 'abort-base'), 'utf8')
+        .replace(`requests: ${REQUESTS}`, 'duration: 60s')
+        .concat(`thresholds:\n  - { threshold: "${row.metric}.p50 < 1", abort_on_fail: true }\n`),
+    );
+    const out = join(folder.dir, `${row.api}-abort`);
+    const started = performance.now();
+    const result = await run(['run', path, '--out', out], urlOf(row));
+    expect(result.code, result.stderr).toBe(99);
+    expect(performance.now() - started).toBeLessThan(20_000);
+    const summary = readSummary(out);
+    expect(summary.complete).toBe(false);
+    expect(summary.stopped).toMatchObject({ reason: 'abort_on_fail', threshold: `${row.metric}.p50 < 1` });
+    expect(onlyGroup(out).requests.ok).toBeGreaterThan(0);
+  });
+
+  it('compares two runs of one profile without a regression, and merges two shards into the whole run', async () => {
+    const path = profileOf(row, 'shards', 'seed: 3');
+    const dirs = ['a', 'b', '1', '2'].map((name) => join(folder.dir, `${row.api}-run-${name}`));
+    const [a, b, shard1, shard2] = dirs as [string, string, string, string];
+    for (const dir of [a, b]) expect((await run(['run', path, '--out', dir], urlOf(row))).code).toBe(0);
+    const compared = await runCliInProcess(['compare', a, b, '--quiet', '--tolerance', `${row.metric}.p50=off`]);
+    expect(compared.code, compared.stdout + compared.stderr).toBe(0);
+    expect(compared.stdout).not.toMatch(/regress(ed|ion)s?: [1-9]/);
+
+    for (const [shard, dir] of [
+      ['1/2', shard1],
+      ['2/2', shard2],
+    ] as const)
+      expect((await run(['run', path, '--shard', shard, '--out', dir], urlOf(row))).code).toBe(0);
+    const merged = join(folder.dir, `${row.api}-merged`);
+    const result = await runCliInProcess(['merge', shard1, shard2, '--out', merged]);
+    expect(result.code, result.stderr).toBe(0);
+    const whole = onlyGroup(a);
+    const group = onlyGroup(merged);
+    expect(group.requests.ok).toBe(whole.requests.ok);
+    expect(group.metrics[row.metric]?.count).toBe(whole.metrics[row.metric]?.count);
+    expect(group.metrics.output_tokens?.mean).toBe(whole.metrics.output_tokens?.mean);
+    expect(onlyGroup(shard1).requests.ok + onlyGroup(shard2).requests.ok).toBe(REQUESTS);
+  });
+
+  it('counts its requests on the live /metrics', async () => {
+    const path = profileOf(row, 'live');
+    const stderr = new MemoryStream();
+    const ctx: CliContext = {
+      stdout: new MemoryStream(),
+      stderr,
+      env: { PATH: process.env.PATH },
+      cwd: folder.dir,
+      interrupt: new AbortController().signal,
+      exitCode: 0,
+    };
+    const argv = ['run', path, '--out', join(folder.dir, `${row.api}-live`), '--metrics-port', '0'];
+    let done = false;
+    const running = runCli([...argv, '--base-url', urlOf(row), '--quiet'], ctx).finally(() => {
+      done = true;
+    });
+    let last: ReturnType<typeof parsePromText> = [];
+    while (!done) {
+      const url = /metrics: (http:\/\/\S+\/metrics)/.exec(stderr.text)?.[1];
+      if (url !== undefined) {
+        try {
+          last = parsePromText(await (await fetch(url)).text());
+        } catch {
+          // Closed after its last scrape: the loop ends with the run.
+        }
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(await running, stderr.text).toBe(0);
+    expect(promSum(last, 'inferbench_run_ended')).toBe(1);
+    const where = { group: `s/${row.model}/-` };
+    expect(promSum(last, 'inferbench_requests_total', { ...where, outcome: 'ok' })).toBe(REQUESTS);
+    expect(promSum(last, `inferbench_${row.metric.replace(/_ms$/, '')}_seconds_count`, where)).toBe(REQUESTS);
+    expect(promSum(last, 'inferbench_output_tokens_total', where)).toBe(REQUESTS * TIMING.tokens);
+  });
+
+  it('runs a capacity search step with the API', async () => {
+    const path = folder.writeProfile(
+      `${row.api}-capacity`,
+      `name: ${row.api}-capacity
+target: { tokenizer: ${TINY_TOKENIZER} }
+scenarios:
+  - name: s
+    api: ${row.api}
+    models: [${row.model}]
+    load: { mode: rate, rate: 30, arrival: constant }
+    duration: 3s
+    prompt: { input_tokens: 16, output_tokens: ${TIMING.tokens} }
+capacity:
+  slo: { ${row.metric}.p90: 1000ms, error_rate: 10% }
+  start: 30
+  max_steps: 2
+  max_step_duration: 3s
+  step_warmup: 200ms
+  block: 200ms
+`,
+    );
+    const out = join(folder.dir, `${row.api}-capacity-run`);
+    const result = await run(['capacity', path, '--out', out], urlOf(row));
+    expect([0, 99], result.stdout + result.stderr).toContain(result.code);
+    const steps = readFileSync(join(out, 'capacity.csv'), 'utf8').trim().split('\n');
+    expect(steps.length).toBeGreaterThanOrEqual(2);
+    const group = onlyGroup(out);
+    expect(group.requests.ok).toBeGreaterThan(10);
+    expect(group.requests.failed).toBe(0);
+  });
+
+  // The server's tool call is weather({"city": "Paris"}): it passes a string city and fails an integer one.
+  it.runIf(row.toolModel !== null).each([
+    { city: 'string', passed: REQUESTS, failed: 0 },
+    { city: 'integer', passed: 0, failed: REQUESTS },
+  ])('checks tool-call arguments against the tools the profile declares (city: $city)', async (want) => {
+    const path = profileOf(
+      { ...row, model: row.toolModel as string },
+      `checks-${want.city}`,
+      `request:
+  tools:
+    - type: function
+      function:
+        name: weather
+        parameters: { type: object, properties: { city: { type: ${want.city} } }, required: [city] }
+    - type: function
+      function:
+        name: other
+        parameters: { type: object, properties: { n: { type: integer } }, required: [n] }`,
+    );
+    const out = join(folder.dir, `${row.api}-checks-${want.city}`);
+    const result = await run(['run', path, '--out', out], urlOf(row));
+    expect(result.code, result.stderr).toBe(0);
+    const checks = onlyGroup(out).checks;
+    expect(checks?.tool_arguments, JSON.stringify(checks)).toMatchObject({ passed: want.passed, failed: want.failed });
+  });
+
+  it.each(row.refused)('refuses $field, naming the field', async (refusal) => {
+    const path = profileOf(row, `refused-${refusal.field.replace(/\W/g, '-')}`, refusal.yaml);
+    const result = await runCliInProcess(['validate', path]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`scenarios[0].${refusal.field}`);
+    expect(result.stderr).toContain(`api: ${row.api}:`);
+  });
+});
