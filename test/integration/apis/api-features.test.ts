@@ -26,6 +26,7 @@ import {
 } from '../../helpers/messages-server.js';
 import { parsePromText, promSum } from '../../helpers/prometheus-text.js';
 import { readSummary, TINY_TOKENIZER, useRunFolder } from '../../helpers/run-folder.js';
+import { o200kTokenizer } from '../../../src/util/tokenizer.js';
 
 const folder = useRunFolder('inferbench-api-features-');
 
@@ -47,6 +48,26 @@ interface ApiRow {
   /** A model of the server that answers with a tool call, when the API has tools (answer checks). */
   readonly toolModel: string | null;
   readonly refused: readonly Refusal[];
+  /**
+   * Whether summary.json has other tools' dialects for the API: their definitions are of OpenAI's
+   * chat and completions streams (docs/dialects.md, "Which APIs").
+   */
+  readonly dialects: boolean;
+  /** The texts of the assistant turns in a request body, when the API carries sessions; null when it refuses them. */
+  readonly assistantTexts: ((body: Record<string, unknown>) => string[]) | null;
+}
+
+/** A message's text: a string, or the text of its content blocks (Anthropic's, OpenAI's parts). */
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content.map((part: { text?: unknown }) => (typeof part.text === 'string' ? part.text : '')).join('');
+}
+
+/** The assistant messages' texts of a body with chat's or Anthropic's `messages`. */
+function assistantMessages(body: Record<string, unknown>): string[] {
+  const messages = Array.isArray(body.messages) ? (body.messages as { role?: unknown; content?: unknown }[]) : [];
+  return messages.filter((message) => message.role === 'assistant').map((message) => textOf(message.content));
 }
 
 const APIS: readonly ApiRow[] = [
@@ -61,6 +82,8 @@ const APIS: readonly ApiRow[] = [
       { yaml: 'request: { tools: [{ type: function, function: { name: f } }] }', field: 'request.tools' },
       { yaml: 'session: { turns: 2 }', field: 'session' },
     ],
+    assistantTexts: null,
+    dialects: true,
   },
   {
     api: 'messages',
@@ -72,13 +95,18 @@ const APIS: readonly ApiRow[] = [
       { yaml: 'request: { response_format: { type: json_object } }', field: 'request.response_format' },
       { yaml: 'tiers: [flex]', field: 'tiers' },
     ],
+    assistantTexts: assistantMessages,
+    dialects: false,
   },
 ];
 
 const servers = new Map<string, TestServer>();
 beforeAll(async () => {
   for (const row of APIS) servers.set(row.api, await row.start());
-});
+  // The servers count prompt tokens with o200k, loaded at their first request (seconds, blocking this
+  // process): loaded here, so that no test's timings include it.
+  o200kTokenizer().count('warm');
+}, 60_000);
 afterAll(async () => {
   for (const server of servers.values()) await server.close();
 });
@@ -288,6 +316,48 @@ capacity:
     expect(result.code, result.stderr).toBe(0);
     const checks = onlyGroup(out).checks;
     expect(checks?.tool_arguments, JSON.stringify(checks)).toMatchObject({ passed: want.passed, failed: want.failed });
+  });
+
+  it.runIf(row.assistantTexts !== null)(
+    'sends the real answer of the server in the next turn of a session',
+    async () => {
+      const server = servers.get(row.api) as TestServer;
+      const before = server.requests.length;
+      const path = profileOf(row, 'session', 'session: { turns: 2, user_tokens: 8 }');
+      const out = join(folder.dir, `${row.api}-session`);
+      const result = await run(['run', path, '--out', out], urlOf(row));
+      expect(result.code, result.stderr).toBe(0);
+      // `requests` counts sessions: two requests each.
+      expect(onlyGroup(out).requests.ok).toBe(2 * REQUESTS);
+      const bodies = server.requests
+        .slice(before)
+        .filter((request) => request.method === 'POST')
+        .map((request) => JSON.parse(request.body.toString('utf8')) as Record<string, unknown>);
+      const answers = bodies.map((body) => (row.assistantTexts as (b: Record<string, unknown>) => string[])(body));
+      // First turns with no answer in them, second turns with the first turn's answer as the server sent it.
+      expect(answers.filter((texts) => texts.length === 0)).toHaveLength(REQUESTS);
+      expect(answers.filter((texts) => texts.length === 1).map((texts) => texts[0])).toEqual(
+        Array(REQUESTS).fill(' tok'.repeat(TIMING.tokens)),
+      );
+    },
+  );
+
+  it(`${row.dialects ? 'reads its runs in' : 'has no'} other tools' dialects`, async () => {
+    const out = join(folder.dir, `${row.api}-dialects`);
+    expect((await run(['run', profileOf(row, 'dialects'), '--out', out], urlOf(row))).code).toBe(0);
+    const group = onlyGroup(out);
+    if (!row.dialects) {
+      expect(group.dialects).toBeUndefined();
+      return;
+    }
+    // vLLM's completions client stamps TTFT at the first event with choices, text or not: here the
+    // server's empty first event, sent at once, 5 ms before the first text inferbench's TTFT waits for.
+    const vllm = group.dialects?.vllm?.metrics.ttft_ms?.p50 as number;
+    const own = group.metrics.ttft_ms?.p50 as number;
+    expect(own).toBeGreaterThanOrEqual(TIMING.firstTextMs);
+    expect(vllm).toBeLessThan(own - TIMING.firstTextMs / 2);
+    // AIPerf's TTFT is the first text, as inferbench's.
+    expect(group.dialects?.aiperf?.metrics.ttft_ms?.p50).toBeGreaterThanOrEqual(TIMING.firstTextMs);
   });
 
   it.each(row.refused)('refuses $field, naming the field', async (refusal) => {
