@@ -81,6 +81,8 @@ export class GroupAccumulator {
   readonly tiersUsed: Record<string, number> = {};
   outputTokens = 0;
   inputTokens = 0;
+  /** Inputs of the ok requests that carry inputs (api: embeddings, RequestRecord.inputs); 0 for the others. */
+  inputs = 0;
   firstLaunchUs = Number.POSITIVE_INFINITY;
   lastEndUs = Number.NEGATIVE_INFINITY;
 
@@ -151,6 +153,7 @@ export class GroupAccumulator {
     if (!Number.isNaN(outputTokens)) this.outputTokens += outputTokens;
     this.dialects?.add(record, outputTokens);
     if (!Number.isNaN(inputTokens)) this.inputTokens += inputTokens;
+    if (!Number.isNaN(record.inputs)) this.inputs += record.inputs;
     if (values.tokensEstimated) this.estimatedRequests++;
     const mismatch = values.tokenMismatch;
     if (!Number.isNaN(mismatch)) {
@@ -175,6 +178,8 @@ export class GroupAccumulator {
         output_tokens_per_s: perS(this.outputTokens),
         total_tokens_per_s: perS(this.outputTokens + this.inputTokens),
         goodput_per_s: perS(this.good),
+        // api: embeddings only: a generating group's summary stays as it was.
+        ...(this.inputs > 0 ? { inputs_per_s: perS(this.inputs), input_tokens_per_s: perS(this.inputTokens) } : {}),
       },
       duration_ms: round3(durationMs),
       checks: this.checks.summary(),

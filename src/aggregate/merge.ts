@@ -89,6 +89,7 @@ export function mergeGroupSummaries(a: GroupSummary, b: GroupSummary): GroupSumm
       output_tokens_per_s: perS(total((g) => g.throughput.output_tokens_per_s)),
       total_tokens_per_s: perS(total((g) => g.throughput.total_tokens_per_s)),
       goodput_per_s: perS(total((g) => g.throughput.goodput_per_s)),
+      ...mergeInputRates(a, b, total, perS),
     },
     duration_ms: durationMs,
     metrics,
@@ -101,5 +102,19 @@ export function mergeGroupSummaries(a: GroupSummary, b: GroupSummary): GroupSumm
     tiers_used: addCounts(a.tiers_used, b.tiers_used),
     ...mergeBreakdowns(a, b),
     ...mergeChecks(a, b),
+  };
+}
+
+/** inputs_per_s and input_tokens_per_s (api: embeddings), recovered from rate x window as token rates are; absent when neither part has them. */
+function mergeInputRates(
+  a: GroupSummary,
+  b: GroupSummary,
+  total: (pick: (g: GroupSummary) => number) => number,
+  perS: (n: number) => number,
+): Pick<GroupSummary['throughput'], 'inputs_per_s' | 'input_tokens_per_s'> {
+  if (a.throughput.inputs_per_s === undefined && b.throughput.inputs_per_s === undefined) return {};
+  return {
+    inputs_per_s: perS(total((g) => g.throughput.inputs_per_s ?? 0)),
+    input_tokens_per_s: perS(total((g) => g.throughput.input_tokens_per_s ?? 0)),
   };
 }

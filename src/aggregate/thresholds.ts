@@ -2,7 +2,8 @@
  * Thresholds evaluated at the end of a run (any failure: exit 99). A threshold names a group, or none:
  * then every group is checked and each gets its own result (each must pass). The value is a metric's
  * stat (`ttft_ms.p99`) or a group-level value (`error_rate`, `requests_per_s`, `output_tokens_per_s`,
- * `total_tokens_per_s`, `goodput_per_s`, `tool_arguments_pass_rate`, `json_schema_pass_rate`:
+ * `total_tokens_per_s`, `goodput_per_s`, `inputs_per_s`, `input_tokens_per_s` (embeddings),
+ * `tool_arguments_pass_rate`, `json_schema_pass_rate`:
  * metrics/metric-registry.ts's group values). A value the run
  * does not have (no such metric, group or stat) fails the threshold with `actual: null`: a check that
  * cannot be made must not pass silently. Thresholds with abort_on_fail are also checked during the run, on
@@ -24,6 +25,8 @@ export const GROUP_VALUES = {
   output_tokens_per_s: (g) => g.throughput.output_tokens_per_s,
   total_tokens_per_s: (g) => g.throughput.total_tokens_per_s,
   goodput_per_s: (g) => g.throughput.goodput_per_s,
+  inputs_per_s: (g) => g.throughput.inputs_per_s ?? null,
+  input_tokens_per_s: (g) => g.throughput.input_tokens_per_s ?? null,
   tool_arguments_pass_rate: (g) => g.checks?.tool_arguments?.pass_rate ?? null,
   json_schema_pass_rate: (g) => g.checks?.json_schema?.pass_rate ?? null,
 } as const satisfies Record<GroupValueName, GroupValue>;

@@ -5,6 +5,7 @@
  * and timeseries.csv before anything that could still fail, the HTML report last. The CLI turns the
  * outcome into output and an exit code.
  */
+import { API_REQUESTS, type ApiRequests } from '../workload/apis/api-bodies.js';
 import { join } from 'node:path';
 import type { RequestRecord } from '../client/request-record.js';
 import type { RecordedValues } from '../metrics/request-values.js';
@@ -59,6 +60,8 @@ export async function executeRun(options: ExecuteRunOptions): Promise<RunOutcome
     labels: profileSetsLabels(options.profile),
     checks: options.profile.scenarios.some((s) => scenarioRequestFields(s).some(asksForAnswerChecks)),
     prices: options.prices ?? null,
+    // api: embeddings (an API whose requests carry several inputs): each row's inputs.
+    inputs: options.profile.scenarios.some((s) => carriesInputs(API_REQUESTS[s.api ?? 'chat'])),
   });
   const userOnRecord = env.events?.onRecord;
   const onRecord = (record: RequestRecord, group: ResolvedGroup, values: RecordedValues): void => {
@@ -97,4 +100,9 @@ export async function executeRun(options: ExecuteRunOptions): Promise<RunOutcome
   const { problems } = await writeRunFiles(runDir, { summary, timeSeries: result.timeSeries });
   const failedThresholds = thresholds.filter((threshold) => !threshold.passed);
   return { runDir, summary, result, verdict: runVerdict(summary, failedThresholds), failedThresholds, problems };
+}
+
+/** Whether an API's requests carry several inputs (api: embeddings' batchBody). */
+function carriesInputs(api: ApiRequests): boolean {
+  return api.batchBody !== undefined;
 }

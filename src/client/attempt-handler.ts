@@ -344,6 +344,12 @@ export class AttemptHandler implements Dispatcher.DispatchHandler, SseEventSink 
       this.#streamErrorFrom(chunk);
       return;
     }
+    const failure = this.#api.streamError?.(chunk) ?? null;
+    if (failure !== null) {
+      record.errorCode = failure.code;
+      this.#fail('stream_error', null, failure.message ?? 'error event in stream');
+      return;
+    }
     const choices = chunk['choices'];
     if (Array.isArray(choices) && choices.length > 0) {
       record.choiceChunkCount += 1;
@@ -394,6 +400,12 @@ export class AttemptHandler implements Dispatcher.DispatchHandler, SseEventSink 
     }
     this.#record.chunkCount = 1;
     this.#api.applyBody(this.#record, body, atUs);
+    const problem = this.#api.bodyProblem?.(this.#record, body) ?? null;
+    if (problem !== null) {
+      this.#record.errorCode = problem.code;
+      this.#fail('bad_chunk', null, problem.message);
+      return;
+    }
     this.#succeed(atUs);
   }
 

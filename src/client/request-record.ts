@@ -116,6 +116,11 @@ export interface RequestRecord {
   lastChoiceUs: number;
   /** Input tokens as the workload built them (token-exact), for estimates and mismatch checks. */
   expectedInputTokens: number;
+  /**
+   * Inputs of an embeddings request (its `input`'s length: inputs_per_request), which an answer must match
+   * with as many embeddings; NaN for an API that generates (chat, completions...).
+   */
+  inputs: number;
   usage: Usage | null;
   timeInfo: TimeInfo | null;
   finishReason: string | null;
@@ -188,6 +193,7 @@ export function createRequestRecord(
     choiceChunkCount: 0,
     lastChoiceUs: Number.NaN,
     expectedInputTokens: Number.NaN,
+    inputs: Number.NaN,
     usage: null,
     timeInfo: null,
     finishReason: null,

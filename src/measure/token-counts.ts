@@ -1,6 +1,7 @@
 /**
  * Token counts of one request: from the server's `usage` when it sent one, else counted with the client's
  * tokenizer on the text received (input: what the workload built, token-exact) and flagged estimated.
+ * An embeddings request (record.inputs set) generates nothing: its output counts are NaN, never 0.
  * The mismatch check compares the tokenizer count of the text received with usage.completion_tokens;
  * counting chunks is no check at all (servers put several tokens in a chunk, or none).
  *
@@ -74,6 +75,15 @@ export function fillTokenCounts(record: RequestRecord, received: ReceivedTokens 
       out.mismatch = Number.NaN;
       out.mismatched = false;
     }
+  } else if (!Number.isNaN(record.inputs)) {
+    // Embeddings (record.inputs): nothing generated, so no output count; the inputs as the workload built them.
+    out.input = record.expectedInputTokens;
+    out.output = Number.NaN;
+    out.reasoning = Number.NaN;
+    out.cached = Number.NaN;
+    out.estimated = true;
+    out.mismatch = Number.NaN;
+    out.mismatched = false;
   } else {
     out.input = record.expectedInputTokens;
     out.output = received ? received.output + received.reasoning : Number.NaN;

@@ -288,6 +288,9 @@ export const GROUP_VALUE_DEFINITIONS = [
   { name: 'output_tokens_per_s', unit: '/s', direction: 'higher', label: 'Output tokens per second' },
   { name: 'total_tokens_per_s', unit: '/s', direction: 'higher', label: 'Total tokens per second' },
   { name: 'goodput_per_s', unit: '/s', direction: 'higher', label: 'Goodput (requests per second meeting the SLO)' },
+  // api: embeddings (absent, and a threshold on them fails, for a group whose requests carry no inputs).
+  { name: 'inputs_per_s', unit: '/s', direction: 'higher', label: 'Inputs embedded per second' },
+  { name: 'input_tokens_per_s', unit: '/s', direction: 'higher', label: 'Input tokens embedded per second' },
   // Answer checks (metrics/check-summary.ts): absent, and a threshold on them fails, when nothing was checked.
   { name: 'tool_arguments_pass_rate', unit: '', direction: 'higher', label: 'Tool-call arguments valid (pass rate)' },
   { name: 'json_schema_pass_rate', unit: '', direction: 'higher', label: 'JSON answers valid (pass rate)' },

@@ -192,6 +192,12 @@ export const groupSummarySchema = z.object({
     total_tokens_per_s: z.number(),
     /** Requests per second that met every SLO of the profile (= requests_per_s when no SLO). */
     goodput_per_s: z.number(),
+    /**
+     * api: embeddings: inputs (prompts embedded) and their input tokens per second, of the ok requests;
+     * absent for a group whose requests carry no inputs (an API that generates).
+     */
+    inputs_per_s: z.number().optional(),
+    input_tokens_per_s: z.number().optional(),
   }),
   /** Measured duration of the group (first intended start to last end), ms. */
   duration_ms: z.number(),

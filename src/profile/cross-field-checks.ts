@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import { mergeScenario } from './merge-scenario.js';
 import { parseThreshold } from './parse-threshold.js';
 import type { ProfileIssue } from './profile-issue.js';
-import { checkApiFeatures } from './sections/api.js';
+import { checkApiFeatures, checkInputsPerRequest } from './sections/api.js';
 import { checkAnswerSchemas } from './sections/answer-schemas.js';
 import { checkCapacity } from './sections/capacity.js';
 import { checkConversation } from './sections/conversation.js';
@@ -36,6 +36,7 @@ const WORKLOAD_CHECKS: WorkloadChecks = {
     (f, pathOf) => checkPrefixes(isRecord(f.prompt) ? f.prompt : {}, f.request, pathOf),
     (f, pathOf) => checkConversation(f, pathOf),
     (f, pathOf) => checkApiFeatures(f, pathOf),
+    (f, pathOf) => checkInputsPerRequest(f, pathOf),
   ],
   classRequest: checkAnswerSchemas,
 };

@@ -92,7 +92,12 @@ function formatScenario(s: ResolvedScenario, groupKeys: readonly string[]): stri
         )
       : '') +
     // api: only when not chat (the plans of chat profiles read as before).
-    (s.api !== undefined ? row('api', `${s.api} (POST ${API_PATHS[s.api]}; see docs/apis.md)`) : '') +
+    (s.api !== undefined
+      ? row(
+          'api',
+          `${s.api} (POST ${API_PATHS[s.api]}${s.inputsPerRequest !== undefined ? `; ${s.inputsPerRequest} inputs per request` : ''}; see docs/apis.md)`,
+        )
+      : '') +
     row('load', formatLoad(s.load)) +
     row('limits', formatLimits(s)) +
     row('prompt', formatPrompt(s)) +

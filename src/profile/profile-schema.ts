@@ -11,7 +11,7 @@ import type { ServiceTier } from '../protocol/chat.js';
 import { ERROR_CLASSES } from '../protocol/error-classes.js';
 import { duration, lengthDistribution } from './field-kinds.js';
 import { METRIC_OR_GROUP_VALUE_PATTERN, METRIC_STAT_PATTERN } from './metric-names.js';
-import { apiSchema } from './sections/api.js';
+import { apiSchema, inputsPerRequestSchema } from './sections/api.js';
 import { capacitySchema } from './sections/capacity.js';
 import { sessionSchema, toolLoopSchema } from './sections/conversation.js';
 import { datasetSchema } from './sections/dataset.js';
@@ -196,6 +196,7 @@ const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 /** Every key a scenario may set; `defaults` takes the same keys except name. */
 const scenarioFields = {
   api: apiSchema.optional(),
+  inputs_per_request: inputsPerRequestSchema.optional(),
   models: modelsSchema.optional(),
   tiers: tiers.optional().meta({ description: 'service_tier values; omitted: none sent.' }),
   load: load.optional(),

@@ -19,7 +19,7 @@ import type {
   ThresholdSpec,
   TlsSpec,
 } from './resolved-profile.js';
-import { resolveApi } from './sections/api.js';
+import { resolveApi, resolveInputsPerRequest } from './sections/api.js';
 import { resolveCapacity } from './sections/capacity.js';
 import { resolveConversation } from './sections/conversation.js';
 import { resolveDataset } from './sections/dataset.js';
@@ -175,6 +175,7 @@ function resolveScenario(
     name,
     // Only when not chat: profiles without it resolve (and hash) as before.
     ...resolveApi(f.api),
+    ...resolveInputsPerRequest(f.inputs_per_request),
     ...resolveModels(f.models),
     tiers: [...(f.tiers ?? [])],
     load,

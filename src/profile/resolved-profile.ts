@@ -177,6 +177,8 @@ export interface ResolvedScenario {
   readonly name: string;
   /** `api:` the API its requests speak (profile/sections/api.ts); absent: chat. */
   readonly api?: BuiltApi;
+  /** `inputs_per_request` (api: embeddings): prompts per request; absent: one. */
+  readonly inputsPerRequest?: number;
   /**
    * Empty: the target's first model, resolved at run time from GET /v1/models, or the models of
    * `modelSelector` once the run resolved it (sorted by id).

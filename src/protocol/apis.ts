@@ -11,7 +11,13 @@ export const API_KINDS = ['chat', 'completions', 'responses', 'embeddings', 'mes
 export type ApiKind = (typeof API_KINDS)[number];
 
 /** The APIs built so far; the others are refused by the profile with "not built yet". */
-export const BUILT_APIS = ['chat', 'completions', 'messages'] as const satisfies readonly ApiKind[];
+export const BUILT_APIS = [
+  'chat',
+  'completions',
+  'responses',
+  'embeddings',
+  'messages',
+] as const satisfies readonly ApiKind[];
 export type BuiltApi = (typeof BUILT_APIS)[number];
 
 /** POST path of each API (OpenAI's and Anthropic's), appended to the base URL's own path. */

@@ -22,7 +22,8 @@ export function costCell(book: PriceBook, record: RequestRecord, group: Resolved
   const priced = group.model === null ? undefined : book.get(group.model);
   if (priced === undefined || priced.price.kind !== 'token' || record.errorClass !== null) return '';
   const input = values.input_tokens;
-  const output = values.output_tokens;
+  // An embeddings request (record.inputs) generates nothing: its input tokens are its whole price.
+  const output = Number.isNaN(record.inputs) ? values.output_tokens : 0;
   if (!Number.isFinite(input) || !Number.isFinite(output)) return '';
   return usdString(count(input) * priced.price.promptAtto + count(output) * priced.price.completionAtto);
 }

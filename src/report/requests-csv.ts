@@ -90,11 +90,13 @@ const COLUMNS: readonly Column[] = [
 ];
 
 /**
- * Column names of requests.csv, in order, without the two that only some runs add after them:
- * `checks_failed`, then `labels` (always last).
+ * Column names of requests.csv, in order, without those that only some runs add after them: `inputs`
+ * (api: embeddings), `cost_usd`, `checks_failed`, then `labels` (always last).
  */
 export const REQUEST_COLUMNS: readonly string[] = COLUMNS.map((c) => c.name);
 
+/** The inputs a request carried (api: embeddings: inputs_per_request), only in runs with such a scenario. */
+const INPUTS: Column = column('inputs', ({ record }) => (Number.isNaN(record.inputs) ? '' : record.inputs));
 /** The names of a request's failed answer checks (request-checks-cell.ts), only in runs that check answers. */
 const CHECKS: Column = column(CHECKS_COLUMN, ({ record }) => checksCell(record.checks));
 /** The column of a request's labels (`k=v;k=v`, request-labels-cell.ts), last, only in runs whose workload sets labels. */
@@ -125,9 +127,16 @@ const FLUSH_BYTES = 256 * 1024;
 export async function openRequestsCsv(
   path: string,
   runStartUs: number,
-  options: { readonly labels?: boolean; readonly checks?: boolean; readonly prices?: PriceBook | null } = {},
+  options: {
+    readonly labels?: boolean;
+    readonly checks?: boolean;
+    readonly prices?: PriceBook | null;
+    /** Some scenario's requests carry inputs (api: embeddings): the `inputs` column, after the fixed ones. */
+    readonly inputs?: boolean;
+  } = {},
 ): Promise<RequestsCsvWriter> {
   const columns = [...COLUMNS];
+  if (options.inputs === true) columns.push(INPUTS);
   const prices = options.prices;
   if (prices && pricesRequests(prices))
     columns.push(column(COST_COLUMN, ({ record, group, values }) => costCell(prices, record, group, values)));

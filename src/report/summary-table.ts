@@ -32,6 +32,9 @@ const COLUMNS: readonly Column[] = [
   { title: 'itl p99', value: (g) => stat(g, 'itl_ms', 'p99') },
   { title: 'e2e p50', value: (g) => stat(g, 'e2e_ms', 'p50') },
   { title: 'out tok/s', value: (g) => fixed(g.throughput.output_tokens_per_s) },
+  // api: embeddings only: inputs embedded and their tokens per second.
+  { title: 'inputs/s', value: (g) => fixedOrDash(g.throughput.inputs_per_s), optional: true },
+  { title: 'in tok/s', value: (g) => fixedOrDash(g.throughput.input_tokens_per_s), optional: true },
   { title: 'queue p50', value: (g) => stat(g, 'queue_time_ms', 'p50'), optional: true },
   { title: 'cost', value: (g) => (g.cost ? formatUsd(g.cost.usd) : '-'), optional: true },
   { title: '$/M out', value: (g) => usdOrDash(g.cost?.per_million_output_tokens), optional: true },
@@ -122,6 +125,10 @@ function reasons(group: GroupSummary): boolean {
 function stat(group: GroupSummary, metric: MetricName, key: 'p50' | 'p99'): string {
   const stats = group.metrics[metric];
   return stats && stats.count > 0 ? fixed(stats[key]) : '-';
+}
+
+function fixedOrDash(value: number | undefined): string {
+  return value === undefined ? '-' : fixed(value);
 }
 
 function fixed(value: number): string {

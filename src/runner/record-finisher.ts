@@ -150,8 +150,8 @@ export class RecordFinisher {
     const reasoning = this.#reasoning;
     const counted = output !== null && reasoning !== null;
     fillTokenCounts(record, counted ? { output: output.tokens, reasoning: reasoning.tokens } : null, this.#tokens);
-    if (record.usage === null && !counted) {
-      // No usage and no text: nothing was generated that the client saw.
+    if (record.usage === null && !counted && Number.isNaN(record.inputs)) {
+      // No usage and no text: nothing was generated that the client saw (embeddings generate nothing: no count).
       this.#tokens.output = 0;
       this.#tokens.reasoning = 0;
       this.#tokens.estimated = true;

@@ -207,6 +207,7 @@ class Phase {
     const record = createRequestRecord(context.nextRecordId++, group.index, launchUs, warmup, atSend);
     if (intendedStartMs === null) context.unscheduled.add(record);
     record.expectedInputTokens = plan.expectedInputTokens;
+    if (plan.inputs !== undefined) record.inputs = plan.inputs;
     record.labels = plan.labels ?? null;
     // Checked against the tools and response_format as declared, in chat's shape (request-plan.ts).
     context.answers.expect(record, plan.chatBody ?? plan.body, this.#spec.scenario.name);

@@ -34,6 +34,8 @@ export interface WorkloadRequest {
   readonly expectedInputTokens: number;
   /** Copied into the record (RequestRecord.labels) for the breakdowns. */
   readonly labels?: Readonly<Record<string, string>>;
+  /** Prompts in the body (api: embeddings), copied into the record (RequestRecord.inputs). */
+  readonly inputs?: number;
 }
 
 export interface Workload {

@@ -10,7 +10,7 @@ import { InferbenchError } from '../errors.js';
 import type { ResolvedGroup, ResolvedScenario } from '../profile/resolved-profile.js';
 import { o200kTokenizer } from '../util/tokenizer.js';
 import type { EncodingTokenizer } from '../util/tokenizer.js';
-import { API_REQUESTS } from './apis/api-bodies.js';
+import { API_REQUESTS, type ApiRequests } from './apis/api-bodies.js';
 import { groupScenario } from './group-scenario.js';
 import type { DatasetCounts } from './dataset/dataset-source.js';
 import { PROMPT_SOURCES, promptSourceKind } from './prompt-sources.js';
@@ -70,8 +70,12 @@ export function createWorkload(
   const tier = group.tier;
   const outputTokens = scenario.prompt.outputTokens;
   // api: the body of another API than chat, made from the chat body (apis/api-bodies.ts).
-  const apiBody = API_REQUESTS[scenario.api ?? 'chat'].body;
-  /** Request `index` as chat builds it; the API's body is made from it (next, and each turn of a conversation). */
+  const apiRequests: ApiRequests = API_REQUESTS[scenario.api ?? 'chat'];
+  const apiBody = apiRequests.body;
+  /**
+   * Request `index` as chat builds it (with inputs_per_request, prompt `index`); the API's body is made
+   * from it (next, each turn of a conversation, and the batches of an API that carries several inputs).
+   */
   const chatPlan = (index: number): RequestPlan => {
     const lengths = requestRng(lengthBase, index);
     const prompt = source.build(index, lengths);
@@ -86,8 +90,10 @@ export function createWorkload(
       ? prefixedPlan(body, prompt.expectedInputTokens, prompt.prefix)
       : { body, expectedInputTokens: prompt.expectedInputTokens };
   };
+  const batch = batchPlans(apiRequests, scenario.inputsPerRequest ?? 1, chatPlan);
   const workload: Workload = {
     next(index) {
+      if (batch !== null) return batch(index);
       const plan = chatPlan(index);
       return apiBody === null ? plan : { ...plan, body: apiBody(plan.body), chatBody: plan.body };
     },
@@ -100,4 +106,33 @@ export function createWorkload(
     apiBody,
   });
   return conversation === null ? workload : { ...workload, conversation };
+}
+
+/**
+ * An API that carries several prompts per request (api: embeddings): request `index` of `inputs` prompts is
+ * prompts index x inputs ... index x inputs + inputs - 1, each built as one request's prompt is (its own
+ * seeded length and text), so one input per request sends exactly the prompts it sent before; the
+ * expected input tokens are their sum. null: a chat-shaped API (one prompt, no `inputs`).
+ */
+function batchPlans(
+  api: ApiRequests,
+  inputs: number,
+  chatPlan: (index: number) => RequestPlan,
+): ((index: number) => RequestPlan) | null {
+  const batchBody = api.batchBody;
+  if (batchBody === undefined) return null;
+  return (index) => {
+    if (inputs === 1) {
+      const plan = chatPlan(index);
+      return { ...plan, body: api.body === null ? plan.body : api.body(plan.body), inputs: 1 };
+    }
+    const plans: RequestPlan[] = [];
+    let expectedInputTokens = 0;
+    for (let k = 0; k < inputs; k++) {
+      const plan = chatPlan(index * inputs + k);
+      plans.push(plan);
+      expectedInputTokens += plan.expectedInputTokens;
+    }
+    return { body: batchBody(plans.map((plan) => plan.body)), expectedInputTokens, inputs };
+  };
 }

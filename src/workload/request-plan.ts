@@ -28,4 +28,9 @@ export interface RequestPlan {
    * (label, value) in the group's breakdowns; absent when the workload sets none.
    */
   readonly labels?: Readonly<Record<string, string>>;
+  /**
+   * Prompts in this request's body (api: embeddings: the length of its `input`, inputs_per_request);
+   * absent for an API that generates an answer to one prompt.
+   */
+  readonly inputs?: number;
 }

@@ -43,6 +43,8 @@ function hashedScenario(scenario: ResolvedScenario): Record<string, unknown> {
     name: scenario.name,
     // The API (absent for chat: hashes stay as they were): another API is another request.
     api: scenario.api,
+    // inputs_per_request (embeddings): absent when one, so hashes stay as they were.
+    inputsPerRequest: scenario.inputsPerRequest,
     tiers: scenario.tiers,
     request: scenario.request,
     // Only when set, so the hashes of profiles without request_extra stay what they were.

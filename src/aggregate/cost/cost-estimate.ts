@@ -178,10 +178,12 @@ function planCost(priced: PricedModel, plan: ScenarioPlan): bigint {
 /** Requests, tokens per request and time of one group of `scenario` (warmup included). */
 function scenarioPlan(scenario: ResolvedScenario, notes: Set<string>): ScenarioPlan {
   const prefixes = scenario.prompt.prefixes;
+  // inputs_per_request (api: embeddings): that many prompts per request.
   const inputTokens =
-    meanLength(scenario.prompt.inputTokens) +
-    scenario.prompt.sharedPrefixTokens +
-    (prefixes === undefined ? 0 : prefixes.share * prefixes.tokens);
+    (meanLength(scenario.prompt.inputTokens) +
+      scenario.prompt.sharedPrefixTokens +
+      (prefixes === undefined ? 0 : prefixes.share * prefixes.tokens)) *
+    (scenario.inputsPerRequest ?? 1);
   const outputTokens = expectedOutput(scenario, notes);
   const e2eS = ASSUMED_TTFT_S + outputTokens / ASSUMED_DECODE_TPS;
   const perS = requestsPerS(scenario, e2eS, notes);
@@ -220,6 +222,8 @@ function averageLevel(stages: ResolvedScenario['load']['stages'], flat: number):
 }
 
 function expectedOutput(scenario: ResolvedScenario, notes: Set<string>): number {
+  // api: embeddings generates nothing.
+  if (scenario.api === 'embeddings') return 0;
   if (scenario.prompt.outputTokens !== null) return meanLength(scenario.prompt.outputTokens);
   const max = scenario.request['max_completion_tokens'];
   if (typeof max === 'number' && max > 0) return max;

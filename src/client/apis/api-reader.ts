@@ -15,8 +15,9 @@
  *   that ends without it or `[DONE]` is `stream_truncated`).
  * The handler (attempt-handler.ts) has already counted the event (chunkCount), set firstChunkUs, and
  * turned `event: error` and any payload with an `error` member into `stream_error`: readers see only
- * the other events.
+ * the other events, except an API whose errors have another shape: its streamError says so.
  */
+import type { ErrorDetails } from '../error-body.js';
 import type { Json } from '../json-shape.js';
 import type { RequestRecord } from '../request-record.js';
 
@@ -34,11 +35,30 @@ export interface TextSlot {
  */
 export type TextSlotFinder = (event: unknown) => TextSlot | null;
 
+/** Why a whole body is not an answer of its API although it parsed (a classified failure of the request). */
+export interface BodyProblem {
+  /** Recorded as the request's errorCode (requests.csv error_code). */
+  readonly code: string;
+  readonly message: string;
+}
+
 export interface ApiReader {
   /** Applies one parsed stream event (a JSON object, not an error) that arrived at `atUs`. */
   applyStreamEvent(record: RequestRecord, event: Json, atUs: number): void;
   /** Applies a whole non-streaming body received at `atUs` (every token timestamp is that instant). */
   applyBody(record: RequestRecord, body: Json, atUs: number): void;
+  /**
+   * Checked after applyBody: a problem fails the request as `bad_chunk` with its code and message (an
+   * embeddings answer with fewer embeddings than inputs). Absent: every parsed body is an answer.
+   */
+  bodyProblem?(record: RequestRecord, body: Json): BodyProblem | null;
   /** Where a token's text lies in this API's stream events; null: no templates (every event JSON.parsed). */
   readonly textSlot: TextSlotFinder | null;
+  /**
+   * The error an event reports in this API's own shape, which the handler's check (an `error` member, the
+   * `event: error` line) does not see: Responses' `response.failed` holds it under `response`. Called on
+   * every event before applyStreamEvent; an event it names fails the attempt as `stream_error`. Absent for
+   * an API whose errors are all of the handler's shapes.
+   */
+  readonly streamError?: (event: Json) => ErrorDetails | null;
 }

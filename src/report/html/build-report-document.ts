@@ -159,6 +159,8 @@ function stat(group: GroupSummary, metric: MetricName, key: keyof MetricStats): 
 }
 
 function overviewSection(groups: readonly GroupSummary[]): Section {
+  // api: embeddings: inputs/s and input tokens/s, in their own columns only when some group embedded.
+  const embeds = groups.some((g) => g.throughput.inputs_per_s !== undefined);
   const rows: Cell[][] = groups.map((g) => {
     // Every 429 answer, a retried one included: throttling a retry recovered from is still throttling.
     const throttled = (g.requests.errors['http_429'] ?? 0) + (g.requests.retried['http_429'] ?? 0);
@@ -179,6 +181,7 @@ function overviewSection(groups: readonly GroupSummary[]): Section {
       fmt(stat(g, 'itl_ms', 'p50')),
       fmt(stat(g, 'e2e_ms', 'p50')),
       fmt(stat(g, 'e2e_ms', 'p99')),
+      ...(embeds ? [fmt(g.throughput.inputs_per_s ?? null), fmt(g.throughput.input_tokens_per_s ?? null)] : []),
     ];
   });
   return {
@@ -204,6 +207,7 @@ function overviewSection(groups: readonly GroupSummary[]): Section {
           'ITL p50 (ms)',
           'E2E p50 (ms)',
           'E2E p99 (ms)',
+          ...(embeds ? ['inputs/s', 'input tokens/s'] : []),
         ],
         numericFrom: 1,
         rows,
@@ -237,6 +241,10 @@ function comparisonSection(groups: readonly GroupSummary[]): Section {
         bars('E2E p50 (ms)', 'ms', (g) => stat(g, 'e2e_ms', 'p50')),
         bars('Output tokens per second', 'tokens/s', (g) => g.throughput.output_tokens_per_s),
         bars('Error rate (%)', '%', (g) => g.error_rate * 100),
+        // api: embeddings: the inputs embedded per second, when some group embedded.
+        ...(groups.some((g) => g.throughput.inputs_per_s !== undefined)
+          ? [bars('Inputs per second', 'inputs/s', (g) => g.throughput.inputs_per_s ?? null)]
+          : []),
       ],
     },
   ];

@@ -8,6 +8,8 @@
 import type { BuiltApi } from '../../protocol/apis.js';
 import type { ChatMessage } from '../../protocol/chat.js';
 import { completionsBody, completionsPromptProblem } from './completions-body.js';
+import { embeddingsBatchBody, embeddingsBody, embeddingsPromptProblem } from './embeddings-body.js';
+import { responsesBody } from './responses-body.js';
 import { messagesBody, messagesPromptProblem } from './messages-body.js';
 
 /** The API's body from the chat body (a new object; the chat body is not changed). Once per request. */
@@ -22,10 +24,17 @@ export interface ApiRequests {
    * before anything is sent. null: every prompt can.
    */
   readonly promptProblem: ((messages: readonly ChatMessage[]) => string | null) | null;
+  /**
+   * The body of several prompts in one request (`inputs_per_request`, one chat body per prompt, in
+   * order); absent: the API sends one prompt per request (the profile refuses inputs_per_request for it).
+   */
+  readonly batchBody?: (chats: readonly Readonly<Record<string, unknown>>[]) => Record<string, unknown>;
 }
 
 export const API_REQUESTS = {
   chat: { body: null, promptProblem: null },
   completions: { body: completionsBody, promptProblem: completionsPromptProblem },
+  embeddings: { body: embeddingsBody, promptProblem: embeddingsPromptProblem, batchBody: embeddingsBatchBody },
+  responses: { body: responsesBody, promptProblem: null },
   messages: { body: messagesBody, promptProblem: messagesPromptProblem },
 } as const satisfies Record<BuiltApi, ApiRequests>;

@@ -154,12 +154,15 @@ function checkApiPrompts(scenario: ResolvedScenario, kept: readonly DatasetEntry
 /** without_replacement: a `requests` count the entries cannot serve is an error before anything is sent. */
 function checkSupply(scenario: ResolvedScenario, counts: DatasetCounts, spec: DatasetSpec): void {
   if (spec.sample !== 'without_replacement' || scenario.requests === null) return;
-  const asked = scenario.requests + scenario.warmupRequests;
+  // inputs_per_request (api: embeddings): each request takes that many entries.
+  const inputs = scenario.inputsPerRequest ?? 1;
+  const asked = (scenario.requests + scenario.warmupRequests) * inputs;
   if (asked <= counts.kept) return;
-  const warmup = scenario.warmupRequests > 0 ? ` (${scenario.warmupRequests} of them warmup)` : '';
+  const warmup = scenario.warmupRequests > 0 ? ` (${scenario.warmupRequests * inputs} of them warmup)` : '';
+  const prompts = inputs > 1 ? ` prompts (${inputs} inputs per request)` : ' requests';
   throw new InferbenchError(
     'BAD_PROFILE',
-    `scenario ${scenario.name}: ${asked} requests${warmup} with prompt.dataset.sample: without_replacement, but dataset ${spec.path} has only ${counts.kept} entries left (${counts.read} read; dropped ${counts.dropped})`,
+    `scenario ${scenario.name}: ${asked}${prompts}${warmup} with prompt.dataset.sample: without_replacement, but dataset ${spec.path} has only ${counts.kept} entries left (${counts.read} read; dropped ${counts.dropped})`,
     { hint: 'lower requests, loosen the filters or the limit, or use sample: cycle or with_replacement' },
   );
 }

@@ -37,13 +37,10 @@ describe('api', () => {
     );
   });
 
-  it('refuses the APIs not built yet and an unknown one, naming line and field', () => {
-    expect(profileProblems(scenario('    api: responses\n'))).toEqual([
-      'p.yaml:5:10: scenarios[0].api: api "responses" is not built yet; expected one of chat, completions, messages',
-    ]);
-    expect(profileProblems(scenario('    api: embeddings\n'))[0]).toContain('api "embeddings" is not built yet');
+  it('refuses an unknown api, naming line and field', () => {
+    // Every API of the issue is built: an unknown one is refused with the list.
     expect(profileProblems(scenario('    api: chat_completions\n'))).toEqual([
-      'p.yaml:5:10: scenarios[0].api: "chat_completions" is not an api; expected one of chat, completions, messages',
+      'p.yaml:5:10: scenarios[0].api: "chat_completions" is not an api; expected one of chat, completions, responses, embeddings, messages',
     ]);
   });
 
@@ -93,5 +90,51 @@ describe('api', () => {
     expect(mixed[0]).toMatch(
       /^p\.yaml:8:\d+: scenarios\[0\]\.mix\[1\]\.prompt\.system: api: completions: a completions prompt/,
     );
+  });
+
+  it('resolves responses, carrying roles, images, sessions, tool loops, tools, schemas and reasoning effort', () => {
+    const profile = resolveProfileText(
+      scenario(`    api: responses
+    prompt: { system: "be brief", images: [{ width: 64, height: 64 }] }
+    session: { turns: 2 }
+    tool_loop: { max_rounds: 2 }
+    reasoning_efforts: [low, high]
+    request:
+      response_format: { type: json_object }
+      tools: [{ type: function, function: { name: f, parameters: { type: object } } }]
+      tool_choice: auto
+      top_logprobs: 2
+`),
+      'p.yaml',
+    );
+    expect(profile.scenarios[0]?.api).toBe('responses');
+    expect(formatProfilePlan(profile)).toContain('  api        responses (POST /v1/responses; see docs/apis.md)\n');
+  });
+
+  it('refuses with responses the chat fields it has no counterpart for', () => {
+    expect(
+      profileProblems(
+        scenario(`    api: responses
+    request:
+      frequency_penalty: 0.5
+      presence_penalty: 0.5
+      logit_bias: { "1": 2 }
+      stop: [x]
+      seed: 1
+      prediction: { type: content, content: x }
+      logprobs: true
+      stream_options: { include_usage: true }
+`),
+      ),
+    ).toEqual([
+      'p.yaml:7:7: scenarios[0].request.frequency_penalty: api: responses: the Responses API has no frequency_penalty: use api: chat, or request_extra for a server that takes it',
+      'p.yaml:8:7: scenarios[0].request.presence_penalty: api: responses: the Responses API has no presence_penalty: use api: chat, or request_extra for a server that takes it',
+      'p.yaml:9:7: scenarios[0].request.logit_bias: api: responses: the Responses API has no logit_bias: use api: chat, or request_extra for a server that takes it',
+      'p.yaml:10:7: scenarios[0].request.stop: api: responses: the Responses API has no stop: use api: chat, or request_extra for a server that takes it',
+      'p.yaml:11:7: scenarios[0].request.seed: api: responses: the Responses API has no seed: use api: chat, or request_extra for a server that takes it',
+      'p.yaml:12:7: scenarios[0].request.prediction: api: responses: the Responses API has no prediction: use api: chat, or request_extra for a server that takes it',
+      'p.yaml:13:7: scenarios[0].request.logprobs: api: responses: the Responses API has no logprobs flag: set top_logprobs and request_extra.include: [message.output_text.logprobs]',
+      "p.yaml:14:7: scenarios[0].request.stream_options: api: responses: a Responses stream always carries usage (in response.completed); chat's stream_options is not its own",
+    ]);
   });
 });

@@ -9,7 +9,11 @@ import type { GroupSummary } from '../../../src/metrics/run-summary.js';
 import { parseCsvRecords } from '../../../src/util/csv-records.js';
 import { formatSummaryCsv } from '../../../src/report/summary-csv.js';
 
-function group(key: string, checks?: GroupSummary['checks']): GroupSummary {
+function group(
+  key: string,
+  checks?: GroupSummary['checks'],
+  inputs?: Pick<GroupSummary['throughput'], 'inputs_per_s' | 'input_tokens_per_s'>,
+): GroupSummary {
   return {
     scenario: key,
     model: 'm',
@@ -17,7 +21,7 @@ function group(key: string, checks?: GroupSummary['checks']): GroupSummary {
     key: `${key}/m/-`,
     requests: { ok: 40, failed: 0, dropped: 0, errors: {}, attempts: 40, retried: {}, error_samples: {} },
     error_rate: 0,
-    throughput: { requests_per_s: 4, output_tokens_per_s: 400, total_tokens_per_s: 1200, goodput_per_s: 4 },
+    throughput: { requests_per_s: 4, output_tokens_per_s: 400, total_tokens_per_s: 1200, goodput_per_s: 4, ...inputs },
     duration_ms: 10_000,
     metrics: {},
     histograms: {},
@@ -28,11 +32,15 @@ function group(key: string, checks?: GroupSummary['checks']): GroupSummary {
 }
 
 describe('summary.csv group values', () => {
-  it('has a row per registry group value, the pass rates only where answers were checked', () => {
-    const checked = group('tools', {
-      tool_arguments: { passed: 39, failed: 1, pass_rate: 0.975, samples: [] },
-      json_schema: { passed: 10, failed: 0, pass_rate: 1, samples: [] },
-    });
+  it('has a row per registry group value, the pass rates only where answers were checked, input rates only where inputs were embedded', () => {
+    const checked = group(
+      'tools',
+      {
+        tool_arguments: { passed: 39, failed: 1, pass_rate: 0.975, samples: [] },
+        json_schema: { passed: 10, failed: 0, pass_rate: 1, samples: [] },
+      },
+      { inputs_per_s: 16, input_tokens_per_s: 800 },
+    );
     const rows = parseCsvRecords(formatSummaryCsv([checked, group('plain')])).records;
     const value = (key: string, metric: string): string | undefined =>
       rows.find((r) => r['group'] === key && r['metric'] === metric)?.['mean'];
@@ -43,5 +51,9 @@ describe('summary.csv group values', () => {
     expect(value('plain/m/-', 'error_rate')).toBe('0');
     expect(value('plain/m/-', 'tool_arguments_pass_rate')).toBeUndefined();
     expect(value('plain/m/-', 'json_schema_pass_rate')).toBeUndefined();
+    expect(value('tools/m/-', 'inputs_per_s')).toBe('16');
+    expect(value('tools/m/-', 'input_tokens_per_s')).toBe('800');
+    expect(value('plain/m/-', 'inputs_per_s')).toBeUndefined();
+    expect(value('plain/m/-', 'input_tokens_per_s')).toBeUndefined();
   });
 });
