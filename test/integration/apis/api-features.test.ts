@@ -19,12 +19,18 @@ import { MemoryStream, runCliInProcess } from '../../helpers/cli.js';
 import { MODEL as COMPLETIONS_MODEL, startCompletionsServer } from '../../helpers/completions-server.js';
 import type { TestServer } from '../../helpers/fault-servers.js';
 import { startFirstAttemptFaultFront } from '../../helpers/first-attempt-fault-front.js';
+import { MODEL as EMBEDDINGS_MODEL, startEmbeddingsServer } from '../../helpers/embeddings-server.js';
 import {
   MODEL as MESSAGES_MODEL,
   startMessagesServer,
   TOOL_MODEL as MESSAGES_TOOL_MODEL,
 } from '../../helpers/messages-server.js';
 import { parsePromText, promSum } from '../../helpers/prometheus-text.js';
+import {
+  MODEL as RESPONSES_MODEL,
+  startResponsesServer,
+  TOOL_MODEL as RESPONSES_TOOL_MODEL,
+} from '../../helpers/responses-server.js';
 import { readSummary, TINY_TOKENIZER, useRunFolder } from '../../helpers/run-folder.js';
 import { o200kTokenizer } from '../../../src/util/tokenizer.js';
 
@@ -45,8 +51,18 @@ interface ApiRow {
   readonly start: () => Promise<TestServer>;
   /** A latency of the API's own to put a threshold on. */
   readonly metric: 'ttft_ms' | 'e2e_ms';
-  /** A model of the server that answers with a tool call, when the API has tools (answer checks). */
-  readonly toolModel: string | null;
+  /** Output tokens of each answer: 0 for an API that generates nothing. */
+  readonly outputTokens: number;
+  /**
+   * When the API has tools (answer checks): the server's model that answers with a tool call, the call's
+   * name, and one argument of it with its JSON type (a schema of another type fails the check).
+   */
+  readonly tool: {
+    readonly model: string;
+    readonly name: string;
+    readonly argument: string;
+    readonly type: string;
+  } | null;
   readonly refused: readonly Refusal[];
   /**
    * Whether summary.json has other tools' dialects for the API: their definitions are of OpenAI's
@@ -64,9 +80,10 @@ function textOf(content: unknown): string {
   return content.map((part: { text?: unknown }) => (typeof part.text === 'string' ? part.text : '')).join('');
 }
 
-/** The assistant messages' texts of a body with chat's or Anthropic's `messages`. */
+/** The assistant messages' texts of a body's `messages` (chat's, Anthropic's) or `input` items (Responses'). */
 function assistantMessages(body: Record<string, unknown>): string[] {
-  const messages = Array.isArray(body.messages) ? (body.messages as { role?: unknown; content?: unknown }[]) : [];
+  const list = body.messages ?? body.input;
+  const messages = Array.isArray(list) ? (list as { role?: unknown; content?: unknown }[]) : [];
   return messages.filter((message) => message.role === 'assistant').map((message) => textOf(message.content));
 }
 
@@ -76,7 +93,8 @@ const APIS: readonly ApiRow[] = [
     model: COMPLETIONS_MODEL,
     start: () => startCompletionsServer(TIMING),
     metric: 'ttft_ms',
-    toolModel: null,
+    outputTokens: TIMING.tokens,
+    tool: null,
     refused: [
       { yaml: 'request: { response_format: { type: json_object } }', field: 'request.response_format' },
       { yaml: 'request: { tools: [{ type: function, function: { name: f } }] }', field: 'request.tools' },
@@ -90,12 +108,43 @@ const APIS: readonly ApiRow[] = [
     model: MESSAGES_MODEL,
     start: () => startMessagesServer(TIMING),
     metric: 'ttft_ms',
-    toolModel: MESSAGES_TOOL_MODEL,
+    outputTokens: TIMING.tokens,
+    tool: { model: MESSAGES_TOOL_MODEL, name: 'weather', argument: 'city', type: 'string' },
     refused: [
       { yaml: 'request: { response_format: { type: json_object } }', field: 'request.response_format' },
       { yaml: 'tiers: [flex]', field: 'tiers' },
     ],
     assistantTexts: assistantMessages,
+    dialects: false,
+  },
+  {
+    api: 'responses',
+    model: RESPONSES_MODEL,
+    start: () => startResponsesServer(TIMING),
+    metric: 'ttft_ms',
+    outputTokens: TIMING.tokens,
+    // Its call's arguments: {"k1":1,"k2":2} (responses-server.ts toolArgumentDeltas).
+    tool: { model: RESPONSES_TOOL_MODEL, name: 'get_weather', argument: 'k1', type: 'integer' },
+    refused: [
+      { yaml: 'request: { seed: 1 }', field: 'request.seed' },
+      { yaml: 'request: { stop: [x] }', field: 'request.stop' },
+    ],
+    assistantTexts: assistantMessages,
+    dialects: false,
+  },
+  {
+    api: 'embeddings',
+    model: EMBEDDINGS_MODEL,
+    start: () => startEmbeddingsServer({ latencyMs: TIMING.firstTextMs }),
+    metric: 'e2e_ms',
+    outputTokens: 0,
+    tool: null,
+    refused: [
+      { yaml: 'session: { turns: 2 }', field: 'session' },
+      { yaml: 'request: { response_format: { type: json_object } }', field: 'request.response_format' },
+      { yaml: 'request: { tools: [{ type: function, function: { name: f } }] }', field: 'request.tools' },
+    ],
+    assistantTexts: null,
     dialects: false,
   },
 ];
@@ -130,7 +179,7 @@ scenarios:
     models: [${row.model}]
     load: { mode: concurrency, concurrency: 2 }
     requests: ${REQUESTS}
-    prompt: { input_tokens: 16, output_tokens: ${TIMING.tokens} }
+    prompt: { input_tokens: 16${row.outputTokens > 0 ? `, output_tokens: ${row.outputTokens}` : ''} }
 ${lines}${top}`,
   );
 }
@@ -258,7 +307,7 @@ describe.each(APIS)('api: $api', (row) => {
     const where = { group: `s/${row.model}/-` };
     expect(promSum(last, 'inferbench_requests_total', { ...where, outcome: 'ok' })).toBe(REQUESTS);
     expect(promSum(last, `inferbench_${row.metric.replace(/_ms$/, '')}_seconds_count`, where)).toBe(REQUESTS);
-    expect(promSum(last, 'inferbench_output_tokens_total', where)).toBe(REQUESTS * TIMING.tokens);
+    expect(promSum(last, 'inferbench_output_tokens_total', where)).toBe(REQUESTS * row.outputTokens);
   });
 
   it('runs a capacity search step with the API', async () => {
@@ -272,7 +321,7 @@ scenarios:
     models: [${row.model}]
     load: { mode: rate, rate: 30, arrival: constant }
     duration: 3s
-    prompt: { input_tokens: 16, output_tokens: ${TIMING.tokens} }
+    prompt: { input_tokens: 16${row.outputTokens > 0 ? `, output_tokens: ${row.outputTokens}` : ''} }
 capacity:
   slo: { ${row.metric}.p90: 1000ms, error_rate: 10% }
   start: 30
@@ -292,26 +341,30 @@ capacity:
     expect(group.requests.failed).toBe(0);
   });
 
-  // The server's tool call is weather({"city": "Paris"}): it passes a string city and fails an integer one.
-  it.runIf(row.toolModel !== null).each([
-    { city: 'string', passed: REQUESTS, failed: 0 },
-    { city: 'integer', passed: 0, failed: REQUESTS },
-  ])('checks tool-call arguments against the tools the profile declares (city: $city)', async (want) => {
+  // The server's tool call has `tool.argument` of `tool.type`: a schema that says so passes every answer,
+  // one that asks for another type fails every answer.
+  const tool = row.tool;
+  const otherType = tool?.type === 'string' ? 'integer' : 'string';
+  it.runIf(tool !== null).each([
+    { type: tool?.type, passed: REQUESTS, failed: 0 },
+    { type: otherType, passed: 0, failed: REQUESTS },
+  ])('checks tool-call arguments against the tools the profile declares ($type)', async (want) => {
+    if (tool === null) return;
     const path = profileOf(
-      { ...row, model: row.toolModel as string },
-      `checks-${want.city}`,
+      { ...row, model: tool.model },
+      `checks-${want.type}`,
       `request:
   tools:
     - type: function
       function:
-        name: weather
-        parameters: { type: object, properties: { city: { type: ${want.city} } }, required: [city] }
+        name: ${tool.name}
+        parameters: { type: object, properties: { ${tool.argument}: { type: ${want.type} } }, required: [${tool.argument}] }
     - type: function
       function:
         name: other
         parameters: { type: object, properties: { n: { type: integer } }, required: [n] }`,
     );
-    const out = join(folder.dir, `${row.api}-checks-${want.city}`);
+    const out = join(folder.dir, `${row.api}-checks-${want.type}`);
     const result = await run(['run', path, '--out', out], urlOf(row));
     expect(result.code, result.stderr).toBe(0);
     const checks = onlyGroup(out).checks;
