@@ -1,13 +1,17 @@
 /**
  * Every feature that reads answers, per API (issue 25, part 2), over real sockets against each API's
- * purpose-built server (test/helpers/): retries (a 503 on each request's first attempt, in front of the
- * server), thresholds on the API's own metric (pass, and fail with exit 99), an early stop
+ * purpose-built server (test/helpers/): retries (a 503 on each request's first attempt, from a front
+ * before the server), thresholds on the API's own metric (pass, and fail with exit 99), an early stop
  * (`abort_on_fail`), `compare` of two runs of one profile and `merge` of two `--shard` runs, live
- * `/metrics` counters, one `capacity` step, answer checks where the API has tools, and the profile error
- * naming the field of a feature the API refuses. One table of APIs: a row per API, every test for each.
- * Chat is not a row: the rest of the suite tests every one of these features on chat (the emulator).
- * The runs are short (a few requests, answers of 4 tokens at 2 ms, the tiny tokenizer: token counts are
- * not the subject here; they are in each API's own run test).
+ * `/metrics` counters and the dashboard's final table, one `capacity` search, answer checks where the API
+ * has tools (a schema that passes, one that fails), sessions carrying the server's real answer, other
+ * tools' dialects (chat's and completions' streams only), and the profile error naming the field of a
+ * feature the API refuses. One table of APIs, a row each, every test for each row: docs/apis.md
+ * "Features by API" is this table. Chat is not a row: the rest of the suite tests each feature on chat.
+ * The runs are short (6 requests, 4 tokens 2 ms apart after 5 ms, the tiny tokenizer: token counts are
+ * the subject of each API's own run test). About 24 s on a loaded 2-core machine (load average 7): the
+ * four capacity searches (steps of about a second) and the four early stops (checked once a second) are
+ * half of it.
  * @module-tag slow
  */
 import { readFileSync } from 'node:fs';
@@ -15,6 +19,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliContext } from '../../../src/cli/context.js';
 import { runCli } from '../../../src/cli/run-cli.js';
+import type { CompareResult } from '../../../src/report/compare/compare-runs.js';
+import type { LiveStateMessage } from '../../../src/report/live/live-feed.js';
 import { MemoryStream, runCliInProcess } from '../../helpers/cli.js';
 import { MODEL as COMPLETIONS_MODEL, startCompletionsServer } from '../../helpers/completions-server.js';
 import type { TestServer } from '../../helpers/fault-servers.js';
@@ -254,9 +260,24 @@ describe.each(APIS)('api: $api', (row) => {
     const dirs = ['a', 'b', '1', '2'].map((name) => join(folder.dir, `${row.api}-run-${name}`));
     const [a, b, shard1, shard2] = dirs as [string, string, string, string];
     for (const dir of [a, b]) expect((await run(['run', path, '--out', dir], urlOf(row))).code).toBe(0);
-    const compared = await runCliInProcess(['compare', a, b, '--quiet', '--tolerance', `${row.metric}.p50=off`]);
+    // Latencies of a few ms on a shared machine: a generous p50 tolerance, no p99 (one slow request).
+    const compared = await runCliInProcess([
+      'compare',
+      a,
+      b,
+      '--json',
+      '--tolerance',
+      `${row.metric}.p50=1000%`,
+      '--tolerance',
+      `${row.metric}.p99=off`,
+    ]);
     expect(compared.code, compared.stdout + compared.stderr).toBe(0);
-    expect(compared.stdout).not.toMatch(/regress(ed|ion)s?: [1-9]/);
+    const comparison = JSON.parse(compared.stdout) as CompareResult;
+    expect(comparison.regressions).toBe(0);
+    expect(comparison.mismatches).toEqual([]);
+    const p50 = comparison.comparisons.find((c) => c.metricId === `${row.metric}.p50`);
+    expect(p50).toMatchObject({ group: `s/${row.model}/-`, verdict: expect.not.stringMatching(/regress/) });
+    expect(p50?.baseline).toBeGreaterThanOrEqual(TIMING.firstTextMs);
 
     for (const [shard, dir] of [
       ['1/2', shard1],
@@ -274,7 +295,7 @@ describe.each(APIS)('api: $api', (row) => {
     expect(onlyGroup(shard1).requests.ok + onlyGroup(shard2).requests.ok).toBe(REQUESTS);
   });
 
-  it('counts its requests on the live /metrics', async () => {
+  it('counts its requests on the live /metrics and the dashboard', async () => {
     const path = profileOf(row, 'live');
     const stderr = new MemoryStream();
     const ctx: CliContext = {
@@ -285,32 +306,32 @@ describe.each(APIS)('api: $api', (row) => {
       interrupt: new AbortController().signal,
       exitCode: 0,
     };
-    const argv = ['run', path, '--out', join(folder.dir, `${row.api}-live`), '--metrics-port', '0'];
-    let done = false;
-    const running = runCli([...argv, '--base-url', urlOf(row), '--quiet'], ctx).finally(() => {
-      done = true;
-    });
-    let last: ReturnType<typeof parsePromText> = [];
-    while (!done) {
-      const url = /metrics: (http:\/\/\S+\/metrics)/.exec(stderr.text)?.[1];
-      if (url !== undefined) {
-        try {
-          last = parsePromText(await (await fetch(url)).text());
-        } catch {
-          // Closed after its last scrape: the loop ends with the run.
-        }
-      }
+    const out = join(folder.dir, `${row.api}-live`);
+    const argv = ['run', path, '--out', out, '--metrics-port', '0', '--dashboard', '0'];
+    const running = runCli([...argv, '--base-url', urlOf(row), '--quiet'], ctx);
+    // Once the results are written, /metrics waits for its last scrape, and the dashboard is up until then.
+    let metricsUrl: string | undefined;
+    while (metricsUrl === undefined) {
       await new Promise((resolve) => setTimeout(resolve, 50));
+      metricsUrl = /keeping (http:\/\/\S+\/metrics) up/.exec(stderr.text)?.[1];
     }
+    const dashboardUrl = /dashboard: (http:\/\/\S+\/)/.exec(stderr.text)?.[1] as string;
+    const state = (await (await fetch(`${dashboardUrl}state`)).json()) as LiveStateMessage;
+    const metrics = parsePromText(await (await fetch(metricsUrl)).text());
     expect(await running, stderr.text).toBe(0);
-    expect(promSum(last, 'inferbench_run_ended')).toBe(1);
+    expect(promSum(metrics, 'inferbench_run_ended')).toBe(1);
     const where = { group: `s/${row.model}/-` };
-    expect(promSum(last, 'inferbench_requests_total', { ...where, outcome: 'ok' })).toBe(REQUESTS);
-    expect(promSum(last, `inferbench_${row.metric.replace(/_ms$/, '')}_seconds_count`, where)).toBe(REQUESTS);
-    expect(promSum(last, 'inferbench_output_tokens_total', where)).toBe(REQUESTS * row.outputTokens);
+    expect(promSum(metrics, 'inferbench_requests_total', { ...where, outcome: 'ok' })).toBe(REQUESTS);
+    expect(promSum(metrics, `inferbench_${row.metric.replace(/_ms$/, '')}_seconds_count`, where)).toBe(REQUESTS);
+    expect(promSum(metrics, 'inferbench_output_tokens_total', where)).toBe(REQUESTS * row.outputTokens);
+    expect(state.end?.status.state).toBe('ended');
+    const table = state.end?.status.groups.find((group) => group.key === where.group);
+    expect({ ok: table?.ok, failed: table?.failed }).toEqual({ ok: REQUESTS, failed: 0 });
   });
 
-  it('runs a capacity search step with the API', async () => {
+  // A latency under 2 ms, against a server that takes 5: every request exceeds it, so each step decides
+  // (FAIL) within a few requests; the search then ends at its lowest load, with no capacity.
+  it('runs a capacity search with the API, each step judged on its metric', async () => {
     const path = folder.writeProfile(
       `${row.api}-capacity`,
       `name: ${row.api}-capacity
@@ -323,7 +344,7 @@ scenarios:
     duration: 3s
     prompt: { input_tokens: 16${row.outputTokens > 0 ? `, output_tokens: ${row.outputTokens}` : ''} }
 capacity:
-  slo: { ${row.metric}.p90: 1000ms, error_rate: 10% }
+  slo: { ${row.metric}.p90: 2ms, error_rate: 10% }
   start: 30
   max_steps: 2
   max_step_duration: 3s
@@ -333,12 +354,18 @@ capacity:
     );
     const out = join(folder.dir, `${row.api}-capacity-run`);
     const result = await run(['capacity', path, '--out', out], urlOf(row));
-    expect([0, 99], result.stdout + result.stderr).toContain(result.code);
-    const steps = readFileSync(join(out, 'capacity.csv'), 'utf8').trim().split('\n');
-    expect(steps.length).toBeGreaterThanOrEqual(2);
-    const group = onlyGroup(out);
-    expect(group.requests.ok).toBeGreaterThan(10);
-    expect(group.requests.failed).toBe(0);
+    expect(result.code, result.stderr).toBe(0);
+    const [header, ...steps] = readFileSync(join(out, 'capacity.csv'), 'utf8').trim().split('\n');
+    const columns = (header as string).split(',');
+    const cell = (line: string, name: string): string => line.split(',')[columns.indexOf(name)] as string;
+    // A step the loaded harness spoiled (inconclusive) is run again; every step decided is a FAIL.
+    expect(steps.filter((step) => cell(step, 'outcome') === 'fail').length).toBeGreaterThanOrEqual(1);
+    for (const step of steps) {
+      expect(['fail', 'inconclusive']).toContain(cell(step, 'outcome'));
+      expect(Number(cell(step, 'requests'))).toBeGreaterThan(0);
+      expect(cell(step, 'failed')).toBe('0');
+      expect(Number(cell(step, `${row.metric.replace(/_ms$/, '')}_p50_ms`))).toBeGreaterThanOrEqual(TIMING.firstTextMs);
+    }
   });
 
   // The server's tool call has `tool.argument` of `tool.type`: a schema that says so passes every answer,
@@ -346,7 +373,7 @@ capacity:
   const tool = row.tool;
   const otherType = tool?.type === 'string' ? 'integer' : 'string';
   it.runIf(tool !== null).each([
-    { type: tool?.type, passed: REQUESTS, failed: 0 },
+    { type: tool?.type ?? 'none', passed: REQUESTS, failed: 0 },
     { type: otherType, passed: 0, failed: REQUESTS },
   ])('checks tool-call arguments against the tools the profile declares ($type)', async (want) => {
     if (tool === null) return;
