@@ -440,6 +440,16 @@ capacity:
     expect(group.dialects?.aiperf?.metrics.ttft_ms?.p50).toBeGreaterThanOrEqual(TIMING.firstTextMs);
   });
 
+  it('validate --json shows the output length its first request asks for', async () => {
+    const result = await runCliInProcess(['validate', profileOf(row, 'validate'), '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    const first = (JSON.parse(result.stdout) as { first_requests: Record<string, unknown>[] }).first_requests;
+    // Sent as max_tokens (completions, messages) or max_output_tokens (responses); embeddings generate nothing.
+    expect(first).toEqual([
+      { group: `s/${row.model}/-`, input_tokens: 16, max_completion_tokens: row.outputTokens || null },
+    ]);
+  });
+
   it.each(row.refused)('refuses $field, naming the field', async (refusal) => {
     const path = profileOf(row, `refused-${refusal.field.replace(/\W/g, '-')}`, refusal.yaml);
     const result = await runCliInProcess(['validate', path]);
