@@ -55,9 +55,13 @@ describe('inferbench report --dialect', () => {
     expect(vllm!.requests).toBe(12);
     expect(vllm!.requests).toBe(group.requests.ok);
     expect(vllm!.output_tokens).toBe(tokens);
-    // The same tokens over (nearly) the same window as inferbench's own rate.
-    expect(vllm!.output_tokens_per_s).toBeGreaterThan(group.throughput.output_tokens_per_s * 0.95);
-    expect(vllm!.output_tokens_per_s).toBeLessThan(group.throughput.output_tokens_per_s * 1.05);
+    // vLLM's duration: the first request's start to the last one's end, rebuilt from requests.csv (start_ms
+    // and e2e_ms, rounded to the microsecond): the same tokens over that window.
+    const starts = rows.map((row) => Number(row['start_ms']));
+    const ends = rows.map((row) => Number(row['start_ms']) + Number(row['e2e_ms']));
+    const windowS = (Math.max(...ends) - Math.min(...starts)) / 1000;
+    expect(vllm!.duration_s).toBeCloseTo(windowS, 4);
+    expect(vllm!.output_tokens_per_s).toBeCloseTo(tokens / windowS, 0);
     // vLLM's TTFT stamps the first SSE event (the emulator's role chunk): never after the first text.
     const ttft = vllm!.metrics.ttft_ms!;
     expect(ttft.count).toBe(12);
