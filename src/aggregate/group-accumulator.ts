@@ -55,8 +55,11 @@ export class GroupAccumulator {
   readonly breakdowns = new BreakdownAccumulator();
   /** Answer checks per check name (check-accumulator.ts); fed by the collector. */
   readonly checks = new CheckAccumulator();
-  /** The ok requests' facts other tools' metrics are computed from (dialects/), kept to the end of the run. */
-  readonly dialects = new DialectFacts();
+  /**
+   * The ok requests' facts other tools' metrics are computed from (dialects/), kept to the end of the run;
+   * null for a group whose API the tools' definitions do not describe (dialect-registry.ts DIALECT_APIS).
+   */
+  readonly dialects: DialectFacts | null;
   /** The group's last seconds, for the first GROUP_WINDOWS groups when a live view asked (the dashboard's charts); fed by the collector. */
   readonly window: ProgressWindow | null;
   readonly #histograms = new Map<MetricName, Histogram>();
@@ -83,8 +86,9 @@ export class GroupAccumulator {
   firstLaunchUs = Number.POSITIVE_INFINITY;
   lastEndUs = Number.NEGATIVE_INFINITY;
 
-  constructor(group: ResolvedGroup, withWindow: boolean) {
+  constructor(group: ResolvedGroup, withWindow: boolean, withDialects = true) {
     this.group = group;
+    this.dialects = withDialects ? new DialectFacts() : null;
     this.series = new GroupTimeSeries(group.key);
     this.window = withWindow && group.index < GROUP_WINDOWS ? new ProgressWindow() : null;
   }
@@ -147,7 +151,7 @@ export class GroupAccumulator {
     const outputTokens = values.output_tokens;
     const inputTokens = values.input_tokens;
     if (!Number.isNaN(outputTokens)) this.outputTokens += outputTokens;
-    this.dialects.add(record, outputTokens);
+    this.dialects?.add(record, outputTokens);
     if (!Number.isNaN(inputTokens)) this.inputTokens += inputTokens;
     if (!Number.isNaN(record.inputs)) this.inputs += record.inputs;
     if (values.tokensEstimated) this.estimatedRequests++;
@@ -222,7 +226,7 @@ export class GroupAccumulator {
       tiers_used: { ...this.tiersUsed },
       ...breakdownFields(this.breakdowns),
       ...checkFields(this.checks),
-      ...dialectFields(this.dialects),
+      ...(this.dialects === null ? {} : dialectFields(this.dialects)),
     };
   }
 }

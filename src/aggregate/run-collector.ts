@@ -39,7 +39,10 @@ class GroupedRunCollector implements RunCollector {
 
   constructor(options: CollectorOptions) {
     this.#runStartUs = options.runStartUs;
-    this.#groups = options.groups.map((group) => new GroupAccumulator(group, options.groupWindows === true));
+    this.#groups = options.groups.map(
+      (group) =>
+        new GroupAccumulator(group, options.groupWindows === true, options.withoutDialects?.has(group.index) !== true),
+    );
     this.#slo = createSloEvaluator(options.slo);
   }
 

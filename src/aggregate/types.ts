@@ -21,6 +21,8 @@ export interface CollectorOptions {
    * charts; off by default, so a run without a live view pays nothing per request for them.
    */
   readonly groupWindows?: boolean;
+  /** Groups that keep no dialect facts and have no `dialects` (their API's: dialect-registry.ts groupsWithoutDialects). */
+  readonly withoutDialects?: ReadonlySet<number>;
 }
 
 export interface ProgressSnapshot {

@@ -17,7 +17,7 @@ import type { HarnessHealth, RunStopped, WorkerHealth } from '../metrics/run-sum
 import type { ResolvedGroup, ResolvedProfile } from '../profile/resolved-profile.js';
 import { shardProfile, subShard } from '../schedule/shard.js';
 import { plannedDurationMs, plannedRequestCount } from './load-plan.js';
-import { startTicker, type RunProfileOptions, type RunResult } from './run-profile.js';
+import { collectorOptions, startTicker, type RunProfileOptions, type RunResult } from './run-profile.js';
 import { defaultRunnerDeps } from './runner-deps.js';
 import { waitUntilWall } from './start-at.js';
 import { mergeRanOutWarnings } from './workload-warnings.js';
@@ -83,7 +83,7 @@ export async function runProfileInWorkers(options: RunProfileOptions, pool: Work
     const profile = ready.profile;
     const { startedAtWallMs, runStartUs } = await startClock(options, clock);
     const deps = env.deps ?? defaultRunnerDeps;
-    const collector = deps.createCollector({ groups: profile.groups, slo: profile.slo, runStartUs });
+    const collector = deps.createCollector(collectorOptions(profile, runStartUs));
     const sent = outer === null ? profile : shardProfile(profile, outer).profile;
     // abort_on_fail, max_error_rate and --max-cost are judged here, on the one collector, and stop every worker.
     const stop: EarlyStopping = {

@@ -209,7 +209,8 @@ class Phase {
     record.expectedInputTokens = plan.expectedInputTokens;
     if (plan.inputs !== undefined) record.inputs = plan.inputs;
     record.labels = plan.labels ?? null;
-    context.answers.expect(record, plan.body, this.#spec.scenario.name);
+    // Checked against the tools and response_format as declared, in chat's shape (request-plan.ts).
+    context.answers.expect(record, plan.chatBody ?? plan.body, this.#spec.scenario.name);
     if (!warmup) context.collector.started(group.index, context.clock.nowUs());
     return record;
   }

@@ -16,8 +16,10 @@ import type { EncodingTokenizer } from '../util/tokenizer.js';
 import type { RequestRecord } from '../client/request-record.js';
 import type { ClientOptions } from '../client/types.js';
 import type { ProxySettings } from '../client/proxy.js';
+import { groupsWithoutDialects } from '../aggregate/dialects/dialect-registry.js';
 import { createEarlyStop } from '../aggregate/early-stop.js';
 import type { SpendBudget } from '../aggregate/cost/cost-meter.js';
+import type { CollectorOptions } from '../aggregate/types.js';
 import type { RecordedValues } from '../metrics/request-values.js';
 import type { ResolvedGroup, ResolvedProfile, ResolvedScenario } from '../profile/resolved-profile.js';
 import type { GroupSummary, HarnessHealth, RunStopped, TimeSeriesPoint } from '../metrics/run-summary.js';
@@ -134,6 +136,11 @@ export interface RunResult {
   readonly serverMetrics?: ServerMetricsOutcome;
 }
 
+/** The run's collector: its groups, its SLO (goodput), its start, and the groups whose API has no dialects. */
+export function collectorOptions(profile: ResolvedProfile, runStartUs: number): CollectorOptions {
+  return { groups: profile.groups, slo: profile.slo, runStartUs, withoutDialects: groupsWithoutDialects(profile) };
+}
+
 /** Runs a whole profile against one target. Throws only for a run that cannot start (unreachable target). */
 export async function runProfile(options: RunProfileOptions): Promise<RunResult> {
   const { env, control } = options;
@@ -162,7 +169,7 @@ export async function runProfile(options: RunProfileOptions): Promise<RunResult>
   const startedAtWallMs = clock.wallMs();
   const runStartUs = clock.nowUs();
   safeCall(() => options.env.events?.onRunStart?.(runStartUs));
-  const collector = deps.createCollector({ groups: profile.groups, slo: profile.slo, runStartUs });
+  const collector = deps.createCollector(collectorOptions(profile, runStartUs));
   const monitor = deps.startHarnessMonitor(env.cpuProbe);
   // Before the first scenario's warmup, on the run's clock; off the request path (its own connections).
   const scraping = startServerScraping(profile, options, shard, clock, runStartUs);
@@ -372,7 +379,8 @@ function buildWorkloads(
   for (const group of profile.groups) {
     const scenario = profile.scenarios.find((s) => s.name === group.scenario) as ResolvedScenario;
     const workload = deps.createWorkload(scenario, group, tokenizer);
-    answers.prepare(workload.next(0).body, scenario.name);
+    const first = workload.next(0);
+    answers.prepare(first.chatBody ?? first.body, scenario.name);
     workloads.set(group.index, workload);
   }
   return workloads;

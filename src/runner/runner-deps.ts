@@ -29,6 +29,8 @@ import type { RecordFinishing } from './record-finisher.js';
 /** What the workload gives the runner for one request. */
 export interface WorkloadRequest {
   readonly body: Readonly<Record<string, unknown>>;
+  /** With another API than chat: the chat body `body` was made from, whose tools answers are checked against. */
+  readonly chatBody?: Readonly<Record<string, unknown>>;
   readonly expectedInputTokens: number;
   /** Copied into the record (RequestRecord.labels) for the breakdowns. */
   readonly labels?: Readonly<Record<string, string>>;

@@ -221,7 +221,7 @@ function startConversation(context: ConversationContext, index: number): Convers
     else if (output !== null && (turn > 1 || round > 0)) body.max_completion_tokens = sampleLength(output, outputRng);
     const apiBody = context.inputs.apiBody;
     return {
-      body: apiBody === null ? body : apiBody(body),
+      ...(apiBody === null ? { body } : { body: apiBody(body), chatBody: body }),
       expectedInputTokens: tokens,
       labels: withLabels(firstPlan.labels, session !== null, toolLoop !== null, turn, round),
     };

@@ -95,7 +95,7 @@ export function createWorkload(
     next(index) {
       if (batch !== null) return batch(index);
       const plan = chatPlan(index);
-      return apiBody === null ? plan : { ...plan, body: apiBody(plan.body) };
+      return apiBody === null ? plan : { ...plan, body: apiBody(plan.body), chatBody: plan.body };
     },
     ...datasetParts(source),
   };

@@ -5,8 +5,17 @@
  * EncodedRequest: bytes, not a plan.)
  */
 export interface RequestPlan {
-  /** The chat request: model, messages, the scenario's request and request_extra fields, service_tier, max_completion_tokens. */
+  /**
+   * The request's body: with `api: chat` the chat request (model, messages, the scenario's request and
+   * request_extra fields, service_tier, max_completion_tokens); with another API, its body made from that.
+   */
   readonly body: Record<string, unknown>;
+  /**
+   * With another API than chat: the chat body `body` was made from. Answer checks read the `tools` and
+   * `response_format` the profile declared from it, in chat's shape (each API's body has its own:
+   * Anthropic's `input_schema`...). Absent with chat: `body` is the chat body.
+   */
+  readonly chatBody?: Readonly<Record<string, unknown>>;
   /** Headers of this request only (besides the target's); none today from the workload. */
   readonly headers?: Readonly<Record<string, string>>;
   /**

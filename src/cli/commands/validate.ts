@@ -97,7 +97,8 @@ function buildFirstRequests(
     return {
       group: group.key,
       input_tokens: plan.expectedInputTokens,
-      max_completion_tokens: plan.body.max_completion_tokens ?? null,
+      // The chat body's: another API sends it under its own name (max_tokens, max_output_tokens).
+      max_completion_tokens: (plan.chatBody ?? plan.body).max_completion_tokens ?? null,
       // What a dataset read, kept and dropped (dataset-source.ts).
       ...(workload.dataset ? { dataset: workload.dataset } : {}),
     };

@@ -28,15 +28,16 @@ const duration = z.union([
 ]);
 
 /** A bound on a server concept over each step (`kv_cache_usage.max`): not a latency percentile, fluidity_index nor error_rate. */
-const SERVER_SLO_KEY = /^(?![a-z_]+_ms\.|fluidity_index\.)[a-z_]+\.(?:max|mean|last|per_s|delta|p50|p90|p99)$/;
+const SERVER_SLO_KEY = /^(?![a-z][a-z0-9_]*_ms\.|fluidity_index\.)[a-z_]+\.(?:max|mean|last|per_s|delta|p50|p90|p99)$/;
 
 const sloRecord = z.record(
+  // A latency's name may hold a digit (e2e_ms: the only latency of api: embeddings).
   // fluidity_index (higher is better) takes a low percentile: fluidity_index.p1: 0.9 (capacity-slo.ts); a
   // server concept a statistic of each step's window: kv_cache_usage.max: 95% (server-objective.ts).
   z
     .string()
     .regex(
-      /^(?:[a-z_]+_ms\.p\d+(?:\.\d+)?|fluidity_index\.p\d+(?:\.\d+)?|error_rate|[a-z_]+\.(?:max|mean|last|per_s|delta|p50|p90|p99))$/,
+      /^(?:[a-z][a-z0-9_]*_ms\.p\d+(?:\.\d+)?|fluidity_index\.p\d+(?:\.\d+)?|error_rate|[a-z_]+\.(?:max|mean|last|per_s|delta|p50|p90|p99))$/,
       {
         error:
           'expected a latency percentile like ttft_ms.p99, fluidity_index.p1, error_rate or a server concept like kv_cache_usage.max',
