@@ -7,13 +7,13 @@ import type { ProxySettings } from './proxy.js';
 import type { RequestPlan } from '../workload/request-plan.js';
 import type { RequestRecord } from './request-record.js';
 import type { Clock } from '../util/clock.js';
-import type { BuiltApi } from '../protocol/apis.js';
+import type { ApiKind } from '../protocol/apis.js';
 
 export interface ClientOptions {
   /** Base URL without `/v1`. */
   readonly baseUrl: string;
   /** The API every request of this client speaks (its path and how its responses are read); absent: chat. */
-  readonly api?: BuiltApi;
+  readonly api?: ApiKind;
   /** The bearer key (from the environment; never logged, never written anywhere). null: no Authorization. */
   readonly apiKey: string | null;
   /** Headers added to every request (profile target.headers plus inferbench's defaults). */

@@ -2,7 +2,7 @@
  * The frozen result of loading a profile: validated, defaulted, durations in milliseconds, the matrix
  * expanded into groups. Everything after profile/ reads only this, never the YAML.
  */
-import type { BuiltApi } from '../protocol/apis.js';
+import type { ApiKind } from '../protocol/apis.js';
 import type { ReasoningEffort, ServiceTier } from '../protocol/chat.js';
 import type { ImageDetail } from '../protocol/image-tokens.js';
 import type { PublicModelCapability } from '../protocol/models.js';
@@ -176,7 +176,7 @@ export type ModelSelector =
 export interface ResolvedScenario {
   readonly name: string;
   /** `api:` the API its requests speak (profile/sections/api.ts); absent: chat. */
-  readonly api?: BuiltApi;
+  readonly api?: ApiKind;
   /** `inputs_per_request` (api: embeddings): prompts per request; absent: one. */
   readonly inputsPerRequest?: number;
   /**

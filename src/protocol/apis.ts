@@ -1,24 +1,13 @@
 /**
  * The inference APIs a scenario can speak (`api:` of a profile scenario) and the path each is POSTed to,
- * under the target's base URL. Which of them the harness has built is BUILT_APIS: a profile naming another
- * is refused (profile/sections/api.ts), and everything keyed by an API (workload/apis/, client/apis/) is a
- * registry over BuiltApi that the compiler checks, so adding an API to BUILT_APIS without its body builder
- * and its response reader is a compile error.
+ * under the target's base URL. Everything keyed by an API (its refused features in profile/sections/api.ts,
+ * its body builder in workload/apis/, its response reader and auth scheme in client/apis/) is a registry
+ * over ApiKind that the compiler checks: an API added here without its rows does not compile.
  */
 
 /** Every value `api:` accepts in a profile's schema (documented in docs/apis.md). */
 export const API_KINDS = ['chat', 'completions', 'responses', 'embeddings', 'messages'] as const;
 export type ApiKind = (typeof API_KINDS)[number];
-
-/** The APIs built so far; the others are refused by the profile with "not built yet". */
-export const BUILT_APIS = [
-  'chat',
-  'completions',
-  'responses',
-  'embeddings',
-  'messages',
-] as const satisfies readonly ApiKind[];
-export type BuiltApi = (typeof BUILT_APIS)[number];
 
 /** POST path of each API (OpenAI's and Anthropic's), appended to the base URL's own path. */
 export const API_PATHS = {
@@ -28,7 +17,3 @@ export const API_PATHS = {
   embeddings: '/v1/embeddings',
   messages: '/v1/messages',
 } as const satisfies Record<ApiKind, string>;
-
-export function isBuiltApi(api: ApiKind): api is BuiltApi {
-  return (BUILT_APIS as readonly string[]).includes(api);
-}

@@ -4,27 +4,27 @@
  * `x-api-key: <key>` and requires `anthropic-version`. The key itself comes only from the environment
  * (the profile's api_key_env or --api-key-env) and is added by auth-interceptor.ts alone, never logged.
  */
-import type { BuiltApi } from '../../protocol/apis.js';
+import type { ApiKind } from '../../protocol/apis.js';
 
 export type AuthScheme = 'bearer' | 'x-api-key';
 
 /** The scheme of an API not listed here is `bearer`. */
-const AUTH_SCHEMES: Partial<Record<BuiltApi, AuthScheme>> = { messages: 'x-api-key' };
+const AUTH_SCHEMES: Partial<Record<ApiKind, AuthScheme>> = { messages: 'x-api-key' };
 
 /** Anthropic's API version this client speaks (its event and body shapes: docs/apis.md). */
 export const ANTHROPIC_VERSION = '2023-06-01';
 
 /** Headers an API requires on every request (a target header of the same name, from the profile, wins). */
-const API_HEADERS: Partial<Record<BuiltApi, Readonly<Record<string, string>>>> = {
+const API_HEADERS: Partial<Record<ApiKind, Readonly<Record<string, string>>>> = {
   messages: { 'anthropic-version': ANTHROPIC_VERSION },
 };
 
 const NO_HEADERS: Readonly<Record<string, string>> = {};
 
-export function authSchemeOf(api: BuiltApi): AuthScheme {
+export function authSchemeOf(api: ApiKind): AuthScheme {
   return AUTH_SCHEMES[api] ?? 'bearer';
 }
 
-export function apiHeadersOf(api: BuiltApi): Readonly<Record<string, string>> {
+export function apiHeadersOf(api: ApiKind): Readonly<Record<string, string>> {
   return API_HEADERS[api] ?? NO_HEADERS;
 }

@@ -1,8 +1,8 @@
 /**
  * The response reader of each built API (protocol/apis.ts): a registry the compiler checks, so an API
- * added to BUILT_APIS without its reader here does not compile.
+ * added to API_KINDS without its reader here does not compile.
  */
-import type { BuiltApi } from '../../protocol/apis.js';
+import type { ApiKind } from '../../protocol/apis.js';
 import type { ApiReader } from './api-reader.js';
 import { chatReader } from './chat-reader.js';
 import { completionsReader } from './completions-reader.js';
@@ -16,4 +16,4 @@ export const API_READERS = {
   embeddings: embeddingsReader,
   responses: responsesReader,
   messages: messagesReader,
-} as const satisfies Record<BuiltApi, ApiReader>;
+} as const satisfies Record<ApiKind, ApiReader>;

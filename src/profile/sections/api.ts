@@ -1,35 +1,32 @@
 /**
  * A scenario's `api:` (default `chat`): which inference API its requests speak (protocol/apis.ts). Here:
- * the schema (only the built APIs; an API of the issue's list that is not built yet gets its own message),
+ * the schema,
  * the workload features each API refuses (a feature that cannot be expressed in that API's request is a
  * profile problem at the field that asks for it, never a request silently sent without it), and the
  * resolution (`api` is resolved only when not chat, so profiles without it resolve, hash and record as
  * before).
  *
- * To add an API: add it to BUILT_APIS (protocol/apis.ts) and its row to REFUSED below; the compiler then
- * asks for its body builder (workload/apis/) and response reader (client/apis/).
+ * To add an API: add it to API_KINDS (protocol/apis.ts) and its row to REFUSED below; the compiler then
+ * asks for its path, its body builder (workload/apis/) and its response reader (client/apis/).
  */
 import { z } from 'zod';
-import { API_KINDS, BUILT_APIS, type ApiKind, type BuiltApi } from '../../protocol/apis.js';
+import { API_KINDS, type ApiKind } from '../../protocol/apis.js';
 import { CHAT_REQUEST_PARAMETERS } from '../../protocol/chat.js';
 import type { IssuePath, ProfileIssue } from '../profile-issue.js';
 
 // ---- schema
 
 function unknownApiMessage(value: unknown): string {
-  const text = String(value);
-  if ((API_KINDS as readonly string[]).includes(text))
-    return `api "${text}" is not built yet; expected one of ${BUILT_APIS.join(', ')}`;
-  return `"${text}" is not an api; expected one of ${BUILT_APIS.join(', ')}`;
+  return `"${String(value)}" is not an api; expected one of ${API_KINDS.join(', ')}`;
 }
 
-export const apiSchema = z.enum(BUILT_APIS, { error: (issue) => unknownApiMessage(issue.input) }).meta({
+export const apiSchema = z.enum(API_KINDS, { error: (issue) => unknownApiMessage(issue.input) }).meta({
   description:
     'The inference API the requests speak: chat (POST /v1/chat/completions, the default), completions (POST /v1/completions, the prompt as one text), responses (POST /v1/responses, the messages as input), embeddings (POST /v1/embeddings, inputs_per_request prompts per request) or messages (POST /v1/messages of Anthropic, the key sent as x-api-key). See docs/apis.md.',
 });
 
 /** APIs whose request carries several prompts (`inputs_per_request`); every other API sends one. */
-const BATCHED_APIS: readonly BuiltApi[] = ['embeddings'];
+const BATCHED_APIS: readonly ApiKind[] = ['embeddings'];
 
 export const inputsPerRequestSchema = z
   .number()
@@ -173,7 +170,7 @@ const REFUSED = {
       why: 'a Messages stream always carries usage; Anthropic has no stream_options',
     },
   ],
-} as const satisfies Record<BuiltApi, readonly RefusedFeature[]>;
+} as const satisfies Record<ApiKind, readonly RefusedFeature[]>;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -188,17 +185,16 @@ function featureValue(fields: Readonly<Record<string, unknown>>, feature: Refuse
 
 /**
  * The features of one set of merged fields (a scenario's, or a mix class's over its scenario's) that its
- * `api` cannot carry, each at the field that asks for it. An `api` that is not built is the schema's to
- * report.
+ * `api` cannot carry, each at the field that asks for it. An unknown `api` is the schema's to report.
  */
 export function checkApiFeatures(
   fields: Readonly<Record<string, unknown>>,
   pathOf: (key: string, ...rest: (string | number)[]) => IssuePath,
 ): ProfileIssue[] {
   const api = fields.api;
-  if (typeof api !== 'string' || !(BUILT_APIS as readonly string[]).includes(api)) return [];
+  if (typeof api !== 'string' || !(API_KINDS as readonly string[]).includes(api)) return [];
   const issues: ProfileIssue[] = [];
-  for (const feature of REFUSED[api as BuiltApi] as readonly RefusedFeature[]) {
+  for (const feature of REFUSED[api as ApiKind] as readonly RefusedFeature[]) {
     const value = featureValue(fields, feature);
     // null means "none" wherever the schema allows it (prompt.system: null).
     if (value === undefined || value === null || value === false) continue;
@@ -241,10 +237,8 @@ export function checkInputsPerRequest(
 // ---- resolve
 
 /** `api` of a resolved scenario: only when not chat (chat is what every profile without it sends). */
-export function resolveApi(api: ApiKind | undefined): { api?: BuiltApi } {
-  return api === undefined || api === 'chat' || !(BUILT_APIS as readonly string[]).includes(api)
-    ? {}
-    : { api: api as BuiltApi };
+export function resolveApi(api: ApiKind | undefined): { api?: ApiKind } {
+  return api === undefined || api === 'chat' ? {} : { api };
 }
 
 /** `inputsPerRequest` of a resolved scenario: only when the profile sets more than one (hashes stay as they were). */

@@ -2,10 +2,10 @@
  * How each built API (protocol/apis.ts) makes its request from what the workload builds for every
  * request, the chat body (model, messages, the scenario's request fields, service_tier,
  * max_completion_tokens, stream, stream_options...). A registry the compiler checks: an API added to
- * BUILT_APIS without its row here does not compile. Chat's row is empty: its body is sent as built, at no
+ * API_KINDS without its row here does not compile. Chat's row is empty: its body is sent as built, at no
  * cost per request.
  */
-import type { BuiltApi } from '../../protocol/apis.js';
+import type { ApiKind } from '../../protocol/apis.js';
 import type { ChatMessage } from '../../protocol/chat.js';
 import { completionsBody, completionsPromptProblem } from './completions-body.js';
 import { embeddingsBatchBody, embeddingsBody, embeddingsPromptProblem } from './embeddings-body.js';
@@ -37,4 +37,4 @@ export const API_REQUESTS = {
   embeddings: { body: embeddingsBody, promptProblem: embeddingsPromptProblem, batchBody: embeddingsBatchBody },
   responses: { body: responsesBody, promptProblem: null },
   messages: { body: messagesBody, promptProblem: messagesPromptProblem },
-} as const satisfies Record<BuiltApi, ApiRequests>;
+} as const satisfies Record<ApiKind, ApiRequests>;

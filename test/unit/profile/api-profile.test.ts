@@ -1,6 +1,6 @@
 /**
  * `api:` of a scenario: chat by default (and then absent from the resolved scenario, so hashes stay),
- * completions resolved; the APIs not built yet, an unknown API, and every workload feature completions
+ * completions resolved; an unknown API, and every workload feature completions
  * cannot carry refused with the file, line and field.
  */
 import { describe, expect, it } from 'vitest';
@@ -38,7 +38,7 @@ describe('api', () => {
   });
 
   it('refuses an unknown api, naming line and field', () => {
-    // Every API of the issue is built: an unknown one is refused with the list.
+    // An unknown API is refused with the list.
     expect(profileProblems(scenario('    api: chat_completions\n'))).toEqual([
       'p.yaml:5:10: scenarios[0].api: "chat_completions" is not an api; expected one of chat, completions, responses, embeddings, messages',
     ]);
