@@ -6,8 +6,6 @@
  * and the caches keyed by them build each check once per run. The compile itself (ajv, JSON Schema
  * 2020-12, `format` not checked, `$schema` ignored) is util/json-schema-compiler.ts, shared per process by
  * schema text: the profile check of `validate` or `run` has usually compiled the same schemas already.
- * The body is chat's or Responses' (workload/apis/responses-body.ts): a Responses tool is flat (`name`
- * and `parameters` on the tool) and its format is `text.format`, with a json_schema's `schema` on it.
  */
 import { InferbenchError } from '../errors.js';
 import { compileSchema, type ValidateFunction } from '../util/json-schema-compiler.js';
@@ -58,12 +56,6 @@ function firstError(validate: ValidateFunction): string {
   return `${at} ${error.message ?? 'is invalid'}`;
 }
 
-/** Chat's `response_format`, or Responses' `text.format`. */
-function responseFormat(body: Readonly<Record<string, unknown>>): unknown {
-  const text = body['text'];
-  return body['response_format'] ?? (isJsonObject(text) ? text['format'] : undefined);
-}
-
 const anyObject: ValueCheck = (value) => (isJsonObject(value) ? null : 'is not a JSON object');
 
 /** One run's validators: its caches of checks (one per runner, shared by every group). */
@@ -89,7 +81,7 @@ export class AnswerValidators {
    */
   expectation(body: Readonly<Record<string, unknown>>, where: string): AnswerExpectation | null {
     const tools = Array.isArray(body['tools']) && body['tools'].length > 0 ? (body['tools'] as object) : null;
-    const format = responseFormat(body);
+    const format = body['response_format'];
     const formatKey = isJsonObject(format) && JSON_FORMATS.has(format['type']) ? format : null;
     if ((tools === null && formatKey === null) || severalChoices(body)) return null;
     const toolsKey = tools ?? NONE;
@@ -120,8 +112,7 @@ export class AnswerValidators {
     if (cached !== undefined) return cached;
     const checks = new Map<string, ValueCheck>();
     tools.forEach((tool, i) => {
-      // Chat nests the function under `function`; Responses' tool is the function itself.
-      const fn = isJsonObject(tool) ? (isJsonObject(tool['function']) ? tool['function'] : tool) : undefined;
+      const fn = isJsonObject(tool) ? tool['function'] : undefined;
       if (!isJsonObject(fn) || typeof fn['name'] !== 'string') return;
       const parameters = fn['parameters'];
       checks.set(
@@ -140,7 +131,7 @@ export class AnswerValidators {
     let check: AnswerExpectation['format'] = null;
     if (format['type'] === 'json_object') check = { kind: 'json_object', check: anyObject };
     else if (format['type'] === 'json_schema') {
-      const spec = isJsonObject(format['json_schema']) ? format['json_schema'] : format;
+      const spec = format['json_schema'];
       const schema = isJsonObject(spec) ? spec['schema'] : undefined;
       check = {
         kind: 'json_schema',
