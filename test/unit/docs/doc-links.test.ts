@@ -1,5 +1,5 @@
 /**
- * The documentation's links resolve: every relative link in README.md and docs/*.md names a file that
+ * The documentation's links resolve: every relative link in README.md and every page under docs/ names a file that
  * exists, and every `#anchor` names a heading of its page (GitHub's slugs, read with a real Markdown
  * parser, so a link inside a code block is not a link). Pointers from the code into the docs
  * (`docs/<page>.md#anchor` in error hints, `--help` texts and schema descriptions) resolve too.
@@ -41,10 +41,11 @@ function readPage(path: string): Page {
   return { anchors, links };
 }
 
+/** README.md and every page under docs/, its subfolders (docs/apis/) included. */
 function markdownFiles(): string[] {
   return [
     join(ROOT, 'README.md'),
-    ...readdirSync(DOCS)
+    ...readdirSync(DOCS, { recursive: true, encoding: 'utf8' })
       .filter((name) => name.endsWith('.md'))
       .map((name) => join(DOCS, name)),
   ];
