@@ -14,9 +14,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createInferenceClient } from '../../../src/client/inference-client.js';
 import { createRequestRecord, type RequestRecord } from '../../../src/client/request-record.js';
-import type { RecordedValues } from '../../../src/metrics/request-values.js';
 import { resolveProfileText } from '../../../src/profile/load-profile.js';
-import { runProfile } from '../../../src/runner/run-profile.js';
 import { systemClock } from '../../../src/util/clock.js';
 import { o200kTokenizer } from '../../../src/util/tokenizer.js';
 import { runCliInProcess } from '../../helpers/cli.js';
@@ -26,6 +24,7 @@ import {
   MODEL,
   startCompletionsServer,
 } from '../../helpers/completions-server.js';
+import { median, runRecording, servedFor, type SeenRequest } from '../../helpers/recorded-run.js';
 
 const FIRST_TEXT_MS = 40;
 const TOKEN_MS = 4;
@@ -38,12 +37,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-interface Seen {
-  readonly record: RequestRecord;
-  readonly values: RecordedValues;
-}
-
-async function run(extra: string, requests: number): Promise<Seen[]> {
+async function run(extra: string, requests: number): Promise<SeenRequest[]> {
   const profile = resolveProfileText(
     `name: completions
 target: { base_url: ${server.url}${extra.includes('stream_usage') ? ', stream_usage: false' : ''} }
@@ -58,31 +52,10 @@ scenarios:
 `,
     'completions.yaml',
   );
-  const seen: Seen[] = [];
-  await runProfile({
-    profile,
-    target: { baseUrl: server.url, apiKey: null },
-    control: { interrupt: new AbortController().signal },
-    env: {
-      clock: systemClock,
-      cpuProbe: null,
-      version: 'test',
-      events: { onRecord: (record, _group, values) => seen.push({ record: { ...record }, values: { ...values } }) },
-    },
-  });
-  return seen;
+  return runRecording(profile, server.url);
 }
 
-function served(record: RequestRecord) {
-  const entry = server.served.get(record.requestId ?? '');
-  if (entry === undefined) throw new Error(`the server saw no request ${record.requestId}`);
-  return entry;
-}
-
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] as number;
-};
+const served = (record: RequestRecord) => servedFor(server.served, record);
 
 describe('api: completions against a completions server', () => {
   it('sends the prompt as one text with max_tokens, and counts its tokens exactly from usage', async () => {

@@ -17,7 +17,6 @@ import { createInferenceClient } from '../../../src/client/inference-client.js';
 import { createRequestRecord, type RequestRecord } from '../../../src/client/request-record.js';
 import type { RecordedValues } from '../../../src/metrics/request-values.js';
 import { resolveProfileText } from '../../../src/profile/load-profile.js';
-import { runProfile } from '../../../src/runner/run-profile.js';
 import { systemClock } from '../../../src/util/clock.js';
 import { parseCsvRecords } from '../../../src/util/csv-records.js';
 import { o200kTokenizer } from '../../../src/util/tokenizer.js';
@@ -29,6 +28,7 @@ import {
   SHORT_MODEL,
   startEmbeddingsServer,
 } from '../../helpers/embeddings-server.js';
+import { median, runRecording, servedFor, type SeenRequest } from '../../helpers/recorded-run.js';
 
 const LATENCY_MS = 20;
 const INPUT_TOKENS = 24;
@@ -39,12 +39,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-interface Seen {
-  readonly record: RequestRecord;
-  readonly values: RecordedValues;
-}
-
-async function run(options: { inputs?: number; model?: string; requests: number }): Promise<Seen[]> {
+async function run(options: { inputs?: number; model?: string; requests: number }): Promise<SeenRequest[]> {
   const profile = resolveProfileText(
     `name: embeddings
 target: { base_url: ${server.url} }
@@ -58,31 +53,10 @@ scenarios:
 ${options.inputs === undefined ? '' : `    inputs_per_request: ${options.inputs}\n`}`,
     'embeddings.yaml',
   );
-  const seen: Seen[] = [];
-  await runProfile({
-    profile,
-    target: { baseUrl: server.url, apiKey: null },
-    control: { interrupt: new AbortController().signal },
-    env: {
-      clock: systemClock,
-      cpuProbe: null,
-      version: 'test',
-      events: { onRecord: (record, _group, values) => seen.push({ record: { ...record }, values: { ...values } }) },
-    },
-  });
-  return seen;
+  return runRecording(profile, server.url);
 }
 
-function served(record: RequestRecord) {
-  const entry = server.served.get(record.requestId ?? '');
-  if (entry === undefined) throw new Error(`the server saw no request ${record.requestId}`);
-  return entry;
-}
-
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] as number;
-};
+const served = (record: RequestRecord) => servedFor(server.served, record);
 
 /** Nothing generated: every generation metric is NaN (absent from the histograms), never 0. */
 function expectNoGeneration(values: RecordedValues): void {

@@ -7,12 +7,9 @@
  * @module-tag timing
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RequestRecord } from '../../../src/client/request-record.js';
-import type { RecordedValues } from '../../../src/metrics/request-values.js';
 import { resolveProfileText } from '../../../src/profile/load-profile.js';
-import { runProfile } from '../../../src/runner/run-profile.js';
-import { systemClock } from '../../../src/util/clock.js';
 import { MODEL, type MessagesServer, startMessagesServer } from '../../helpers/messages-server.js';
+import { median, runRecording, servedFor } from '../../helpers/recorded-run.js';
 
 const FIRST_TEXT_MS = 40;
 const TOKEN_MS = 4;
@@ -23,11 +20,6 @@ beforeAll(async () => {
   server = await startMessagesServer({ firstTextMs: FIRST_TEXT_MS, tokenMs: TOKEN_MS, tokens: TOKENS });
 });
 afterAll(() => server.close());
-
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] as number;
-};
 
 describe('api: messages timing', () => {
   it('stamps TTFT at the first text_delta, within a millisecond of the server writing it', async () => {
@@ -43,25 +35,13 @@ scenarios:
 `,
       'm.yaml',
     );
-    const seen: { record: RequestRecord; values: RecordedValues }[] = [];
-    await runProfile({
-      profile,
-      target: { baseUrl: server.url, apiKey: null },
-      control: { interrupt: new AbortController().signal },
-      env: {
-        clock: systemClock,
-        cpuProbe: null,
-        version: 'test',
-        events: { onRecord: (record, _group, values) => seen.push({ record: { ...record }, values: { ...values } }) },
-      },
-    });
+    const seen = await runRecording(profile, server.url);
     expect(seen).toHaveLength(10);
     const lags: number[] = [];
     const itlLags: number[] = [];
     for (const { record, values } of seen) {
       expect(record.errorClass).toBeNull();
-      const served = server.served.get(record.requestId ?? '');
-      if (served === undefined) throw new Error(`the server saw no request ${record.requestId}`);
+      const served = servedFor(server.served, record);
       const { arrivedUs, textWrittenUs } = served;
       // message_start came at once; the first token not before FIRST_TEXT_MS, on both sides.
       expect(record.firstChunkUs).toBeLessThan(record.firstTokenUs - 30_000);

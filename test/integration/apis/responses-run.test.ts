@@ -17,9 +17,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createInferenceClient } from '../../../src/client/inference-client.js';
 import { createRequestRecord, type RequestRecord } from '../../../src/client/request-record.js';
-import type { RecordedValues } from '../../../src/metrics/request-values.js';
 import { resolveProfileText } from '../../../src/profile/load-profile.js';
-import { runProfile } from '../../../src/runner/run-profile.js';
 import { systemClock } from '../../../src/util/clock.js';
 import { o200kTokenizer } from '../../../src/util/tokenizer.js';
 import { runCliInProcess } from '../../helpers/cli.js';
@@ -34,6 +32,7 @@ import {
   TOOL_MODEL,
   toolArgumentDeltas,
 } from '../../helpers/responses-server.js';
+import { median, runRecording, servedFor, type SeenRequest } from '../../helpers/recorded-run.js';
 
 const FIRST_TEXT_MS = 40;
 const TOKEN_MS = 4;
@@ -56,11 +55,6 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-interface Seen {
-  readonly record: RequestRecord;
-  readonly values: RecordedValues;
-}
-
 interface RunOptions {
   readonly model?: string;
   readonly requests: number;
@@ -71,7 +65,7 @@ interface RunOptions {
   readonly scenario?: string;
 }
 
-async function run(options: RunOptions): Promise<Seen[]> {
+async function run(options: RunOptions): Promise<SeenRequest[]> {
   const output = options.capped === false ? '' : `, output_tokens: ${TOKENS}`;
   const profile = resolveProfileText(
     `name: responses
@@ -87,31 +81,10 @@ scenarios:
 ${options.scenario ?? ''}`,
     'responses.yaml',
   );
-  const seen: Seen[] = [];
-  await runProfile({
-    profile,
-    target: { baseUrl: server.url, apiKey: null },
-    control: { interrupt: new AbortController().signal },
-    env: {
-      clock: systemClock,
-      cpuProbe: null,
-      version: 'test',
-      events: { onRecord: (record, _group, values) => seen.push({ record: { ...record }, values: { ...values } }) },
-    },
-  });
-  return seen;
+  return runRecording(profile, server.url);
 }
 
-function served(record: RequestRecord) {
-  const entry = server.served.get(record.requestId ?? '');
-  if (entry === undefined) throw new Error(`the server saw no request ${record.requestId}`);
-  return entry;
-}
-
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] as number;
-};
+const served = (record: RequestRecord) => servedFor(server.served, record);
 
 describe('api: responses against a Responses server', () => {
   it('sends the prompt as input with max_output_tokens, and counts its tokens exactly from usage', async () => {

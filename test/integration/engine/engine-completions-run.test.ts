@@ -19,14 +19,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RequestRecord } from '../../../src/client/request-record.js';
-import type { RecordedValues } from '../../../src/metrics/request-values.js';
 import { resolveProfileText } from '../../../src/profile/load-profile.js';
-import { runProfile } from '../../../src/runner/run-profile.js';
-import { systemClock } from '../../../src/util/clock.js';
 import { type LoadedTokenizer, loadHfTokenizer } from '../../../src/util/hf-tokenizer.js';
 import { type EngineServer, startEngineServer } from '../../helpers/engine/engine-server.js';
 import type { EngineRequestLog } from '../../helpers/engine/llama-engine.js';
 import { TINY_BPE_TOKENIZER, wholeWordTokens, writeTinyLlama } from '../../helpers/engine/tiny-llama-gguf.js';
+import { median, runRecording } from '../../helpers/recorded-run.js';
 
 const INPUT_TOKENS = 48;
 const OUTPUT_TOKENS = 16;
@@ -55,11 +53,6 @@ function logOf(record: RequestRecord): EngineRequestLog {
   return log;
 }
 
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] as number;
-};
-
 describe('api: completions against the engine', () => {
   it("records the engine's token counts, and TTFT within the stated tolerance of the engine's first-token stamp", async () => {
     // Only whole words: the answer retokenises into the tokens generated, so the client's own count agrees.
@@ -78,18 +71,7 @@ scenarios:
 `,
       'engine-completions.yaml',
     );
-    const seen: { record: RequestRecord; values: RecordedValues }[] = [];
-    await runProfile({
-      profile,
-      target: { baseUrl: server.url, apiKey: null },
-      control: { interrupt: new AbortController().signal },
-      env: {
-        clock: systemClock,
-        cpuProbe: null,
-        version: 'test',
-        events: { onRecord: (record, _group, values) => seen.push({ record: { ...record }, values: { ...values } }) },
-      },
-    });
+    const seen = await runRecording(profile, server.url);
     expect(seen).toHaveLength(REQUESTS);
     const lagsMs: number[] = [];
     const pathMs: number[] = [];
