@@ -18,6 +18,7 @@ import type { ServerResponse } from 'node:http';
 import { nowUs } from '../../src/util/clock.js';
 import { o200kTokenizer } from '../../src/util/tokenizer.js';
 import { startTestServer, type CapturedRequest, type TestServer } from './fault-servers.js';
+import { orderedSchedule } from './ordered-timers.js';
 
 export const MODEL = 'completions-model';
 export const ERROR_MIDSTREAM_MODEL = 'completions-midstream-error';
@@ -104,13 +105,8 @@ export async function startCompletionsServer(options: CompletionsServerOptions):
       completion_tokens: options.tokens,
       total_tokens: promptTokens + options.tokens,
     };
-    const at = (ms: number, fn: () => void): void => {
-      const timer = setTimeout(() => {
-        timers.delete(timer);
-        if (!res.destroyed) fn();
-      }, ms);
-      timers.add(timer);
-    };
+    // In the order scheduled, whatever the load (ordered-timers.ts).
+    const at = orderedSchedule(res, timers);
     if (body.stream !== true) {
       at(options.firstTextMs, () => {
         const text = tokenText.repeat(options.tokens);
@@ -127,7 +123,7 @@ export async function startCompletionsServer(options: CompletionsServerOptions):
       typeof body.stream_options === 'object' &&
       body.stream_options !== null &&
       (body.stream_options as Record<string, unknown>).include_usage === true;
-    // Each token at its absolute time from the arrival (setTimeout per token, not chained: no drift).
+    // Each token at its absolute time from the arrival (a timer per token, not chained: no drift; in order: ordered-timers.ts).
     for (let t = 0; t < options.tokens; t++) {
       at(options.firstTextMs + t * options.tokenMs, () => {
         if (t >= failAfter) {

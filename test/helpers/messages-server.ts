@@ -26,6 +26,7 @@ import type { ServerResponse } from 'node:http';
 import { nowUs } from '../../src/util/clock.js';
 import { o200kTokenizer } from '../../src/util/tokenizer.js';
 import { startTestServer, type CapturedRequest, type TestServer } from './fault-servers.js';
+import { orderedSchedule } from './ordered-timers.js';
 
 export const MODEL = 'claude-test';
 export const THINKING_MODEL = 'claude-test-thinking';
@@ -173,13 +174,8 @@ export async function startMessagesServer(options: MessagesServerOptions): Promi
     const requestId = request.headers['x-request-id'];
     served.set(typeof requestId === 'string' ? requestId : `#${index}`, record);
     const timers = (res as ServerResponse & { timers: Set<NodeJS.Timeout> }).timers;
-    const at = (ms: number, fn: () => void): void => {
-      const timer = setTimeout(() => {
-        timers.delete(timer);
-        if (!res.destroyed) fn();
-      }, ms);
-      timers.add(timer);
-    };
+    // In the order scheduled, whatever the load (ordered-timers.ts).
+    const at = orderedSchedule(res, timers);
     const id = `msg_${index}`;
     const tool = model === TOOL_MODEL;
     const stopReason = tool ? 'tool_use' : 'max_tokens';

@@ -26,6 +26,7 @@ import type { ServerResponse } from 'node:http';
 import { nowUs } from '../../src/util/clock.js';
 import { o200kTokenizer } from '../../src/util/tokenizer.js';
 import { startTestServer, type CapturedRequest, type TestServer } from './fault-servers.js';
+import { orderedSchedule } from './ordered-timers.js';
 
 export const MODEL = 'responses-model';
 export const REASONING_MODEL = 'responses-reasoning';
@@ -139,13 +140,8 @@ export async function startResponsesServer(options: ResponsesServerOptions): Pro
     const requestId = request.headers['x-request-id'];
     served.set(typeof requestId === 'string' ? requestId : `#${index}`, record);
     const timers = (res as ServerResponse & { timers: Set<NodeJS.Timeout> }).timers;
-    const at = (ms: number, fn: () => void): void => {
-      const timer = setTimeout(() => {
-        timers.delete(timer);
-        if (!res.destroyed) fn();
-      }, ms);
-      timers.add(timer);
-    };
+    // In the order scheduled, whatever the load (ordered-timers.ts).
+    const at = orderedSchedule(res, timers);
 
     const maxOutput = typeof body.max_output_tokens === 'number' ? body.max_output_tokens : Number.POSITIVE_INFINITY;
     const reasoningTokens = model === REASONING_MODEL ? (options.reasoningTokens ?? 3) : 0;
@@ -299,7 +295,7 @@ export async function startResponsesServer(options: ResponsesServerOptions): Pro
       send({ type: `response.${status}`, response: responseObject(status, output) });
       res.end();
     };
-    // Each token at its absolute time from the arrival (setTimeout per token, not chained: no drift).
+    // Each token at its absolute time from the arrival (a timer per token, not chained: no drift; in order: ordered-timers.ts).
     for (let t = 0; t < steps; t++) {
       at(options.firstTextMs + t * options.tokenMs, () => {
         if (t > failAfter) return;
