@@ -17,7 +17,7 @@
 import type { ServerResponse } from 'node:http';
 import { nowUs } from '../../src/util/clock.js';
 import { o200kTokenizer } from '../../src/util/tokenizer.js';
-import { startTestServer, type CapturedRequest, type TestServer } from './fault-servers.js';
+import { startTestServer, type TestServer, sendJson, openAiError, parseJsonBody } from './fault-servers.js';
 import { orderedSchedule } from './ordered-timers.js';
 
 export const MODEL = 'completions-model';
@@ -51,25 +51,6 @@ export interface CompletionsServer extends TestServer {
 
 const event = (payload: unknown): string => `data: ${JSON.stringify(payload)}\n\n`;
 
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
-}
-
-function openAiError(res: ServerResponse, status: number, message: string, type: string): void {
-  sendJson(res, status, { error: { message, type, param: null, code: null } });
-}
-
-function parseBody(request: CapturedRequest): Record<string, unknown> | null {
-  try {
-    const body: unknown = JSON.parse(request.body.toString('utf8'));
-    return typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
-}
-
 export async function startCompletionsServer(options: CompletionsServerOptions): Promise<CompletionsServer> {
   const served = new Map<string, ServedCompletion>();
   const tokenText = options.tokenText ?? ' tok';
@@ -84,7 +65,7 @@ export async function startCompletionsServer(options: CompletionsServerOptions):
       openAiError(res, 404, `Unknown path ${request.url}`, 'not_found_error');
       return;
     }
-    const body = parseBody(request);
+    const body = parseJsonBody(request);
     if (body === null || typeof body.prompt !== 'string' || body.messages !== undefined) {
       openAiError(res, 400, 'a completions request needs a string prompt and no messages', 'invalid_request_error');
       return;

@@ -16,7 +16,7 @@
 import type { ServerResponse } from 'node:http';
 import { nowUs } from '../../src/util/clock.js';
 import { o200kTokenizer } from '../../src/util/tokenizer.js';
-import { startTestServer, type CapturedRequest, type TestServer } from './fault-servers.js';
+import { startTestServer, type TestServer, sendJson, openAiError, parseJsonBody } from './fault-servers.js';
 
 export const MODEL = 'embeddings-model';
 export const SHORT_MODEL = 'embeddings-short';
@@ -45,25 +45,6 @@ export interface ServedEmbedding {
 export interface EmbeddingsServer extends TestServer {
   /** By x-request-id (or `#<index>` when the request had none). */
   readonly served: Map<string, ServedEmbedding>;
-}
-
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
-}
-
-function openAiError(res: ServerResponse, status: number, message: string, type: string): void {
-  sendJson(res, status, { error: { message, type, param: null, code: null } });
-}
-
-function parseBody(request: CapturedRequest): Record<string, unknown> | null {
-  try {
-    const body: unknown = JSON.parse(request.body.toString('utf8'));
-    return typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
 }
 
 function inputsOf(input: unknown): string[] | null {
@@ -98,7 +79,7 @@ export async function startEmbeddingsServer(options: EmbeddingsServerOptions): P
       openAiError(res, 404, `Unknown path ${request.url}`, 'not_found_error');
       return;
     }
-    const body = parseBody(request);
+    const body = parseJsonBody(request);
     const inputs = body === null ? null : inputsOf(body.input);
     if (body === null || inputs === null || body.messages !== undefined) {
       openAiError(res, 400, 'an embeddings request needs input: a string or strings', 'invalid_request_error');

@@ -198,6 +198,21 @@ export function startByteByByteServer(text: string): Promise<TestServer> {
   });
 }
 
+/** An error in OpenAI's shape (`{ error: { message, type, param, code } }`) with `status`. */
+export function openAiError(res: ServerResponse, status: number, message: string, type: string): void {
+  sendJson(res, status, { error: { message, type, param: null, code: null } });
+}
+
+/** A captured request's body as a JSON object; null when it is not one. */
+export function parseJsonBody(request: CapturedRequest): Record<string, unknown> | null {
+  try {
+    const body: unknown = JSON.parse(request.body.toString('utf8'));
+    return typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
 /** Answers a JSON body with `status` (an error body, or a non-streaming completion). */
 export function sendJson(
   res: ServerResponse,

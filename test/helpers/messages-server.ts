@@ -25,7 +25,7 @@
 import type { ServerResponse } from 'node:http';
 import { nowUs } from '../../src/util/clock.js';
 import { o200kTokenizer } from '../../src/util/tokenizer.js';
-import { startTestServer, type CapturedRequest, type TestServer } from './fault-servers.js';
+import { startTestServer, type CapturedRequest, type TestServer, sendJson, parseJsonBody } from './fault-servers.js';
 import { orderedSchedule } from './ordered-timers.js';
 
 export const MODEL = 'claude-test';
@@ -82,24 +82,9 @@ export interface MessagesServer extends TestServer {
 
 const sse = (name: string, payload: unknown): string => `event: ${name}\ndata: ${JSON.stringify(payload)}\n\n`;
 
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
-}
-
 /** Anthropic's error body. */
 function anthropicError(res: ServerResponse, status: number, type: string, message: string): void {
   sendJson(res, status, { type: 'error', error: { type, message } });
-}
-
-function parseBody(request: CapturedRequest): Record<string, unknown> | null {
-  try {
-    const body: unknown = JSON.parse(request.body.toString('utf8'));
-    return typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
 }
 
 function textOf(content: unknown): string {
@@ -151,7 +136,7 @@ export async function startMessagesServer(options: MessagesServerOptions): Promi
       anthropicError(res, 400, 'invalid_request_error', 'anthropic-version: header is required');
       return;
     }
-    const body = parseBody(request);
+    const body = parseJsonBody(request);
     const problem = bodyProblem(body);
     if (body === null || problem !== null) {
       anthropicError(res, 400, 'invalid_request_error', problem ?? 'invalid body');

@@ -25,7 +25,7 @@
 import type { ServerResponse } from 'node:http';
 import { nowUs } from '../../src/util/clock.js';
 import { o200kTokenizer } from '../../src/util/tokenizer.js';
-import { startTestServer, type CapturedRequest, type TestServer } from './fault-servers.js';
+import { startTestServer, type TestServer, sendJson, openAiError, parseJsonBody } from './fault-servers.js';
 import { orderedSchedule } from './ordered-timers.js';
 
 export const MODEL = 'responses-model';
@@ -73,25 +73,6 @@ export interface ResponsesServer extends TestServer {
   readonly served: Map<string, ServedResponse>;
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
-}
-
-function openAiError(res: ServerResponse, status: number, message: string, type: string): void {
-  sendJson(res, status, { error: { message, type, param: null, code: null } });
-}
-
-function parseBody(request: CapturedRequest): Record<string, unknown> | null {
-  try {
-    const body: unknown = JSON.parse(request.body.toString('utf8'));
-    return typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
-}
-
 /** Every text of `input` (a string, or message items with string or input_text content), joined. */
 function inputText(input: unknown): string {
   if (typeof input === 'string') return input;
@@ -120,7 +101,7 @@ export async function startResponsesServer(options: ResponsesServerOptions): Pro
       openAiError(res, 404, `Unknown path ${request.url}`, 'not_found_error');
       return;
     }
-    const body = parseBody(request);
+    const body = parseJsonBody(request);
     if (body === null || body.input === undefined || body.messages !== undefined || body.stream_options !== undefined) {
       openAiError(
         res,

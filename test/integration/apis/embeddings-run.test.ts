@@ -13,11 +13,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createInferenceClient } from '../../../src/client/inference-client.js';
-import { createRequestRecord, type RequestRecord } from '../../../src/client/request-record.js';
+import type { RequestRecord } from '../../../src/client/request-record.js';
 import type { RecordedValues } from '../../../src/metrics/request-values.js';
 import { resolveProfileText } from '../../../src/profile/load-profile.js';
-import { systemClock } from '../../../src/util/clock.js';
 import { parseCsvRecords } from '../../../src/util/csv-records.js';
 import { o200kTokenizer } from '../../../src/util/tokenizer.js';
 import { runCliInProcess } from '../../helpers/cli.js';
@@ -28,7 +26,7 @@ import {
   SHORT_MODEL,
   startEmbeddingsServer,
 } from '../../helpers/embeddings-server.js';
-import { median, runRecording, servedFor, type SeenRequest } from '../../helpers/recorded-run.js';
+import { median, runRecording, servedFor, type SeenRequest, sendOnce } from '../../helpers/recorded-run.js';
 
 const LATENCY_MS = 20;
 const INPUT_TOKENS = 24;
@@ -149,30 +147,15 @@ describe('api: embeddings against an embeddings server', () => {
 });
 
 describe('api: embeddings responses read by the client', () => {
-  const client = () =>
-    createInferenceClient({
+  const send = (body: Record<string, unknown>, inputs: number): Promise<RequestRecord> =>
+    sendOnce({
       baseUrl: server.url,
       api: 'embeddings',
-      apiKey: null,
-      headers: {},
-      requestIdHeader: 'x-request-id',
-      maxConnections: 1,
-      timeouts: { connectMs: 5_000, headersMs: 5_000, firstTokenMs: 5_000, idleMs: 5_000, totalMs: 10_000 },
-      retry: { maxAttempts: 1, on: [], backoffMs: 0 },
-      encoding: { contentType: 'json', gzip: false },
+      body,
+      prepare: (record) => {
+        record.inputs = inputs;
+      },
     });
-
-  async function send(body: Record<string, unknown>, inputs: number): Promise<RequestRecord> {
-    const c = client();
-    const record = createRequestRecord(0, 0, systemClock.nowUs());
-    record.inputs = inputs;
-    try {
-      await c.send({ body }, record);
-    } finally {
-      await c.close();
-    }
-    return record;
-  }
 
   it('reads base64 embeddings (the openai SDK default) as it reads floats', async () => {
     const record = await send({ model: MODEL, input: ['one', 'two'], encoding_format: 'base64' }, 2);

@@ -11,10 +11,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createInferenceClient } from '../../../src/client/inference-client.js';
-import { createRequestRecord, type RequestRecord } from '../../../src/client/request-record.js';
+import type { RequestRecord } from '../../../src/client/request-record.js';
 import { resolveProfileText } from '../../../src/profile/load-profile.js';
-import { systemClock } from '../../../src/util/clock.js';
 import { o200kTokenizer } from '../../../src/util/tokenizer.js';
 import { runCliInProcess } from '../../helpers/cli.js';
 import {
@@ -26,7 +24,7 @@ import {
   THINKING_MODEL,
   TOOL_MODEL,
 } from '../../helpers/messages-server.js';
-import { runRecording, servedFor, type SeenRequest } from '../../helpers/recorded-run.js';
+import { runRecording, servedFor, type SeenRequest, sendOnce } from '../../helpers/recorded-run.js';
 
 const FIRST_TEXT_MS = 20;
 const TOKEN_MS = 2;
@@ -213,38 +211,24 @@ scenarios:
 });
 
 describe('api: messages, one request at a time', () => {
-  const client = (apiKey: string | null = KEY) =>
-    createInferenceClient({
-      baseUrl: server.url,
-      api: 'messages',
-      apiKey,
-      headers: {},
-      requestIdHeader: 'x-request-id',
-      maxConnections: 1,
-      timeouts: { connectMs: 5_000, headersMs: 5_000, firstTokenMs: 5_000, idleMs: 5_000, totalMs: 10_000 },
-      retry: { maxAttempts: 1, on: [], backoffMs: 0 },
-      encoding: { contentType: 'json', gzip: false },
-    });
-
   async function send(
     model: string,
     options: { stream?: boolean; apiKey?: string | null } = {},
   ): Promise<RequestRecord> {
-    const c = client(options.apiKey === undefined ? KEY : options.apiKey);
-    const record = createRequestRecord(0, 0, systemClock.nowUs());
-    record.keepContent = true;
-    try {
-      const body = {
+    return sendOnce({
+      baseUrl: server.url,
+      api: 'messages',
+      apiKey: options.apiKey === undefined ? KEY : options.apiKey,
+      body: {
         model,
         messages: [{ role: 'user', content: 'hello there' }],
         max_tokens: 16,
         stream: options.stream ?? true,
-      };
-      await c.send({ body }, record);
-    } finally {
-      await c.close();
-    }
-    return record;
+      },
+      prepare: (record) => {
+        record.keepContent = true;
+      },
+    });
   }
 
   it('classifies an error event (overloaded_error) as stream_error, keeping the tokens before it', async () => {

@@ -15,10 +15,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createInferenceClient } from '../../../src/client/inference-client.js';
-import { createRequestRecord, type RequestRecord } from '../../../src/client/request-record.js';
+import type { RequestRecord } from '../../../src/client/request-record.js';
 import { resolveProfileText } from '../../../src/profile/load-profile.js';
-import { systemClock } from '../../../src/util/clock.js';
 import { o200kTokenizer } from '../../../src/util/tokenizer.js';
 import { runCliInProcess } from '../../helpers/cli.js';
 import {
@@ -32,7 +30,7 @@ import {
   TOOL_MODEL,
   toolArgumentDeltas,
 } from '../../helpers/responses-server.js';
-import { median, runRecording, servedFor, type SeenRequest } from '../../helpers/recorded-run.js';
+import { median, runRecording, servedFor, type SeenRequest, sendOnce } from '../../helpers/recorded-run.js';
 
 const FIRST_TEXT_MS = 40;
 const TOKEN_MS = 4;
@@ -277,26 +275,12 @@ describe('api: responses against a Responses server', () => {
 });
 
 describe('api: responses errors', () => {
-  async function send(model: string): Promise<RequestRecord> {
-    const client = createInferenceClient({
+  const send = (model: string): Promise<RequestRecord> =>
+    sendOnce({
       baseUrl: server.url,
       api: 'responses',
-      apiKey: null,
-      headers: {},
-      requestIdHeader: 'x-request-id',
-      maxConnections: 1,
-      timeouts: { connectMs: 5_000, headersMs: 5_000, firstTokenMs: 5_000, idleMs: 5_000, totalMs: 10_000 },
-      retry: { maxAttempts: 1, on: [], backoffMs: 0 },
-      encoding: { contentType: 'json', gzip: false },
+      body: { model, input: 'hello there', max_output_tokens: 6, stream: true },
     });
-    const record = createRequestRecord(0, 0, systemClock.nowUs());
-    try {
-      await client.send({ body: { model, input: 'hello there', max_output_tokens: 6, stream: true } }, record);
-    } finally {
-      await client.close();
-    }
-    return record;
-  }
 
   it('classifies a 404 with the server message', async () => {
     const record = await send('no-such-model');
