@@ -95,7 +95,7 @@ async function run(profile: string, out: string, spawned = false): Promise<strin
 }
 
 describe('a real engine under load', () => {
-  it('ITL and TPOT grow with the streams decoded together: 1, 2 and 4 sequences busy', async () => {
+  it("ITL and TPOT grow with the streams decoded together: 1, 2 and 4 sequences busy, as the engine's own gaps do", async () => {
     // 512 wide (17M parameters): a decode step's work grows with the tokens in its batch, so 4 streams take
     // 3-4x as long a token as one (measured: ~5 ms alone, 13-20 ms at 4); at 256 wide a step's fixed cost
     // hides it.
@@ -140,12 +140,19 @@ describe('a real engine under load', () => {
     const tpot = least((name) => harness(name, 'tpot_ms'));
     const stamps = least(stamped);
     const seen = `least p50 of 3 at 1, 2, 4 streams: harness ITL ${itl}, TPOT ${tpot}; engine gaps ${stamps.map((v) => v.toFixed(2))}`;
-    // Monotone, and 4 streams at least twice one stream (3-4x when measured), in the harness's numbers and in
-    // the engine's own stamps alike.
+    // A second stream slows every token, and 4 streams take at least twice one stream's time (3-4x when
+    // measured), in the harness's numbers and in the engine's own stamps alike. From 2 to 4 the step's cost
+    // depends on the CPU: here it grew (13-20 ms at 4), on CI's machine the engine's own gaps were 14.97 ms at
+    // 2 and 14.47 ms at 4, a batch as dear as the smaller one. So 4 may not be cheaper than 2 beyond noise
+    // (15%), and where the engine's own stamps grew by a quarter or more, the harness must see it grow too.
     for (const values of [itl, tpot, stamps]) {
       expect(values[1], seen).toBeGreaterThan(values[0] as number);
-      expect(values[2], seen).toBeGreaterThan(values[1] as number);
+      expect(values[2], seen).toBeGreaterThan(0.85 * (values[1] as number));
       expect(values[2], seen).toBeGreaterThan(2 * (values[0] as number));
+    }
+    if ((stamps[2] as number) > 1.25 * (stamps[1] as number)) {
+      expect(itl[2], seen).toBeGreaterThan(itl[1] as number);
+      expect(tpot[2], seen).toBeGreaterThan(tpot[1] as number);
     }
     // The harness's ITL is the engine's pace seen through a socket, scenario by scenario: the same size.
     for (const group of groups) {
