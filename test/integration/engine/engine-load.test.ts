@@ -220,7 +220,7 @@ compare:
       expect(worse.stdout).toMatch(/FAIL: \d+ regression\(s\) .*steady\/[^ ]+\/- ttft_ms\.p50/);
     }
 
-    // The same engine twice: TTFT is not flagged. Its decode speed is not asserted: in the side-by-side tier
+    // The same engine twice: TTFT is not called a regression. Its decode speed is not asserted: in the side-by-side tier
     // the engine's share of the 2 cores moved its TPOT 3x between two back-to-back runs of one fresh clone
     // (3.11 -> 9.38 ms), and compare rightly called that a regression: the engine was slower.
     const same = await runCliInProcess(['compare', baseline, again, '--out', folder.dir, '--json', ...tailsOff]);
@@ -229,7 +229,10 @@ compare:
       result.comparisons.filter((c) => c.metricId.startsWith('ttft_ms')).map((c) => c.verdict),
       seen,
     ).not.toContain('regression');
-    expect([0, 99], `${seen}\n${same.stdout}`).toContain(same.code);
+    // Exit 0, or 99 for the decode, or 5 when the candidate's own client was busy (a fresh clone's second run
+    // of the same engine: TTFT 26.6 -> 54.1 ms, e2e 339 -> 669 ms, its schedule lag p99 29 ms): the change was
+    // found and, rightly, not called.
+    expect([0, 5, 99], `${seen}\n${same.stdout}`).toContain(same.code);
   });
 
   it('two shards run at once against one engine, merged, equal one run: requests and token totals exactly', async () => {
