@@ -5,7 +5,8 @@
  * any two scrapes must give over the window between them. Every body also carries `test_step <step>`: a
  * test keeps it (`metrics: [test_step]`) to tell which step each scrape saw. It can misbehave on demand:
  * `hang` (accepts, never answers), `html` (a login page), `huge` (streams 50 MB, counting what it managed
- * to write before the client stopped reading), `http_500`; and `down()`/`up()` close and reopen it on the
+ * to write before the client stopped reading), `http_500`; `delayMs` answers every scrape that long after it
+ * came (an endpoint slower than the scrape interval); and `down()`/`up()` close and reopen it on the
  * same port (a server that disappears mid-run and comes back). Every request's Authorization is recorded.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -225,6 +226,8 @@ export interface EngineMetricsServer {
   readonly port: number;
   step: number;
   mode: Misbehaviour;
+  /** Each answer is sent this long after its request came (0: at once). */
+  delayMs: number;
   /** The Authorization header of every request, in order (undefined: none). */
   readonly authorizations: (string | undefined)[];
   /** Bytes of the last `huge` answer that were written before the client stopped reading. */
@@ -242,7 +245,19 @@ export async function startEngineMetricsServer(engine: EngineBody): Promise<Engi
   const sockets = new Set<Socket>();
   let hugeWritten = 0;
   const hanging: ServerResponse[] = [];
+  const delayed = new Set<NodeJS.Timeout>();
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
+    if (state.delayMs > 0) {
+      const timer = setTimeout(() => {
+        delayed.delete(timer);
+        if (!res.destroyed) answer(req, res);
+      }, state.delayMs);
+      delayed.add(timer);
+      return;
+    }
+    answer(req, res);
+  };
+  const answer = (req: IncomingMessage, res: ServerResponse): void => {
     state.authorizations.push(req.headers.authorization);
     switch (state.mode) {
       case 'hang':
@@ -301,6 +316,8 @@ export async function startEngineMetricsServer(engine: EngineBody): Promise<Engi
   const port = (server.address() as AddressInfo).port;
   const closeAll = async (): Promise<void> => {
     for (const res of hanging.splice(0)) res.destroy();
+    for (const timer of delayed) clearTimeout(timer);
+    delayed.clear();
     for (const socket of sockets) socket.destroy();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   };
@@ -309,6 +326,7 @@ export async function startEngineMetricsServer(engine: EngineBody): Promise<Engi
     port,
     step: 0,
     mode: 'none',
+    delayMs: 0,
     authorizations: [],
     hugeBytesWritten: () => hugeWritten,
     down: closeAll,

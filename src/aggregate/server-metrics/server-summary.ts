@@ -250,7 +250,10 @@ export function serverEndpoints(logs: readonly EndpointLog[], runStartUs: number
   }));
 }
 
-/** A warning per endpoint whose scrapes failed, or whose `auto` recognised no engine (never a key: the URL is redacted). */
+/**
+ * A warning per endpoint whose scrapes failed, whose ticks were skipped (a scrape still under way: the
+ * interval is shorter than its answers), or whose `auto` recognised no engine (never a key: the URL is redacted).
+ */
 export function serverWarnings(logs: readonly EndpointLog[]): string[] {
   const warnings: string[] = [];
   for (const log of logs) {
@@ -263,6 +266,15 @@ export function serverWarnings(logs: readonly EndpointLog[]): string[] {
       const last = failures.last === null ? '' : `; last: ${failures.last.kind}: ${failures.last.message}`;
       warnings.push(
         `server metrics ${log.url}: ${failures.count} of ${log.attempts} scrapes failed (${kinds})${last}; the client's numbers are unaffected`,
+      );
+    }
+    if (log.skipped > 0) {
+      // The ticks that found the last scrape still going: the endpoint answers slower than the interval.
+      let slowestUs = 0;
+      for (const scrape of log.scrapes) slowestUs = Math.max(slowestUs, scrape.endUs - scrape.startUs);
+      const slowest = slowestUs > 0 ? `; answers took up to ${Math.round(slowestUs / 1000)} ms` : '';
+      warnings.push(
+        `server metrics ${log.url}: ${log.skipped} scrape ticks skipped (${log.attempts} scrapes made): the scrape before was still under way (interval ${log.spec.intervalMs} ms${slowest}); set a longer interval`,
       );
     }
     if (log.engine === null && log.scrapes.length > 0)

@@ -239,6 +239,22 @@ describe('endpoints and warnings', () => {
     ]);
   });
 
+  it('ticks skipped (a scrape still under way at the next): a warning with the count, the interval and the slowest answer', () => {
+    // Scrapes that took 1.3 s and 2.45 s at an interval of 1 s: 3 ticks found one still going.
+    const slow = log('http://vllm:8000/metrics', 'vllm', [
+      { atUs: S, samples: { 'vllm:num_requests_waiting': 1 } },
+      { atUs: 3 * S, samples: { 'vllm:num_requests_waiting': 1 } },
+    ]);
+    const scrapes = slow.scrapes as { startUs: number; endUs: number }[];
+    (scrapes[0] as { endUs: number }).endUs = S + 1_300_000;
+    (scrapes[1] as { endUs: number }).endUs = 3 * S + 2_450_000;
+    slow.skipped = 3;
+    expect(serverWarnings([slow])).toEqual([
+      'server metrics http://vllm:8000/metrics: 3 scrape ticks skipped (2 scrapes made): the scrape before was still under way (interval 1000 ms; answers took up to 2450 ms); set a longer interval',
+    ]);
+    expect(serverEndpoints([slow], 0)[0]).toMatchObject({ skipped: 3, attempts: 2 });
+  });
+
   it('auto that recognised nothing is a warning; a healthy endpoint is none', () => {
     const unknown = log('http://node:9100/metrics', null, [{ atUs: 10, samples: { node_load1: 1 } }]);
     expect(serverWarnings([unknown])[0]).toMatch(
