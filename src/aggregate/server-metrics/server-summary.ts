@@ -101,7 +101,7 @@ function conceptsOver(
   let scrapes = 0;
   let failures = 0;
   for (const log of logs) {
-    const window = serverWindow(log, fromUs, toUs);
+    const window = serverWindow(log, fromUs, toUs, { extras: false });
     scrapes += window.scrapes;
     failures += window.failures;
     for (const concept of SERVER_CONCEPTS) {
