@@ -134,5 +134,10 @@ export const serverEndpointSchema = z.object({
   failures_by_kind: z.record(z.string(), resultCount),
   /** The last failure: its kind, message (secret-free) and when (seconds from the run's start). */
   last_error: z.object({ kind: z.string(), message: z.string(), at_s: z.number() }).nullable(),
+  /**
+   * The longest successful scrape (its GET's start to the body read), ms; null: none succeeded. What a
+   * skipped tick's warning quotes. Absent in results written before it was added.
+   */
+  slowest_ms: z.number().nullable().optional(),
 });
 export type ServerEndpointSummary = z.output<typeof serverEndpointSchema>;

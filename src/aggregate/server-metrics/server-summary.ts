@@ -247,7 +247,31 @@ export function serverEndpoints(logs: readonly EndpointLog[], runStartUs: number
             message: log.failures.last.message,
             at_s: seconds(log.failures.last.startUs, runStartUs),
           },
+    slowest_ms: slowestMs(log),
   }));
+}
+
+/** The longest successful scrape of `log`, ms (rounded); null without one. */
+function slowestMs(log: EndpointLog): number | null {
+  let slowestUs = -1;
+  for (const scrape of log.scrapes) slowestUs = Math.max(slowestUs, scrape.endUs - scrape.startUs);
+  return slowestUs < 0 ? null : Math.round(slowestUs / 1000);
+}
+
+/**
+ * The warning of an endpoint whose ticks were skipped (a scrape still under way at the next: the endpoint
+ * answers slower than its interval); `overSteps`: the counts are a capacity search's, summed over its steps.
+ */
+export function skippedWarning(
+  endpoint: Pick<ServerEndpointSummary, 'url' | 'skipped' | 'attempts' | 'interval_ms' | 'slowest_ms'>,
+  overSteps = false,
+): string {
+  const slowest =
+    endpoint.slowest_ms === null || endpoint.slowest_ms === undefined || endpoint.slowest_ms <= 0
+      ? ''
+      : `; answers took up to ${endpoint.slowest_ms} ms`;
+  const where = overSteps ? " over the search's steps" : '';
+  return `server metrics ${endpoint.url}: ${endpoint.skipped} scrape ticks skipped${where} (${endpoint.attempts} scrapes made): the scrape before was still under way (interval ${endpoint.interval_ms} ms${slowest}); set a longer interval`;
 }
 
 /**
@@ -268,15 +292,16 @@ export function serverWarnings(logs: readonly EndpointLog[]): string[] {
         `server metrics ${log.url}: ${failures.count} of ${log.attempts} scrapes failed (${kinds})${last}; the client's numbers are unaffected`,
       );
     }
-    if (log.skipped > 0) {
-      // The ticks that found the last scrape still going: the endpoint answers slower than the interval.
-      let slowestUs = 0;
-      for (const scrape of log.scrapes) slowestUs = Math.max(slowestUs, scrape.endUs - scrape.startUs);
-      const slowest = slowestUs > 0 ? `; answers took up to ${Math.round(slowestUs / 1000)} ms` : '';
+    if (log.skipped > 0)
       warnings.push(
-        `server metrics ${log.url}: ${log.skipped} scrape ticks skipped (${log.attempts} scrapes made): the scrape before was still under way (interval ${log.spec.intervalMs} ms${slowest}); set a longer interval`,
+        skippedWarning({
+          url: log.url,
+          skipped: log.skipped,
+          attempts: log.attempts,
+          interval_ms: log.spec.intervalMs,
+          slowest_ms: slowestMs(log),
+        }),
       );
-    }
     if (log.engine === null && log.scrapes.length > 0)
       warnings.push(
         `server metrics ${log.url}: preset auto recognised no engine in its names; set preset: (vllm, sglang, tgi, llamacpp, trtllm, dynamo, triton, dcgm) or check the URL`,
