@@ -182,13 +182,15 @@ export function withServerObjectives(
 
 /** A server objective as a reader says it: `kv_cache_usage.max <= 95%`, `server_ttft.p99 <= 500 ms`, `waiting.mean <= 8`. */
 export function serverObjectiveLabel(objective: { readonly key: string; readonly limit: number }): string {
-  const concept = objective.key.slice(0, objective.key.indexOf('.')) as ServerConcept;
-  const unit = SERVER_CONCEPT_SPECS[concept].unit;
+  const dot = objective.key.indexOf('.');
+  const concept = objective.key.slice(0, dot) as ServerConcept;
+  // A counter's rate statistics (per_s, max_per_s, p99_per_s) are in its unit per second.
+  const unit = `${SERVER_CONCEPT_SPECS[concept].unit}${objective.key.endsWith('per_s') ? '/s' : ''}`;
   const value = (v: number) => String(Number(v.toPrecision(4)));
   const bound =
     unit === 'ratio'
       ? `${value(objective.limit * 100)}%`
-      : unit === 'requests' || unit === 'preemptions' || unit === 'tokens'
+      : /^(?:requests|preemptions|tokens)(?:\/s)?$/.test(unit)
         ? value(objective.limit)
         : `${value(objective.limit)} ${unit}`;
   return `${objective.key} <= ${bound}`;

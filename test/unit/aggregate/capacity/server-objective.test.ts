@@ -59,6 +59,10 @@ describe('parsing', () => {
     expect(serverObjectiveLabel({ key: 'kv_cache_usage.max', limit: 0.95 })).toBe('kv_cache_usage.max <= 95%');
     expect(serverObjectiveLabel({ key: 'server_ttft.p99', limit: 500 })).toBe('server_ttft.p99 <= 500 ms');
     expect(serverObjectiveLabel({ key: 'waiting.mean', limit: 8 })).toBe('waiting.mean <= 8');
+    // A counter's rate is per second: joules a second, not joules.
+    expect(serverObjectiveLabel({ key: 'energy_j.max_per_s', limit: 300 })).toBe('energy_j.max_per_s <= 300 J/s');
+    expect(serverObjectiveLabel({ key: 'energy_j.delta', limit: 300 })).toBe('energy_j.delta <= 300 J');
+    expect(serverObjectiveLabel({ key: 'preemptions.max_per_s', limit: 0 })).toBe('preemptions.max_per_s <= 0');
   });
 
   it("takes only the statistics the concept's kind has in its window (else it would never decide)", () => {
