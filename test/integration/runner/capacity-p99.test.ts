@@ -7,10 +7,11 @@
  * step), the search now raises its start to the lowest load a p99 can decide at within the cap (64.7 req/s)
  * and finds the truth (64.7 pass, 129 and 91.4 fail, 76.9 pass, 83.8 fail: 77.2 req/s). Time is scaled
  * from the first version (8 slots x 400 ms, 20 req/s, 40 s steps: 77 s): the same rule and claims in about
- * 35 s. A step just over the capacity still fails before it could pass on the empty queue it starts with:
- * at 83.8 req/s (4.75% over) a request waits over the 200 ms of slack after about 4 s (one service time /
- * 4.75%), a pass needs 292 clean requests after the untested 2 s (5.5 s). On a loaded machine the harness's
- * self-check spoils the steps (INCONCLUSIVE, 3 retries) and the test fails saying so, as the first did.
+ * 37 s (a 4 s calibration and five steps of 4 to 7.5 s; more when a spoiled step is run again). A step just
+ * over the capacity still fails before it could pass on the empty queue it starts with: at 83.8 req/s
+ * (4.75% over) a request waits over the 200 ms of slack after about 4 s (one service time / 4.75%), a pass
+ * needs 292 clean requests after the untested 2 s (5.5 s). On a loaded machine the harness's self-check
+ * spoils the steps (INCONCLUSIVE, 3 retries) and the test fails saying so, as the first version did.
  * @module-tag timing
  */
 import { join } from 'node:path';
