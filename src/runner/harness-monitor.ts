@@ -61,26 +61,37 @@ export function startHarnessMonitor(cpuProbe: CpuProbe | null): HarnessMonitor {
         warnings: [],
         client_bottleneck: false,
       };
-      if (health.event_loop_delay_ms.p99 > HARNESS_LIMITS.eventLoopDelayP99Ms) {
-        health.warnings.push(
-          `event-loop delay p99 was ${health.event_loop_delay_ms.p99} ms (> ${HARNESS_LIMITS.eventLoopDelayP99Ms} ms): the client was busy and latencies may include its own delay`,
-        );
-      }
-      if (health.schedule_lag_ms.p99 > HARNESS_LIMITS.scheduleLagP99Ms) {
-        health.warnings.push(
-          `schedule lag p99 was ${health.schedule_lag_ms.p99} ms (> ${HARNESS_LIMITS.scheduleLagP99Ms} ms): requests left later than planned`,
-        );
-      }
-      if (health.cpu_utilization > HARNESS_LIMITS.cpuUtilization) {
-        health.warnings.push(
-          `the harness used ${Math.round(health.cpu_utilization * 100)}% of a CPU core: it may have been the bottleneck`,
-        );
-      }
+      health.warnings = harnessWarnings(health);
       health.client_bottleneck = health.warnings.length > 0;
       finished = health;
       return health;
     },
   };
+}
+
+/** The start of the warning a schedule lag over its limit gets (capacity steps replace it: step-health.ts). */
+export const SCHEDULE_LAG_WARNING = 'schedule lag p99 was';
+
+/** What the figures say of the client, one warning per figure over its limit (none: it was not the bottleneck). */
+export function harnessWarnings(
+  health: Pick<HarnessHealth, 'event_loop_delay_ms' | 'schedule_lag_ms' | 'cpu_utilization'>,
+): string[] {
+  const warnings: string[] = [];
+  if (health.event_loop_delay_ms.p99 > HARNESS_LIMITS.eventLoopDelayP99Ms)
+    warnings.push(
+      `event-loop delay p99 was ${health.event_loop_delay_ms.p99} ms (> ${HARNESS_LIMITS.eventLoopDelayP99Ms} ms): the client was busy and latencies may include its own delay`,
+    );
+  if (health.schedule_lag_ms.p99 > HARNESS_LIMITS.scheduleLagP99Ms)
+    warnings.push(scheduleLagWarning(health.schedule_lag_ms.p99));
+  if (health.cpu_utilization > HARNESS_LIMITS.cpuUtilization)
+    warnings.push(
+      `the harness used ${Math.round(health.cpu_utilization * 100)}% of a CPU core: it may have been the bottleneck`,
+    );
+  return warnings;
+}
+
+export function scheduleLagWarning(p99Ms: number): string {
+  return `${SCHEDULE_LAG_WARNING} ${p99Ms} ms (> ${HARNESS_LIMITS.scheduleLagP99Ms} ms): requests left later than planned`;
 }
 
 function round3(value: number): number {

@@ -29,6 +29,7 @@ import {
 import { runProfileInWorkers, type WorkerPoolOptions } from '../run-in-workers.js';
 import type { ServerMetricsOutcome } from '../server-scraping.js';
 import type { StoredBlock } from './step-block.js';
+import { stepHealth } from './step-health.js';
 import { StepMonitor } from './step-monitor.js';
 import { stepProfile } from './step-profile.js';
 
@@ -203,13 +204,14 @@ function partResult(
   let reason =
     decision?.reason ??
     `undecided after ${(durationMs / 1000).toFixed(0)} s: ${tests.map((t) => t.description).join('; ')}`;
+  const harness = stepHealth(result.harness, monitor.testedScheduleLagMs());
   let spoiled = true;
   if (context.interrupt.aborted) {
     outcome = 'inconclusive';
     reason = 'interrupted';
-  } else if (result.harness.client_bottleneck) {
+  } else if (harness.client_bottleneck) {
     outcome = 'inconclusive';
-    reason = `the harness was its own bottleneck (${result.harness.warnings.join('; ')}); was: ${reason}`;
+    reason = `the harness was its own bottleneck (${harness.warnings.join('; ')}); was: ${reason}`;
   } else spoiled = false;
   const group = result.groups[0] ?? null;
   const server = group?.server?.measured ?? sharedServer;
@@ -223,7 +225,7 @@ function partResult(
     durationMs,
     tests,
     group,
-    harness: result.harness,
+    harness,
     blocks: monitor.blocks.map((block) => block.store()),
     rampBlocks: monitor.rampBlocks,
     overload: decision?.signal === 'overload' ? decision.reason : null,
