@@ -224,7 +224,8 @@ export class AttemptHandler implements Dispatcher.DispatchHandler, SseEventSink 
     record.status = statusCode;
     record.rateLimitRemainingRequests = rateLimitHeader(headers, 'requests');
     record.rateLimitRemainingTokens = rateLimitHeader(headers, 'tokens');
-    record.serverRequestId = headerValue(headers, HEADER.requestId) ?? null;
+    record.serverRequestId =
+      headerValue(headers, HEADER.requestId) ?? headerValue(headers, HEADER.anthropicRequestId) ?? null;
     this.#retryAfterMs = parseRetryAfterMs(headerValue(headers, HEADER.retryAfter));
     this.#deadlines.headersReceived(atUs);
     if (classifyStatus(statusCode) !== null) {

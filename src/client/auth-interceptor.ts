@@ -4,8 +4,7 @@
  * (Anthropic's: apis/api-auth.ts). Without a key, requests pass through untouched.
  */
 import type { Dispatcher } from 'undici';
-import { HEADER } from '../protocol/headers.js';
-import type { AuthScheme } from './apis/api-auth.js';
+import { type AuthScheme, keyHeader } from './apis/api-auth.js';
 
 /** Adds the key to every request dispatched through it, as `scheme` sends it. */
 export function authInterceptor(
@@ -13,8 +12,7 @@ export function authInterceptor(
   scheme: AuthScheme = 'bearer',
 ): Dispatcher.DispatcherComposeInterceptor {
   if (apiKey === null || apiKey === '') return (dispatch) => dispatch;
-  const name = scheme === 'bearer' ? HEADER.authorization : HEADER.apiKey;
-  const value = scheme === 'bearer' ? `Bearer ${apiKey}` : apiKey;
+  const [name, value] = keyHeader(apiKey, scheme);
   return (dispatch) => (options, handler) =>
     dispatch(
       {

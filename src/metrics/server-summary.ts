@@ -16,8 +16,28 @@ const endpoint = z.string();
 
 /** One concept over a window, reduced as its kind says (docs/server-metrics.md). */
 export const serverConceptSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('gauge'), last: stat, min: stat, max: stat, mean: stat, sources, endpoint }),
-  z.object({ kind: z.literal('counter'), delta: stat, per_s: stat, sources, endpoint }),
+  z.object({
+    kind: z.literal('gauge'),
+    last: stat,
+    min: stat,
+    max: stat,
+    mean: stat,
+    /** Over the phase's per-second values (timeseries.csv's, each second's last); absent in older results. */
+    p99: stat.optional(),
+    sources,
+    endpoint,
+  }),
+  z.object({
+    kind: z.literal('counter'),
+    /** The increase over the window, and per second of the scrapes' own times. */
+    delta: stat,
+    per_s: stat,
+    /** The max and p99 of the phase's per-second rates (timeseries.csv's); absent in older results. */
+    max_per_s: stat.optional(),
+    p99_per_s: stat.optional(),
+    sources,
+    endpoint,
+  }),
   z.object({ kind: z.literal('ratio'), value: stat, hits: stat, queries: stat, sources, endpoint }),
   z.object({
     kind: z.literal('histogram'),

@@ -3,7 +3,7 @@
  * load, limits, prompt, request fields and groups, then thresholds, SLOs and compare tolerances, so a user
  * sees exactly what a run would do (defaults included) before sending anything.
  */
-import { API_PATHS } from '../protocol/apis.js';
+import { API_PATHS, type ApiKind } from '../protocol/apis.js';
 import { formatDurationMs } from '../util/duration.js';
 import { formatLength } from './field-kinds.js';
 import type { LoadSpec, MaxErrorRateSpec, ResolvedProfile, ResolvedScenario } from './resolved-profile.js';
@@ -69,7 +69,12 @@ function formatMaxErrorRate(m: MaxErrorRateSpec): string {
   return `when a group's error rate exceeds ${Math.round(m.rate * 10_000) / 100}% (after ${m.minRequests} requests${after})`;
 }
 
-function formatScenario(s: ResolvedScenario, groupKeys: readonly string[]): string {
+function formatRequest(s: ResolvedScenario, bodyShape: ApiBodyShape | undefined): string {
+  if (s.api === undefined || bodyShape === undefined) return JSON.stringify(s.request);
+  return `${JSON.stringify(bodyShape(s.api, s.request))} (the ${s.api} body, the workload's prompt in place of "<prompt>")`;
+}
+
+function formatScenario(s: ResolvedScenario, groupKeys: readonly string[], bodyShape?: ApiBodyShape): string {
   const t = s.timeouts;
   const plural = (n: number, what: string): string => `${n} ${what}${n === 1 ? '' : 's'}`;
   const selector = s.models.length === 0 ? s.modelSelector : undefined;
@@ -101,7 +106,7 @@ function formatScenario(s: ResolvedScenario, groupKeys: readonly string[]): stri
     row('load', formatLoad(s.load)) +
     row('limits', formatLimits(s)) +
     row('prompt', formatPrompt(s)) +
-    row('request', JSON.stringify(s.request)) +
+    row('request', formatRequest(s, bodyShape)) +
     (Object.keys(s.requestExtra).length > 0
       ? row('extra', `${JSON.stringify(s.requestExtra)} (not in the API spec: sent as given)`)
       : '') +
@@ -125,7 +130,14 @@ function formatScenario(s: ResolvedScenario, groupKeys: readonly string[]): stri
 }
 
 /** The plan as text (ends with a newline). */
-export function formatProfilePlan(profile: ResolvedProfile): string {
+/**
+ * The body a non-chat scenario's API sends for its request fields (workload/apis/api-bodies.ts bodyShape,
+ * given by the caller: profile/ does not build bodies); without it the plan shows the request fields as
+ * the chat body carries them.
+ */
+export type ApiBodyShape = (api: ApiKind, request: Readonly<Record<string, unknown>>) => Record<string, unknown>;
+
+export function formatProfilePlan(profile: ResolvedProfile, bodyShape?: ApiBodyShape): string {
   const target = profile.target;
   let out = `profile ${profile.name}${profile.sourcePath ? ` (${profile.sourcePath})` : ''}\n`;
   out += `target: ${target.baseUrl ?? `the embedded emulator${target.emulatorConfig ? ` with ${target.emulatorConfig}` : ''}`}`;
@@ -142,6 +154,7 @@ export function formatProfilePlan(profile: ResolvedProfile): string {
     out += `\n${formatScenario(
       scenario,
       profile.groups.filter((g) => g.scenario === scenario.name).map((g) => g.key),
+      bodyShape,
     )}`;
   }
   out += '\n';

@@ -11,6 +11,8 @@ export const HEADER = {
   retryAfter: 'retry-after',
   /** The server's id for a request, when it answers one (OpenAI; vLLM with --enable-request-id-headers). */
   requestId: 'x-request-id',
+  /** Anthropic's id for a request (`req_...`), in place of x-request-id. */
+  anthropicRequestId: 'request-id',
   /** W3C Trace Context (https://www.w3.org/TR/trace-context/): `00-<trace id>-<parent id>-<flags>`. */
   traceparent: 'traceparent',
   /** Emulator only: per-request fault injection (see docs/emulator.md#capacity-tiers-rate-limits-prompt-cache-and-faults). */

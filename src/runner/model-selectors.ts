@@ -17,6 +17,7 @@ import type { TargetRequest } from '../client/target-get.js';
 import { listTargetModels } from '../client/target-models.js';
 import { formatModelSelector, modelSelectorSource, withSelectedModels } from '../profile/sections/models.js';
 import type { ModelSelector, ResolvedProfile } from '../profile/resolved-profile.js';
+import type { ApiKind } from '../protocol/apis.js';
 import type { PublicModelCapability } from '../protocol/models.js';
 
 export interface SelectorAccess {
@@ -37,10 +38,14 @@ export interface SelectedModels {
 
 /** `profile` with its selectors resolved; throws TARGET_UNREACHABLE, TARGET_ERROR or RUN_FAILED (nothing selected). */
 export async function resolveModelSelectors(profile: ResolvedProfile, access: SelectorAccess): Promise<SelectedModels> {
-  const selectors = new Map<string, ModelSelector>();
-  for (const scenario of profile.scenarios)
-    if (scenario.modelSelector !== undefined && scenario.models.length === 0)
-      selectors.set(formatModelSelector(scenario.modelSelector), scenario.modelSelector);
+  // Each selector with the API of the first scenario that names it: `all` lists the models with that API's key
+  // header (Anthropic's x-api-key for messages).
+  const selectors = new Map<string, { selector: ModelSelector; api: ApiKind }>();
+  for (const scenario of profile.scenarios) {
+    if (scenario.modelSelector === undefined || scenario.models.length > 0) continue;
+    const text = formatModelSelector(scenario.modelSelector);
+    if (!selectors.has(text)) selectors.set(text, { selector: scenario.modelSelector, api: scenario.api ?? 'chat' });
+  }
   if (selectors.size === 0) return { profile, notes: [] };
   const selected = new Map<string, string[]>();
   const notes: string[] = [];
@@ -52,8 +57,8 @@ export async function resolveModelSelectors(profile: ResolvedProfile, access: Se
     }));
     return catalog;
   };
-  for (const [text, selector] of selectors) {
-    const { ids, skipped } = await selectedBy(selector, access, capabilities).catch((error: unknown) => {
+  for (const [text, { selector, api }] of selectors) {
+    const { ids, skipped } = await selectedBy(selector, api, access, capabilities).catch((error: unknown) => {
       throw naming(error, text, access.request.baseUrl);
     });
     if (ids.length === 0) throw nothingSelected(selector, access.request.baseUrl, skipped);
@@ -73,12 +78,13 @@ interface PublicModels {
 
 async function selectedBy(
   selector: ModelSelector,
+  api: ApiKind,
   access: SelectorAccess,
   capabilities: () => Promise<PublicModels>,
 ): Promise<{ ids: string[]; skipped: string[] }> {
   switch (selector.kind) {
     case 'all':
-      return { ids: await listTargetModels(access.request, access.apiKey), skipped: [] };
+      return { ids: await listTargetModels(access.request, access.apiKey, api), skipped: [] };
     case 'capability': {
       const { capabilities: models, deprecated } = await capabilities();
       if (models.size === 0)

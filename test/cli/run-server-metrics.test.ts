@@ -3,9 +3,9 @@
  * scraped through a recorder that keeps every body it passed on: timeseries.csv has the server's running
  * and waiting per second, each equal to what the emulator answered the scrape of that second, and
  * summary.json's `server` has the waiting and KV-cache use of the measured window, equal to values the
- * emulator exposed, with the raw names they came from. An endpoint that hangs, answers HTML or goes away
- * mid-run changes no client number (the same counts as a run without it, exit 0) and is named in a
- * warning. With `--workers 2` the endpoint sees one scraper.
+ * emulator exposed, with the raw names they came from. An endpoint that hangs, answers HTML, answers 50 MB
+ * (`too_large`, beside the HTML one) or goes away mid-run changes no client number (the same counts as a
+ * run without it, exit 0) and is named in a warning. With `--workers 2` the endpoint sees one scraper.
  * Slow on purpose (runs of seconds, scraped once a second): not in test:fast.
  * @module-tag slow
  */
@@ -169,13 +169,13 @@ describe('run with target.server_metrics', () => {
 });
 
 /** A run of 24 requests (2 users), with `serverMetrics` (or none): its summary, exit code and stderr. */
-async function fixedRun(name: string, serverMetrics: string, during?: () => Promise<void>) {
+async function fixedRun(name: string, serverMetrics: string, during?: () => Promise<void>, flags: string[] = []) {
   const out = join(folder.dir, name);
   const path = folder.writeProfile(
     name,
     profile(name, serverMetrics, 'load: { mode: concurrency, concurrency: 2 }\n    requests: 24'),
   );
-  const run = runCliInProcess(['run', path, '--out', out, '--quiet'], { target });
+  const run = runCliInProcess(['run', path, '--out', out, '--quiet', ...flags], { target });
   await during?.();
   const result = await run;
   return { ...result, summary: readSummary(out), out };
@@ -190,39 +190,69 @@ const counts = (summary: RunSummary) =>
 
 describe('a broken metrics endpoint changes no client number', () => {
   let engine: EngineMetricsServer;
+  /** Answers every scrape with a 50 MB body. */
+  let huge: EngineMetricsServer;
   let baseline: RunSummary;
   beforeAll(async () => {
     engine = await startEngineMetricsServer('vllm');
+    huge = await startEngineMetricsServer('vllm');
+    huge.mode = 'huge';
     baseline = (await fixedRun('baseline', '')).summary;
   });
   afterAll(async () => {
     await engine.close();
+    await huge.close();
   });
 
   const spec = () => `{ url: ${JSON.stringify(engine.url)}, interval: 200ms }`;
 
   it.each([
-    ['hang', 'timeout'],
-    ['html', 'not_prometheus'],
-  ] as const)('an endpoint that answers %s: the same counts, exit 0, a warning naming %s', async (mode, kind) => {
-    engine.mode = mode;
-    const run = await fixedRun(`broken-${mode}`, spec());
-    expect(run.code).toBe(0);
-    expect(counts(run.summary)).toEqual(counts(baseline));
-    expect(counts(run.summary)[0]).toEqual({ ok: 24, failed: 0, dropped: 0 });
-    const [endpoint] = run.summary.server_metrics ?? [];
-    expect(endpoint?.failures).toBeGreaterThan(0);
-    expect(endpoint?.failures_by_kind[kind]).toBe(endpoint?.failures);
-    expect(endpoint?.last_error?.kind).toBe(kind);
-    const warning = run.summary.harness.warnings.find((w) => w.startsWith('server metrics'));
-    expect(warning).toContain(engine.url);
-    expect(warning).toContain(kind);
-    expect(run.stderr).toContain(`warning: ${warning}`);
-    // compare reads a run without the server's side beside one with it (99 would be a latency verdict
-    // between two short runs, not a reading problem; a file it cannot read is 2).
-    const compared = await runCliInProcess(['compare', join(folder.dir, 'baseline'), run.out]);
-    expect([0, 99], compared.stderr).toContain(compared.code);
-  });
+    { mode: 'hang', kind: 'timeout', beside50MB: false },
+    // Beside it, from --server-metrics (every second): an endpoint whose body is 50 MB.
+    { mode: 'html', kind: 'not_prometheus', beside50MB: true },
+  ] as const)(
+    'an endpoint that answers $mode: the same counts, exit 0, a warning naming $kind',
+    async ({ mode, kind, beside50MB }) => {
+      engine.mode = mode;
+      const run = await fixedRun(`broken-${mode}`, spec(), undefined, beside50MB ? ['--server-metrics', huge.url] : []);
+      expect(run.code).toBe(0);
+      expect(counts(run.summary)).toEqual(counts(baseline));
+      expect(counts(run.summary)[0]).toEqual({ ok: 24, failed: 0, dropped: 0 });
+      const [endpoint] = run.summary.server_metrics ?? [];
+      expect(endpoint?.failures).toBeGreaterThan(0);
+      expect(endpoint?.failures_by_kind[kind]).toBe(endpoint?.failures);
+      expect(endpoint?.last_error?.kind).toBe(kind);
+      const warning = run.summary.harness.warnings.find((w) => w.startsWith('server metrics'));
+      expect(warning).toContain(engine.url);
+      expect(warning).toContain(kind);
+      expect(run.stderr).toContain(`warning: ${warning}`);
+      if (beside50MB) {
+        // Every scrape of it (at the start, once a second, at the stop) was too_large, read no further than
+        // the 8 MiB limit, and warned; the client's counts above are the baseline's all the same.
+        const tooLarge = run.summary.server_metrics?.[1];
+        expect(tooLarge).toMatchObject({ url: huge.url, preset: 'auto', engine: null, scrapes_ok: 0 });
+        expect(tooLarge?.failures).toBeGreaterThanOrEqual(2);
+        expect(tooLarge?.failures).toBe(tooLarge?.attempts);
+        expect(tooLarge?.failures_by_kind).toEqual({ too_large: tooLarge?.failures });
+        expect(tooLarge?.last_error?.kind).toBe('too_large');
+        expect(tooLarge?.last_error?.message).toMatch(/^body larger than 8388608 bytes \(read \d+, stopped there\)$/);
+        const said = run.summary.harness.warnings.filter(
+          (w) => w.startsWith(`server metrics ${huge.url}:`) && w.includes(' scrapes failed ('),
+        );
+        expect(said).toEqual([
+          `server metrics ${huge.url}: ${tooLarge?.failures} of ${tooLarge?.attempts} scrapes failed (${tooLarge?.failures} too_large); last: too_large: ${tooLarge?.last_error?.message}; the client's numbers are unaffected`,
+        ]);
+        expect(run.stderr).toContain(`warning: ${said[0]}`);
+      } else expect(run.summary.server_metrics).toHaveLength(1);
+      // compare reads a run without the server's side beside one with it (99 would be a latency verdict
+      // between two short runs, 5 a verdict not called because one run's client was busy on this shared
+      // machine: neither is a reading problem; a file it cannot read is 2).
+      const compared = await runCliInProcess(['compare', join(folder.dir, 'baseline'), run.out]);
+      expect([0, 5, 99], compared.stderr).toContain(compared.code);
+      // The 50 MB were never all sent: the scraper stopped reading past its limit and closed the connection.
+      if (beside50MB) expect(huge.hugeBytesWritten()).toBeLessThan(40 * 1024 * 1024);
+    },
+  );
 
   it('a password in the endpoint URL is written and printed nowhere', async () => {
     engine.mode = 'hang';

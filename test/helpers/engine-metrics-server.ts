@@ -1,17 +1,29 @@
 /**
- * A purpose-built Prometheus endpoint that speaks one engine's names (vLLM, SGLang, TGI, llama.cpp, DCGM)
+ * A purpose-built Prometheus endpoint that speaks one engine's names (vLLM, SGLang, TGI, llama.cpp, DCGM,
+ * Triton, Triton with the TensorRT-LLM backend, Dynamo's frontend)
  * with values that are known functions of a step the test sets (`server.step = 3`), so a test knows what
  * any two scrapes must give over the window between them. Every body also carries `test_step <step>`: a
  * test keeps it (`metrics: [test_step]`) to tell which step each scrape saw. It can misbehave on demand:
  * `hang` (accepts, never answers), `html` (a login page), `huge` (streams 50 MB, counting what it managed
- * to write before the client stopped reading), `http_500`; and `down()`/`up()` close and reopen it on the
+ * to write before the client stopped reading), `http_500`; `delayMs` answers every scrape that long after it
+ * came (an endpoint slower than the scrape interval); and `down()`/`up()` close and reopen it on the
  * same port (a server that disappears mid-run and comes back). Every request's Authorization is recorded.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { ServerMetricsSpec } from '../../src/profile/resolved-profile.js';
 
-export type EngineBody = 'vllm' | 'sglang' | 'tgi' | 'llamacpp' | 'dcgm' | 'vllm-old';
+export type EngineBody =
+  | 'vllm'
+  | 'sglang'
+  | 'tgi'
+  | 'llamacpp'
+  | 'dcgm'
+  | 'vllm-old'
+  | 'triton'
+  | 'trtllm'
+  | 'dynamo'
+  | 'dynamo-active';
 export type Misbehaviour = 'none' | 'hang' | 'html' | 'html-as-text' | 'huge' | 'http_500' | 'malformed';
 
 /** TTFT-like histogram buckets (seconds) and, per step, how many observations fall in each. */
@@ -137,6 +149,73 @@ function body(engine: EngineBody, step: number): string {
         out.push(`DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION{${l}} ${v.energyMj}`);
       }
       break;
+    case 'triton':
+    case 'trtllm': {
+      // Triton's own per-model queue (trtllm reads it only when its batcher's waiting count is missing:
+      // here it is there, and this one is off by 100 to tell which was read).
+      const tritonModel = engine === 'trtllm' ? 'model="tensorrt_llm",version="1"' : null;
+      out.push('# TYPE nv_inference_pending_request_count gauge');
+      if (tritonModel === null) {
+        out.push(`nv_inference_pending_request_count{model="a",version="1"} ${v.waiting}`);
+        out.push(`nv_inference_pending_request_count{model="b",version="1"} ${2 * v.waiting}`);
+      } else out.push(`nv_inference_pending_request_count{${tritonModel}} ${v.waiting + 100}`);
+      out.push(
+        '# TYPE nv_inference_request_success counter',
+        `nv_inference_request_success{model="a",version="1"} ${7 * step}`,
+      );
+      if (tritonModel !== null) {
+        // The TensorRT-LLM backend: one family per kind, the quantity in a label; the others (scheduled,
+        // context, max; KV blocks max, used, free, tokens_per) must not be summed in.
+        out.push('# TYPE nv_trt_llm_request_metrics gauge');
+        const requests: [string, number][] = [
+          ['active', v.running],
+          ['waiting', v.waiting],
+          ['scheduled', v.running - 1],
+          ['context', 1],
+          ['max', 512],
+        ];
+        for (const [type, n] of requests)
+          out.push(`nv_trt_llm_request_metrics{${tritonModel},request_type="${type}"} ${n}`);
+        out.push('# TYPE nv_trt_llm_kv_cache_block_metrics gauge');
+        const blocks: [string, number][] = [
+          ['fraction', v.kv],
+          ['max', 6239],
+          ['used', Math.round(6239 * v.kv)],
+          ['free', 6239 - Math.round(6239 * v.kv)],
+          ['tokens_per', 64],
+        ];
+        for (const [type, n] of blocks)
+          out.push(`nv_trt_llm_kv_cache_block_metrics{kv_cache_block_type="${type}",${tritonModel}} ${n}`);
+      }
+      // Triton's GPU metrics: use 0..1, memory in bytes, power in W, energy in J since Triton started.
+      for (const gpu of ['0', '1']) {
+        const l = `gpu_uuid="GPU-${gpu}"`;
+        const util = (gpu === '0' ? v.gpuUtilPercent : 2 * v.gpuUtilPercent) / 100;
+        out.push(`nv_gpu_utilization{${l}} ${util}`);
+        out.push(`nv_gpu_memory_used_bytes{${l}} ${v.fbUsedMiB * 1024 * 1024}`);
+        out.push(`nv_gpu_power_usage{${l}} ${v.powerW}`);
+        out.push(`nv_energy_consumption{${l}} ${v.energyMj / 1000}`);
+      }
+      break;
+    }
+    case 'dynamo':
+    case 'dynamo-active': {
+      // The HTTP frontend, per model; `dynamo-active` has the newer active_requests instead of inflight.
+      const running = engine === 'dynamo' ? 'dynamo_frontend_inflight_requests' : 'dynamo_frontend_active_requests';
+      out.push(`# TYPE ${running} gauge`);
+      both((l, k) => `${running}{${l.replace('model_name', 'model')}} ${v.running * k}`);
+      out.push('# TYPE dynamo_frontend_queued_requests gauge');
+      both((l, k) => `dynamo_frontend_queued_requests{${l.replace('model_name', 'model')}} ${v.waiting * k}`);
+      out.push('# TYPE dynamo_frontend_requests_total counter');
+      both((l, k) => `dynamo_frontend_requests_total{${l.replace('model_name', 'model')}} ${10 * step * k}`);
+      both((l, k) =>
+        histogram('dynamo_frontend_time_to_first_token_seconds', l.replace('model_name', 'model'), step, k, k === 1),
+      );
+      both((l, k) =>
+        histogram('dynamo_frontend_inter_token_latency_seconds', l.replace('model_name', 'model'), step, k, k === 1),
+      );
+      break;
+    }
   }
   out.push('# TYPE test_step gauge', `test_step ${step}`);
   return `${out.join('\n')}\n`;
@@ -147,6 +226,8 @@ export interface EngineMetricsServer {
   readonly port: number;
   step: number;
   mode: Misbehaviour;
+  /** Each answer is sent this long after its request came (0: at once). */
+  delayMs: number;
   /** The Authorization header of every request, in order (undefined: none). */
   readonly authorizations: (string | undefined)[];
   /** Bytes of the last `huge` answer that were written before the client stopped reading. */
@@ -164,7 +245,19 @@ export async function startEngineMetricsServer(engine: EngineBody): Promise<Engi
   const sockets = new Set<Socket>();
   let hugeWritten = 0;
   const hanging: ServerResponse[] = [];
+  const delayed = new Set<NodeJS.Timeout>();
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
+    if (state.delayMs > 0) {
+      const timer = setTimeout(() => {
+        delayed.delete(timer);
+        if (!res.destroyed) answer(req, res);
+      }, state.delayMs);
+      delayed.add(timer);
+      return;
+    }
+    answer(req, res);
+  };
+  const answer = (req: IncomingMessage, res: ServerResponse): void => {
     state.authorizations.push(req.headers.authorization);
     switch (state.mode) {
       case 'hang':
@@ -223,6 +316,8 @@ export async function startEngineMetricsServer(engine: EngineBody): Promise<Engi
   const port = (server.address() as AddressInfo).port;
   const closeAll = async (): Promise<void> => {
     for (const res of hanging.splice(0)) res.destroy();
+    for (const timer of delayed) clearTimeout(timer);
+    delayed.clear();
     for (const socket of sockets) socket.destroy();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   };
@@ -231,6 +326,7 @@ export async function startEngineMetricsServer(engine: EngineBody): Promise<Engi
     port,
     step: 0,
     mode: 'none',
+    delayMs: 0,
     authorizations: [],
     hugeBytesWritten: () => hugeWritten,
     down: closeAll,

@@ -20,7 +20,8 @@
  * ends; OVERLOADED_MODEL gets HTTP 529 with Anthropic's error body; any other model a 404. A request
  * without `anthropic-version`, without the key (when the server has one) or with an OpenAI-only field
  * (max_completion_tokens, stream_options, n, stop, prompt_cache_key...) or without max_tokens gets
- * Anthropic's 400/401. GET /v1/models lists MODEL.
+ * Anthropic's 400/401. GET /v1/models lists MODEL, with the key and `anthropic-version` as Anthropic asks them of
+ * every request. Every answer carries Anthropic's own id header, `request-id: req_<index>`.
  */
 import type { ServerResponse } from 'node:http';
 import { nowUs } from '../../src/util/clock.js';
@@ -119,7 +120,12 @@ export async function startMessagesServer(options: MessagesServerOptions): Promi
       anthropicError(res, 401, 'authentication_error', 'invalid x-api-key');
       return;
     }
+    res.setHeader('request-id', `req_${index}`);
     if (request.method === 'GET' && request.url.endsWith('/v1/models')) {
+      if (request.headers['anthropic-version'] !== '2023-06-01') {
+        anthropicError(res, 400, 'invalid_request_error', 'anthropic-version: header is required');
+        return;
+      }
       sendJson(res, 200, {
         data: [{ type: 'model', id: MODEL, display_name: 'Claude Test', created_at: '2025-01-01T00:00:00Z' }],
         has_more: false,

@@ -6,10 +6,15 @@
  *
  * Several endpoints (an engine and DCGM): a concept comes from the first endpoint, in the profile's order,
  * that has it in the window.
+ *
+ * A phase's p99 of a gauge and max/p99 of a counter's rate come from the per-second series timeseries.csv
+ * shows (the run's seconds, a second = (start + s, start + s + 1]), its first and last second cut at the
+ * phase's edges so that only the phase's scrapes count.
  */
 import { SERVER_CONCEPT_SPECS, SERVER_CONCEPTS, type ServerConcept } from '../../metrics/server-concepts.js';
 import type { EndpointLog } from '../../client/server-metrics/scraper.js';
 import type { ServerConceptSummary, ServerEndpointSummary, ServerPhaseSummary } from '../../metrics/server-summary.js';
+import { linearPercentile } from '../dialects/dialect-stats.js';
 import { type ConceptValue, serverWindow } from './server-window.js';
 
 /** A phase's window on the run's clock (µs) and the output tokens of its requests. */
@@ -22,7 +27,20 @@ export interface PhaseSpan {
 const finite = (x: number | null): number | null => (x === null || !Number.isFinite(x) ? null : x);
 const seconds = (us: number, runStartUs: number): number => Math.round((us - runStartUs) / 1000) / 1000;
 
-function conceptSummary(value: ConceptValue, endpoint: string): ServerConceptSummary {
+/** A concept's values in the phase's seconds: a gauge's last, a counter's rate (empty: none). */
+type PerSecond = Partial<Record<ServerConcept, number[]>>;
+
+/** numpy's linear p99 of `values` (the samples of the phase's seconds); null without any. */
+function p99(values: readonly number[] | undefined): number | null {
+  if (values === undefined || values.length === 0) return null;
+  return finite(linearPercentile(Float64Array.from(values).sort(), 99));
+}
+
+function conceptSummary(
+  value: ConceptValue,
+  endpoint: string,
+  seconds: readonly number[] | undefined,
+): ServerConceptSummary {
   const sources = [...value.sources];
   switch (value.kind) {
     case 'gauge':
@@ -32,11 +50,20 @@ function conceptSummary(value: ConceptValue, endpoint: string): ServerConceptSum
         min: finite(value.min),
         max: finite(value.max),
         mean: finite(value.mean),
+        p99: p99(seconds),
         sources,
         endpoint,
       };
     case 'counter':
-      return { kind: 'counter', delta: finite(value.delta), per_s: finite(value.perS), sources, endpoint };
+      return {
+        kind: 'counter',
+        delta: finite(value.delta),
+        per_s: finite(value.perS),
+        max_per_s: seconds === undefined || seconds.length === 0 ? null : finite(Math.max(...seconds)),
+        p99_per_s: p99(seconds),
+        sources,
+        endpoint,
+      };
     case 'ratio':
       return {
         kind: 'ratio',
@@ -74,7 +101,7 @@ function conceptsOver(
   let scrapes = 0;
   let failures = 0;
   for (const log of logs) {
-    const window = serverWindow(log, fromUs, toUs);
+    const window = serverWindow(log, fromUs, toUs, { extras: false });
     scrapes += window.scrapes;
     failures += window.failures;
     for (const concept of SERVER_CONCEPTS) {
@@ -95,6 +122,30 @@ function energyJ(concepts: Partial<Record<ServerConcept, ConceptValue>>, spanS: 
 }
 
 /**
+ * Each gauge's last value and each counter's rate per second of the run within (fromUs, toUs]: the values
+ * of timeseries.csv's rows, the first and last second cut at the window's edges.
+ */
+function perSecondOf(logs: readonly EndpointLog[], fromUs: number, toUs: number, runStartUs: number): PerSecond {
+  const out: PerSecond = {};
+  const first = Math.floor((fromUs - runStartUs) / 1e6);
+  for (let s = first; runStartUs + s * 1e6 < toUs; s++) {
+    const start = Math.max(fromUs, runStartUs + s * 1e6);
+    const end = Math.min(toUs, runStartUs + (s + 1) * 1e6);
+    if (end <= start) continue;
+    const { concepts } = conceptsOver(logs, start, end);
+    for (const concept of SERVER_CONCEPTS) {
+      const value = concepts[concept];
+      const sample = value?.kind === 'gauge' ? value.last : value?.kind === 'counter' ? value.perS : null;
+      if (sample === null || !Number.isFinite(sample)) continue;
+      const values = out[concept] ?? [];
+      values.push(sample);
+      out[concept] = values;
+    }
+  }
+  return out;
+}
+
+/**
  * The server over one phase: its concepts, with the raw names, the joules and the energy per output token.
  * `tokensAreAShare`: this run is one shard of several, so its output tokens are a share of those the server
  * served while it measured the whole deployment's joules: no energy per token (merge computes it).
@@ -106,10 +157,11 @@ export function serverPhase(
   tokensAreAShare = false,
 ): ServerPhaseSummary {
   const { concepts, scrapes, failures } = conceptsOver(logs, span.fromUs, span.toUs);
+  const perSecond = perSecondOf(logs, span.fromUs, span.toUs, runStartUs);
   const out: Record<string, ServerConceptSummary> = {};
   for (const concept of SERVER_CONCEPTS) {
     const value = concepts[concept];
-    if (value !== undefined) out[concept] = conceptSummary(value, value.endpoint);
+    if (value !== undefined) out[concept] = conceptSummary(value, value.endpoint, perSecond[concept]);
   }
   const joules = energyJ(concepts, (span.toUs - span.fromUs) / 1e6);
   return {
@@ -198,7 +250,10 @@ export function serverEndpoints(logs: readonly EndpointLog[], runStartUs: number
   }));
 }
 
-/** A warning per endpoint whose scrapes failed, or whose `auto` recognised no engine (never a key: the URL is redacted). */
+/**
+ * A warning per endpoint whose scrapes failed, whose ticks were skipped (a scrape still under way: the
+ * interval is shorter than its answers), or whose `auto` recognised no engine (never a key: the URL is redacted).
+ */
 export function serverWarnings(logs: readonly EndpointLog[]): string[] {
   const warnings: string[] = [];
   for (const log of logs) {
@@ -211,6 +266,15 @@ export function serverWarnings(logs: readonly EndpointLog[]): string[] {
       const last = failures.last === null ? '' : `; last: ${failures.last.kind}: ${failures.last.message}`;
       warnings.push(
         `server metrics ${log.url}: ${failures.count} of ${log.attempts} scrapes failed (${kinds})${last}; the client's numbers are unaffected`,
+      );
+    }
+    if (log.skipped > 0) {
+      // The ticks that found the last scrape still going: the endpoint answers slower than the interval.
+      let slowestUs = 0;
+      for (const scrape of log.scrapes) slowestUs = Math.max(slowestUs, scrape.endUs - scrape.startUs);
+      const slowest = slowestUs > 0 ? `; answers took up to ${Math.round(slowestUs / 1000)} ms` : '';
+      warnings.push(
+        `server metrics ${log.url}: ${log.skipped} scrape ticks skipped (${log.attempts} scrapes made): the scrape before was still under way (interval ${log.spec.intervalMs} ms${slowest}); set a longer interval`,
       );
     }
     if (log.engine === null && log.scrapes.length > 0)

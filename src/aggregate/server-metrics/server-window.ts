@@ -255,10 +255,23 @@ function histogramOf(rule: Extract<ConceptRule, { kind: 'histogram' }>, span: Sp
   };
 }
 
+/** The index of the first scrape that started after `us` (scrapes are in time order: one at a time). */
+function firstAfter(scrapes: readonly ServerScrape[], us: number): number {
+  let low = 0;
+  let high = scrapes.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (scrapes[mid]!.startUs > us) high = mid;
+    else low = mid + 1;
+  }
+  return low;
+}
+
 function spanOf(scrapes: readonly ServerScrape[], fromUs: number, toUs: number): Span {
-  const inside = scrapes.filter((s) => s.startUs > fromUs && s.startUs <= toUs);
-  const before = scrapes.filter((s) => s.startUs <= fromUs);
-  const baseline = before[before.length - 1];
+  // By bisection, not a pass over every scrape: a run's per-second series asks once per second.
+  const first = firstAfter(scrapes, fromUs);
+  const inside = scrapes.slice(first, Math.max(first, firstAfter(scrapes, toUs)));
+  const baseline = first > 0 ? scrapes[first - 1] : undefined;
   return { inside, chain: baseline === undefined ? inside : [baseline, ...inside] };
 }
 
@@ -290,8 +303,16 @@ export function counterSpanUs(log: EndpointLog, fromUs: number, toUs: number): {
   return chain.length < 2 ? null : { fromUs: chain[0]!.startUs, toUs: chain[chain.length - 1]!.startUs };
 }
 
-/** The concepts of `log`'s endpoint over (fromUs, toUs] (µs on the run's clock). */
-export function serverWindow(log: EndpointLog, fromUs: number, toUs: number): ServerWindow {
+/**
+ * The concepts of `log`'s endpoint over (fromUs, toUs] (µs on the run's clock); `extras: false` leaves the
+ * `metrics:` extras out (empty), for a reader of the concepts alone that asks once per second of a run.
+ */
+export function serverWindow(
+  log: EndpointLog,
+  fromUs: number,
+  toUs: number,
+  options: { readonly extras?: boolean } = {},
+): ServerWindow {
   const span = spanOf(log.scrapes, fromUs, toUs);
   const concepts: Partial<Record<ServerConcept, ConceptValue>> = {};
   const rules = log.engine === null ? {} : ENGINE_PRESETS[log.engine];
@@ -315,7 +336,7 @@ export function serverWindow(log: EndpointLog, fromUs: number, toUs: number): Se
     scrapes: span.inside.length,
     failures,
     concepts,
-    extras: extrasOf(log, span),
+    extras: options.extras === false ? {} : extrasOf(log, span),
   };
 }
 

@@ -9,6 +9,7 @@ import type { Argv } from 'yargs';
 import { describeDecidability } from '../../aggregate/decided-stop.js';
 import { loadProfile } from '../../profile/load-profile.js';
 import { formatProfilePlan } from '../../profile/format-plan.js';
+import { bodyShape } from '../../workload/apis/api-bodies.js';
 import { hasUnresolvedSelector } from '../../profile/sections/models.js';
 import { recordedProfile } from '../../profile/sections/trace/trace.js';
 import type { ResolvedProfile } from '../../profile/resolved-profile.js';
@@ -63,7 +64,7 @@ async function runValidate(args: ValidateArgs, ctx: CliContext): Promise<number>
     );
     return EXIT.ok;
   }
-  ctx.stdout.write(formatProfilePlan(profile));
+  ctx.stdout.write(formatProfilePlan(profile, bodyShape));
   ctx.stdout.write(`workload hash: ${hash}\n`);
   if (profile.stopWhenDecided === true) ctx.stdout.write(`${describeDecidability(profile).join('\n')}\n`);
   const datasets = firstRequests.flatMap((r) =>

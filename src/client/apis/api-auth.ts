@@ -5,6 +5,7 @@
  * (the profile's api_key_env or --api-key-env) and is added by auth-interceptor.ts alone, never logged.
  */
 import type { ApiKind } from '../../protocol/apis.js';
+import { HEADER } from '../../protocol/headers.js';
 
 export type AuthScheme = 'bearer' | 'x-api-key';
 
@@ -27,4 +28,9 @@ export function authSchemeOf(api: ApiKind): AuthScheme {
 
 export function apiHeadersOf(api: ApiKind): Readonly<Record<string, string>> {
   return API_HEADERS[api] ?? NO_HEADERS;
+}
+
+/** The header that carries `apiKey` as `scheme` sends it: its name and value. */
+export function keyHeader(apiKey: string, scheme: AuthScheme): readonly [name: string, value: string] {
+  return scheme === 'bearer' ? [HEADER.authorization, `Bearer ${apiKey}`] : [HEADER.apiKey, apiKey];
 }

@@ -38,3 +38,17 @@ export const API_REQUESTS = {
   responses: { body: responsesBody, promptProblem: null },
   messages: { body: messagesBody, promptProblem: messagesPromptProblem },
 } as const satisfies Record<ApiKind, ApiRequests>;
+
+/** What stands for the workload's prompt in bodyShape. */
+export const PROMPT_PLACEHOLDER = '<prompt>';
+
+/**
+ * The body `api` sends for a scenario's request fields, with PROMPT_PLACEHOLDER as its one user prompt: what
+ * `validate` shows, so that a non-chat scenario's plan shows the fields its API really sends (an embeddings
+ * request is never streamed; Messages has no stream_options).
+ */
+export function bodyShape(api: ApiKind, request: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const chat = { ...request, messages: [{ role: 'user', content: PROMPT_PLACEHOLDER }] };
+  const build: ApiBodyBuilder | null = API_REQUESTS[api].body;
+  return build === null ? chat : build(chat);
+}

@@ -10,6 +10,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RequestRecord } from '../../../src/client/request-record.js';
 import { resolveProfileText } from '../../../src/profile/load-profile.js';
@@ -301,11 +302,11 @@ describe('api: messages from the command line', () => {
     });
   }
 
-  it('sends the key from the environment as x-api-key (from two worker threads), and writes it to no output file', async () => {
+  it('sends the key from the environment as x-api-key (from two worker threads, models: all too), and writes it to no output file', async () => {
     const path = join(dir, 'key.yaml');
     writeFileSync(
       path,
-      `name: k\ntarget: { api_key_env: ANTHROPIC_KEY_FOR_TEST }\nscenarios:\n  - name: m\n    api: messages\n    models: [${MODEL}]\n    requests: 4\n    load: { mode: concurrency, concurrency: 2 }\n    prompt: { input_tokens: ${INPUT_TOKENS}, output_tokens: ${TOKENS} }\n`,
+      `name: k\ntarget: { api_key_env: ANTHROPIC_KEY_FOR_TEST }\nscenarios:\n  - name: m\n    api: messages\n    models: all\n    requests: 4\n    load: { mode: concurrency, concurrency: 2 }\n    prompt: { input_tokens: ${INPUT_TOKENS}, output_tokens: ${TOKENS} }\n`,
     );
     const out = join(dir, 'key-out');
     const before = server.requests.length;
@@ -319,6 +320,13 @@ describe('api: messages from the command line', () => {
     expect(result.code).toBe(0);
     const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'));
     expect(summary.groups[0].requests.ok).toBe(4);
+    // models: all listed the models as Anthropic asks: x-api-key and anthropic-version.
+    expect(summary.groups[0].model).toBe(MODEL);
+    // requests.csv keeps Anthropic's own id header (request-id) as the server's id of each request.
+    const rows = parse(readFileSync(join(out, 'requests.csv'), 'utf8'), { columns: true }) as Record<string, string>[];
+    const ids = rows.map((row) => row.server_request_id);
+    expect(ids).toHaveLength(4);
+    for (const id of ids) expect(id).toMatch(/^req_\d+$/);
     expect(summary.groups[0].metrics.input_tokens).toMatchObject({ count: 4, min: INPUT_TOKENS, max: INPUT_TOKENS });
     // Every request of the run (the models pre-flight too) carried the key as Anthropic takes it; only the
     // public catalog (GET /public/v1/models, which takes no key) went without.

@@ -1,5 +1,5 @@
 /**
- * Each preset against a purpose-built endpoint speaking its engine's names with known values per step
+ * Each preset (vllm, sglang, tgi, llamacpp, dcgm, triton, trtllm, dynamo) against a purpose-built endpoint speaking its engine's names with known values per step
  * (test/helpers/engine-metrics-server.ts), over real sockets: `auto` recognises the engine, and the window
  * between a scrape of step 1 and one of step 4 gives exactly the concepts those steps imply (gauges at step
  * 4, counters' increases over three steps and their rate over the scrapes' own times, the hit ratio from the
@@ -192,6 +192,62 @@ describe('presets over a window of known values', () => {
     expect(c.gpu_memory_used).toEqual(gauge(2 * at4.fbUsedMiB * 1024 * 1024, ['DCGM_FI_DEV_FB_USED']));
     expect(c.power_w).toEqual(gauge(2 * at4.powerW, ['DCGM_FI_DEV_POWER_USAGE']));
     expect(c.energy_j).toEqual(counter(2 * d('energyMj') * 0.001, seconds, ['DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION']));
+  });
+
+  /** Triton's GPU metrics of the helper: GPU 1 twice as busy as GPU 0; memory, power summed; energy in J. */
+  function tritonGpus(c: Partial<Record<ServerConcept, ConceptValue>>, seconds: number): void {
+    expect(c.gpu_util).toEqual(
+      gauge((at4.gpuUtilPercent / 100 + (2 * at4.gpuUtilPercent) / 100) / 2, ['nv_gpu_utilization']),
+    );
+    expect(c.gpu_memory_used).toEqual(gauge(2 * at4.fbUsedMiB * 1024 * 1024, ['nv_gpu_memory_used_bytes']));
+    expect(c.power_w).toEqual(gauge(2 * at4.powerW, ['nv_gpu_power_usage']));
+    expect(c.energy_j).toEqual(counter((2 * d('energyMj')) / 1000, seconds, ['nv_energy_consumption']));
+  }
+
+  it('triton: the pending requests of every model summed; GPU use the mean (0..1), memory, power and energy', async () => {
+    const { log, window, seconds } = await scrapeSteps('triton');
+    expect(log.engine).toBe('triton');
+    const c = window.concepts;
+    expect(c.waiting).toEqual(gauge(at4.waiting * 3, ['nv_inference_pending_request_count']));
+    tritonGpus(c, seconds);
+    // Triton alone says nothing of running requests or a KV cache: absent, not zero.
+    expect(c.running).toBeUndefined();
+    expect(c.kv_cache_usage).toBeUndefined();
+  });
+
+  it("trtllm: recognised over Triton's names; running, waiting and KV use each from its label of one family", async () => {
+    const { log, window, seconds } = await scrapeSteps('trtllm');
+    expect(log.engine).toBe('trtllm');
+    const c = window.concepts;
+    // Only request_type="active" (not scheduled, context or max 512 beside it).
+    expect(c.running).toEqual(gauge(at4.running, ['nv_trt_llm_request_metrics{request_type="active"}']));
+    // The batcher's own waiting count, before Triton's pending count (100 more in the helper).
+    expect(c.waiting).toEqual(gauge(at4.waiting, ['nv_trt_llm_request_metrics{request_type="waiting"}']));
+    expect(c.kv_cache_usage).toEqual(
+      gauge(at4.kv, ['nv_trt_llm_kv_cache_block_metrics{kv_cache_block_type="fraction"}']),
+    );
+    tritonGpus(c, seconds);
+  });
+
+  it("dynamo: the frontend's in-flight and queued requests of every model summed; TTFT and ITL quantiles", async () => {
+    const { log, window } = await scrapeSteps('dynamo');
+    expect(log.engine).toBe('dynamo');
+    const c = window.concepts;
+    expect(c.running).toEqual(gauge(at4.running * 3, ['dynamo_frontend_inflight_requests']));
+    expect(c.waiting).toEqual(gauge(at4.waiting * 3, ['dynamo_frontend_queued_requests']));
+    expect(histogramOf(c, 'server_ttft', 3).sources).toEqual([
+      'dynamo_frontend_time_to_first_token_seconds_bucket',
+      'dynamo_frontend_time_to_first_token_seconds_sum',
+      'dynamo_frontend_time_to_first_token_seconds_count',
+    ]);
+    expect(histogramOf(c, 'server_itl', 3).sources[0]).toBe('dynamo_frontend_inter_token_latency_seconds_bucket');
+    expect(c.server_queue_time).toBeUndefined();
+  });
+
+  it('dynamo with the newer active_requests in place of inflight_requests', async () => {
+    const { log, window } = await scrapeSteps('dynamo-active');
+    expect(log.engine).toBe('dynamo');
+    expect(window.concepts.running).toEqual(gauge(at4.running * 3, ['dynamo_frontend_active_requests']));
   });
 
   it('an explicit preset is used as given, even against another engine (nothing it names is found)', async () => {

@@ -3,12 +3,14 @@
  * timeout, counted as `timeout`, and later scrapes succeed once it answers), answers HTML (`not_prometheus`),
  * 500 (`http_status`) or a malformed body (`parse`), streams 50 MB (`too_large`, and the body is not read
  * past the limit: the server could write only part of it), disappears mid-run (`connect`, then it recovers
- * when the endpoint returns). The bearer key from api_key_env reaches the endpoint and appears nowhere in
+ * when the endpoint returns), answers slower than the interval (ticks skipped, never two scrapes at once,
+ * and a warning that says so with the count and the interval). The bearer key from api_key_env reaches the endpoint and appears nowhere in
  * what the scraper records.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startServerMetrics, type EndpointLog } from '../../../src/client/server-metrics/scraper.js';
 import { DEFAULT_SCRAPE_LIMITS } from '../../../src/client/server-metrics/scrape-endpoint.js';
+import { serverWarnings } from '../../../src/aggregate/server-metrics/server-summary.js';
 import type { ServerMetricsSpec } from '../../../src/profile/resolved-profile.js';
 import { systemClock } from '../../../src/util/clock.js';
 import {
@@ -112,6 +114,28 @@ describe('a misbehaving metrics endpoint', () => {
     await until(() => log.scrapes.length > okBefore, 'a scrape after it came back');
     // Every GET started is a success, a failure, or the one under way.
     expect(log.attempts - log.scrapes.length - log.failures.count).toBeLessThanOrEqual(1);
+  });
+
+  it('answers slower than the interval: ticks skipped, never two scrapes at once, and a warning with the count and interval', async () => {
+    const { server, log, stop } = await scraping({ intervalMs: 100, timeoutMs: 5_000 });
+    // Each answer 450 ms after its GET: ticks at +100, +200, +300 and +400 ms find it still going.
+    server.delayMs = 450;
+    await until(() => log.scrapes.length >= 2, 'two slow scrapes');
+    const slowScrapes = log.scrapes.length;
+    const skippedThen = log.skipped;
+    await stop();
+    expect(log.failures.count).toBe(0);
+    const took = log.scrapes.map((s) => (s.endUs - s.startUs) / 1000);
+    expect(Math.min(...took)).toBeGreaterThanOrEqual(449);
+    // One GET at a time: each started after the one before it ended.
+    for (let i = 1; i < log.scrapes.length; i++)
+      expect(log.scrapes[i]?.startUs).toBeGreaterThanOrEqual(log.scrapes[i - 1]?.endUs ?? Number.POSITIVE_INFINITY);
+    // At least 3 of the 4 ticks inside each of those scrapes were skipped (1 of slack for a loaded machine).
+    expect(skippedThen).toBeGreaterThanOrEqual(3 * slowScrapes);
+    const warning = serverWarnings([log]).find((w) => w.includes('skipped'));
+    expect(warning).toBe(
+      `server metrics ${server.url}: ${log.skipped} scrape ticks skipped (${log.attempts} scrapes made): the scrape before was still under way (interval 100 ms; answers took up to ${Math.round(Math.max(...took))} ms); set a longer interval`,
+    );
   });
 
   it('sends the bearer key from api_key_env and never records it', async () => {

@@ -111,6 +111,8 @@ describe('a phase of summary.json', () => {
       min: 2,
       max: 4,
       mean: 3,
+      // Seconds 2 and 3 had 4 and 2: numpy's p99 of the two.
+      p99: 3.98,
       sources: ['vllm:num_requests_waiting'],
       endpoint: 'http://vllm:8000/metrics',
     });
@@ -123,6 +125,70 @@ describe('a phase of summary.json', () => {
     // 2000 J (the counter's increase, mJ / 1000) over 500 output tokens.
     expect(phase.energy_j).toBe(2000);
     expect(phase.energy_per_output_token_j).toBe(4);
+  });
+
+  it("p99 of a gauge and max/p99 of a counter's rate: from timeseries.csv's seconds in the window", () => {
+    // A scrape 10 µs into each of seconds 1..11: waiting 1..11 (second k: k), prompt tokens growing by
+    // 100 x k in second k (a rate of 100 x k tokens/s: its seconds are 1 s apart).
+    let tokens = 0;
+    const rising = log(
+      'http://vllm:8000/metrics',
+      'vllm',
+      Array.from({ length: 11 }, (_, i) => {
+        tokens += 100 * (i + 1);
+        return {
+          atUs: (i + 1) * S + 10,
+          samples: { 'vllm:num_requests_waiting': i + 1, 'vllm:prompt_tokens_total': tokens },
+        };
+      }),
+    );
+    // The phase: seconds 2..11 of the run (the scrapes at 2..11 s inside it; the one at 1 s its baseline).
+    const phase = serverPhase([rising], { fromUs: 2 * S, toUs: 11 * S + 500_000, outputTokens: 0 }, 0);
+    const rows = serverSeconds([rising], 0, 12);
+    const inPhase = (column: string) => rows.slice(2, 12).map((row) => row[column] as number);
+    expect(inPhase('server_waiting')).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+    expect(inPhase('server_prompt_tokens_per_s')).toEqual([200, 300, 400, 500, 600, 700, 800, 900, 1000, 1100]);
+    // numpy's linear p99 of 10 samples: rank 0.99 x 9 = 8.91, between the 9th and the 10th.
+    expect(phase.concepts['waiting']).toMatchObject({ kind: 'gauge', last: 11, min: 2, max: 11, mean: 6.5 });
+    expect(phase.concepts['waiting']).toHaveProperty('p99');
+    const waiting = phase.concepts['waiting'] as { p99: number };
+    expect(waiting.p99).toBeCloseTo(10.91, 9);
+    const prompt = phase.concepts['prompt_tokens_per_s'] as {
+      delta: number;
+      per_s: number;
+      max_per_s: number;
+      p99_per_s: number;
+    };
+    expect(prompt.delta).toBe(6500);
+    expect(prompt.per_s).toBe(650);
+    expect(prompt.max_per_s).toBe(1100);
+    expect(prompt.p99_per_s).toBeCloseTo(1091, 6);
+  });
+
+  it('a second cut by the window: only its scrapes inside the window count (p99 never above max)', () => {
+    // Waiting 50 at 1.9 s (before the phase), 5 at 2.1 s, 7 at 2.6 s, 3 at 3.2 s; the phase (2 s, 3.5 s].
+    const cut = log('http://vllm:8000/metrics', 'vllm', [
+      { atUs: 1_900_000, samples: { 'vllm:num_requests_waiting': 50, 'vllm:prompt_tokens_total': 0 } },
+      { atUs: 2_100_000, samples: { 'vllm:num_requests_waiting': 5, 'vllm:prompt_tokens_total': 100 } },
+      { atUs: 2_600_000, samples: { 'vllm:num_requests_waiting': 7, 'vllm:prompt_tokens_total': 600 } },
+      { atUs: 3_200_000, samples: { 'vllm:num_requests_waiting': 3, 'vllm:prompt_tokens_total': 1200 } },
+    ]);
+    const phase = serverPhase([cut], { fromUs: 2 * S, toUs: 3_500_000, outputTokens: 0 }, 0);
+    // Second 2: (2, 3] last 7; second 3 cut to (3, 3.5]: 3. p99 of [7, 3] by numpy: 3 + 4 x 0.99.
+    expect((phase.concepts['waiting'] as { p99: number }).p99).toBeCloseTo(6.96, 9);
+    expect(phase.concepts['waiting']).toMatchObject({ max: 7 });
+    // Rates: second 2 from 1.9 s (0) to 2.6 s (600): 600 / 0.7 s; second 3 from 2.6 s to 3.2 s: 600 / 0.6 s.
+    const prompt = phase.concepts['prompt_tokens_per_s'] as { max_per_s: number };
+    expect(prompt.max_per_s).toBeCloseTo(1000, 6);
+  });
+
+  it("one scrape in the phase: a gauge's p99 is its value; a counter, without two scrapes, is absent", () => {
+    const one = log('http://vllm:8000/metrics', 'vllm', [
+      { atUs: 2_500_000, samples: { 'vllm:num_requests_waiting': 4, 'vllm:prompt_tokens_total': 10 } },
+    ]);
+    const phase = serverPhase([one], { fromUs: 2 * S, toUs: 3 * S, outputTokens: 0 }, 0);
+    expect(phase.concepts['waiting']).toMatchObject({ p99: 4 });
+    expect(phase.concepts['prompt_tokens_per_s']).toBeUndefined();
   });
 
   it("a shard of several: the deployment's joules, no energy per token (its tokens are a share)", () => {
@@ -171,6 +237,22 @@ describe('endpoints and warnings', () => {
     expect(serverWarnings([failing])).toEqual([
       "server metrics http://user:***@vllm:8000/metrics: 3 of 3 scrapes failed (2 timeout, 1 connect); last: connect: ECONNREFUSED; the client's numbers are unaffected",
     ]);
+  });
+
+  it('ticks skipped (a scrape still under way at the next): a warning with the count, the interval and the slowest answer', () => {
+    // Scrapes that took 1.3 s and 2.45 s at an interval of 1 s: 3 ticks found one still going.
+    const slow = log('http://vllm:8000/metrics', 'vllm', [
+      { atUs: S, samples: { 'vllm:num_requests_waiting': 1 } },
+      { atUs: 3 * S, samples: { 'vllm:num_requests_waiting': 1 } },
+    ]);
+    const scrapes = slow.scrapes as { startUs: number; endUs: number }[];
+    (scrapes[0] as { endUs: number }).endUs = S + 1_300_000;
+    (scrapes[1] as { endUs: number }).endUs = 3 * S + 2_450_000;
+    slow.skipped = 3;
+    expect(serverWarnings([slow])).toEqual([
+      'server metrics http://vllm:8000/metrics: 3 scrape ticks skipped (2 scrapes made): the scrape before was still under way (interval 1000 ms; answers took up to 2450 ms); set a longer interval',
+    ]);
+    expect(serverEndpoints([slow], 0)[0]).toMatchObject({ skipped: 3, attempts: 2 });
   });
 
   it('auto that recognised nothing is a warning; a healthy endpoint is none', () => {

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { formatProfilePlan } from '../../../src/profile/format-plan.js';
 import { resolveProfileText } from '../../../src/profile/load-profile.js';
+import { bodyShape } from '../../../src/workload/apis/api-bodies.js';
 import { workloadHash } from '../../../src/workload/workload-hash.js';
 import { profileProblems } from '../../helpers/profile-problems.js';
 
@@ -35,6 +36,29 @@ describe('api', () => {
     expect(formatProfilePlan(completions)).toContain(
       '\n  the embedded emulator serves only chat completions: run needs --base-url for api: completions\n',
     );
+  });
+
+  it("shows in validate's plan the request fields as each API sends them", () => {
+    const plan = formatProfilePlan(
+      resolveProfileText(
+        `scenarios:
+  - { name: c, models: [m], requests: 1, request: { temperature: 0.5, stop: ["x"] } }
+  - { name: e, api: embeddings, models: [m], requests: 1 }
+  - { name: m, api: messages, models: [m], requests: 1, request: { temperature: 0.5, stop: ["x"] } }
+`,
+        'p.yaml',
+      ),
+      bodyShape,
+    );
+    const requestRows = plan.split('\n').filter((line) => line.startsWith('  request '));
+    expect(requestRows).toEqual([
+      // chat: the request fields as before.
+      '  request    {"stream":true,"stop":["x"],"temperature":0.5,"stream_options":{"include_usage":true}}',
+      // An embeddings request is never streamed, whatever the scenario's defaults.
+      '  request    {"input":"<prompt>","encoding_format":"float"} (the embeddings body, the workload\'s prompt in place of "<prompt>")',
+      // Messages: no stream_options, stop as stop_sequences, Anthropic's required max_tokens.
+      '  request    {"stream":true,"temperature":0.5,"messages":[{"role":"user","content":"<prompt>"}],"max_tokens":4096,"stop_sequences":["x"]} (the messages body, the workload\'s prompt in place of "<prompt>")',
+    ]);
   });
 
   it('refuses an unknown api, naming line and field', () => {
