@@ -46,3 +46,45 @@ export const SERVER_CONCEPT_SPECS: Readonly<
   power_w: { unit: 'W', kind: 'gauge' },
   energy_j: { unit: 'J', kind: 'counter' },
 };
+
+/**
+ * The statistics of a concept's window (summary.json's fields) that a capacity objective can bound from
+ * above, by kind (`waiting.p99: 8`, `preemptions.max_per_s: 0`): a gauge's max, mean, last and the p99 of
+ * its per-second values; a counter's increase, average rate, busiest second's rate and the p99 of its
+ * per-second rates; a histogram's quantiles and mean. A ratio (a hit ratio: higher is better) has none.
+ */
+export const SERVER_KIND_STATS = {
+  gauge: ['max', 'mean', 'last', 'p99'],
+  counter: ['delta', 'per_s', 'max_per_s', 'p99_per_s'],
+  ratio: [],
+  histogram: ['p50', 'p90', 'p99', 'mean'],
+} as const satisfies Readonly<Record<ServerConceptKind, readonly string[]>>;
+
+/** Every statistic some kind has (SERVER_KIND_STATS's, once each). */
+export const SERVER_OBJECTIVE_STATS = [
+  'max',
+  'mean',
+  'last',
+  'per_s',
+  'delta',
+  'max_per_s',
+  'p99_per_s',
+  'p50',
+  'p90',
+  'p99',
+] as const;
+export type ServerObjectiveStat = (typeof SERVER_OBJECTIVE_STATS)[number];
+
+/**
+ * What is wrong with bounding `stat` of `concept` from above (a capacity server objective), or null: a
+ * statistic its kind does not have would never decide a step.
+ */
+export function serverStatProblem(concept: ServerConcept, stat: string): string | null {
+  const { kind } = SERVER_CONCEPT_SPECS[concept];
+  const stats: readonly string[] = SERVER_KIND_STATS[kind];
+  if (stats.length === 0)
+    return `${concept} is a ratio (hits / queries): no statistic of it is bounded from above (a server objective is an upper bound)`;
+  return stats.includes(stat)
+    ? null
+    : `a server objective bounds one of ${stats.join(', ')} of ${concept} (a ${kind}), not "${stat}"`;
+}

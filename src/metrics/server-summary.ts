@@ -97,6 +97,12 @@ export const serverPhaseSchema = z.object({
   /** Concept -> its value; a concept no endpoint exposed is absent, never zero. */
   concepts: z.record(z.string(), serverConceptSchema),
   /**
+   * The `metrics:` extras: raw name (a histogram's family name) -> its value, reduced as its TYPE says, in
+   * the series' own unit (a histogram's mean and quantiles too: seconds for `_seconds`, never scaled to ms).
+   * Only when some endpoint has `metrics:` (empty: none of them was exposed); absent in older results.
+   */
+  extras: z.record(z.string(), serverConceptSchema).optional(),
+  /**
    * Joules over the window: energy_j's increase, else power_w's mean x the window; null without either. The
    * deployment's, whatever share of its load this run sent. Absent in results written before it was added.
    */
@@ -134,5 +140,10 @@ export const serverEndpointSchema = z.object({
   failures_by_kind: z.record(z.string(), resultCount),
   /** The last failure: its kind, message (secret-free) and when (seconds from the run's start). */
   last_error: z.object({ kind: z.string(), message: z.string(), at_s: z.number() }).nullable(),
+  /**
+   * The longest successful scrape (its GET's start to the body read), ms; null: none succeeded. What a
+   * skipped tick's warning quotes. Absent in results written before it was added.
+   */
+  slowest_ms: z.number().nullable().optional(),
 });
 export type ServerEndpointSummary = z.output<typeof serverEndpointSchema>;

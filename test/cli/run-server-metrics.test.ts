@@ -74,7 +74,7 @@ describe('run with target.server_metrics', () => {
       'emulator',
       profile(
         'server-emulator',
-        `{ url: ${JSON.stringify(recorder.url)} }`,
+        `{ url: ${JSON.stringify(recorder.url)}, metrics: ['vllm:request_success_total'] }`,
         'load: { mode: concurrency, concurrency: 8 }\n    duration: 4s\n    warmup_requests: 2',
       ),
     );
@@ -94,6 +94,7 @@ describe('run with target.server_metrics', () => {
         running: promSum(samples, 'vllm:num_requests_running'),
         waiting: promSum(samples, 'vllm:num_requests_waiting'),
         kv: Math.max(...samples.filter((s) => s.name === 'vllm:kv_cache_usage_perc').map((s) => s.value)),
+        success: promSum(samples, 'vllm:request_success_total'),
       };
     });
 
@@ -144,6 +145,20 @@ describe('run with target.server_metrics', () => {
     expect(server?.warmup?.to_s).toBeLessThanOrEqual(server?.measured?.from_s ?? 0);
     // No power or energy from the emulator: no energy per token.
     expect(server?.measured?.energy_per_output_token_j).toBeNull();
+    // The `metrics:` extra, a counter: its increase over the measured window is one between two bodies
+    // exposed (the scrape before the window and the last inside it), and each second has its rate.
+    const success = server?.measured?.extras?.['vllm:request_success_total'];
+    if (success?.kind !== 'counter') throw new Error(`expected a counter, got ${JSON.stringify(success)}`);
+    expect(success.sources).toEqual(['vllm:request_success_total']);
+    const increases = exposed.flatMap((a, i) => exposed.slice(i + 1).map((b) => b.success - a.success));
+    expect(increases).toContain(success.delta);
+    expect(success.delta).toBeGreaterThan(0);
+    expect(columns).toContain('server_extra_vllm:request_success_total_per_s');
+    expect(
+      Math.max(...rows.map((row) => Number(row['server_extra_vllm:request_success_total_per_s'] || 0))),
+    ).toBeGreaterThan(0);
+    // The busiest second of the phase is at least its average.
+    expect(success.max_per_s).toBeGreaterThanOrEqual(success.per_s ?? Number.POSITIVE_INFINITY);
     // The readers (report, compare) validate the file whole: the new blocks pass.
     const report = await runCliInProcess(['report', out]);
     expect(report.stderr).toBe('');

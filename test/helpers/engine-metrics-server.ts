@@ -103,6 +103,13 @@ function body(engine: EngineBody, step: number): string {
       out.push('# TYPE vllm:cache_config_info gauge');
       out.push('vllm:cache_config_info{block_size="16",note="a \\"quoted\\" \\\\ value\\n"} 1 1700000000000');
       out.push('vllm:lora_requests_info{running_lora_adapters=""} NaN');
+      // Names no preset reads, for `metrics:` extras: a gauge (step, 2 x step for b), a counter (7 x step,
+      // 14 x step) and a histogram (the same buckets as TTFT's) in seconds.
+      out.push('# TYPE vllm:num_requests_swapped gauge');
+      both((l, k) => `vllm:num_requests_swapped{${l}} ${step * k}`);
+      out.push('# TYPE vllm:request_success_total counter');
+      both((l, k) => `vllm:request_success_total{${l}} ${7 * step * k}`);
+      both((l, k) => histogram('vllm:e2e_request_latency_seconds', l, step, k, k === 1));
       break;
     }
     case 'sglang':

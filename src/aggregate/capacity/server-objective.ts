@@ -10,13 +10,18 @@
  * lowest load that broke it; when that is the lowest of all objectives it binds, and the interval is the
  * bracket the steps give: from that load to the first that broke it.
  */
-import { SERVER_CONCEPT_SPECS, SERVER_CONCEPTS, type ServerConcept } from '../../metrics/server-concepts.js';
+import {
+  SERVER_CONCEPT_SPECS,
+  SERVER_CONCEPTS,
+  SERVER_OBJECTIVE_STATS,
+  type ServerConcept,
+  type ServerObjectiveStat,
+  serverStatProblem,
+} from '../../metrics/server-concepts.js';
 import type { ServerPhaseSummary } from '../../metrics/server-summary.js';
 import type { CapacityEstimate } from './capacity-fit.js';
 
-/** The statistics a bound can be put on (each read where the concept's kind has it: docs/server-metrics.md). */
-export const SERVER_OBJECTIVE_STATS = ['max', 'mean', 'last', 'per_s', 'delta', 'p50', 'p90', 'p99'] as const;
-export type ServerObjectiveStat = (typeof SERVER_OBJECTIVE_STATS)[number];
+export { SERVER_OBJECTIVE_STATS, type ServerObjectiveStat };
 
 export interface ServerObjective {
   /** "kv_cache_usage.max". */
@@ -49,9 +54,10 @@ export function parseServerObjective(key: string, value: number | string): Serve
   const dot = key.indexOf('.');
   const concept = key.slice(0, dot) as ServerConcept;
   const stat = key.slice(dot + 1);
-  if (!(SERVER_OBJECTIVE_STATS as readonly string[]).includes(stat))
-    return `a server objective bounds one of ${SERVER_OBJECTIVE_STATS.join(', ')} of ${concept}, not "${stat}"`;
-  const unit = SERVER_CONCEPT_SPECS[concept].unit;
+  // Only a statistic the concept's kind has in its window: any other would never decide a step.
+  const problem = serverStatProblem(concept, stat);
+  if (problem !== null) return problem;
+  const { unit } = SERVER_CONCEPT_SPECS[concept];
   let limit: number;
   if (typeof value === 'number') limit = value;
   else {
@@ -176,13 +182,15 @@ export function withServerObjectives(
 
 /** A server objective as a reader says it: `kv_cache_usage.max <= 95%`, `server_ttft.p99 <= 500 ms`, `waiting.mean <= 8`. */
 export function serverObjectiveLabel(objective: { readonly key: string; readonly limit: number }): string {
-  const concept = objective.key.slice(0, objective.key.indexOf('.')) as ServerConcept;
-  const unit = SERVER_CONCEPT_SPECS[concept].unit;
+  const dot = objective.key.indexOf('.');
+  const concept = objective.key.slice(0, dot) as ServerConcept;
+  // A counter's rate statistics (per_s, max_per_s, p99_per_s) are in its unit per second.
+  const unit = `${SERVER_CONCEPT_SPECS[concept].unit}${objective.key.endsWith('per_s') ? '/s' : ''}`;
   const value = (v: number) => String(Number(v.toPrecision(4)));
   const bound =
     unit === 'ratio'
       ? `${value(objective.limit * 100)}%`
-      : unit === 'requests' || unit === 'preemptions' || unit === 'tokens'
+      : /^(?:requests|preemptions|tokens)(?:\/s)?$/.test(unit)
         ? value(objective.limit)
         : `${value(objective.limit)} ${unit}`;
   return `${objective.key} <= ${bound}`;

@@ -52,14 +52,13 @@ export type ConceptValue =
       readonly sources: readonly string[];
     };
 
-/** A series the profile's `metrics:` kept beside the preset: summed over label sets. */
-export interface ExtraValue {
-  readonly last: number;
-  readonly max: number;
-  readonly mean: number;
-  /** The increase over the window, were it a counter. */
-  readonly delta: number;
-}
+/**
+ * A series the profile's `metrics:` kept beside the preset, reduced as its family's TYPE says (label sets
+ * summed; in the series' own unit, never scaled): a gauge (or an untyped name not ending in `_total`) as a
+ * gauge, a counter (or an untyped `_total`) as a counter, a histogram once under its family's name from its
+ * buckets; a summary's `_sum` and `_count` as counters (its quantiles are the engine's own: left out).
+ */
+export type ExtraValue = Exclude<ConceptValue, { kind: 'ratio' }>;
 
 export interface ServerWindow {
   readonly url: string;
@@ -275,21 +274,52 @@ function spanOf(scrapes: readonly ServerScrape[], fromUs: number, toUs: number):
   return { inside, chain: baseline === undefined ? inside : [baseline, ...inside] };
 }
 
+const HISTOGRAM_TYPES = new Set(['histogram', 'gaugehistogram']);
+const PART = /_(?:bucket|sum|count)$/;
+
+/** How an extra sample name is read: under which key, as what; null: not reduced (a summary's quantiles). */
+function extraRule(
+  name: string,
+  names: ReadonlySet<string>,
+  types: ReadonlyMap<string, string>,
+): { key: string; kind: ExtraValue['kind'] } | null {
+  if (PART.test(name)) {
+    const family = name.replace(PART, '');
+    const type = types.get(family);
+    // A histogram's parts are one extra under its name (untyped: recognised by its buckets).
+    if (
+      (type !== undefined && HISTOGRAM_TYPES.has(type)) ||
+      (type === undefined && !types.has(name) && names.has(`${family}_bucket`))
+    )
+      return { key: family, kind: 'histogram' };
+    if (type === 'summary') return name.endsWith('_bucket') ? null : { key: name, kind: 'counter' };
+  }
+  const type = types.get(name) ?? (name.endsWith('_total') ? types.get(name.slice(0, -'_total'.length)) : undefined);
+  if (type === 'summary') return null;
+  if (type === 'counter') return { key: name, kind: 'counter' };
+  if (type === 'gauge') return { key: name, kind: 'gauge' };
+  return { key: name, kind: name.endsWith('_total') ? 'counter' : 'gauge' };
+}
+
 function extrasOf(log: EndpointLog, span: Span): Record<string, ExtraValue> {
+  // Only `metrics:` adds names beside the preset's.
+  if (log.spec.metrics.length === 0) return {};
   const presetNames = log.engine === null ? new Set<string>() : presetSampleNames(ENGINE_PRESETS[log.engine]);
   const names = new Set<string>();
   for (const scrape of span.chain) for (const s of scrape.samples) if (!presetNames.has(s.name)) names.add(s.name);
+  const types = log.types ?? new Map<string, string>();
   const out: Record<string, ExtraValue> = {};
   for (const name of [...names].sort()) {
-    const source = { name };
-    const values = span.inside.map((scrape) => sum(seriesOf(scrape, source).values()));
-    if (values.length === 0) continue;
-    out[name] = {
-      last: values[values.length - 1]!,
-      max: Math.max(...values),
-      mean: sum(values) / values.length,
-      delta: counterIncrease(source, span.chain) ?? 0,
-    };
+    const rule = extraRule(name, names, types);
+    if (rule === null || out[rule.key] !== undefined) continue;
+    const sources = [{ name: rule.key }];
+    const value =
+      rule.kind === 'gauge'
+        ? gaugeOf({ kind: 'gauge', combine: 'sum', sources }, span)
+        : rule.kind === 'counter'
+          ? counterOf({ kind: 'counter', sources }, span)
+          : histogramOf({ kind: 'histogram', sources }, span);
+    if (value !== undefined && value.kind !== 'ratio') out[rule.key] = value;
   }
   return out;
 }

@@ -15,7 +15,7 @@ import type { ServerMetricsSpec } from '../../profile/resolved-profile.js';
 import { regexBody } from '../../profile/sections/server-metrics.js';
 import type { Clock, TimerHandle } from '../../util/clock.js';
 import { detectPreset, ENGINE_PRESETS, presetSampleNames, type EngineName } from './engine-presets.js';
-import { parseExposition, sampleNames, type Sample } from './exposition.js';
+import { type FamilyTypes, parseExposition, sampleNames, type Sample } from './exposition.js';
 import {
   createEndpointGetter,
   DEFAULT_SCRAPE_LIMITS,
@@ -56,6 +56,11 @@ export interface EndpointLog {
   attempts: number;
   /** Ticks skipped because the previous scrape was still going. */
   skipped: number;
+  /**
+   * The TYPE each family declared in the latest successful scrape (how a `metrics:` extra is reduced);
+   * absent before one, or in a log built without it.
+   */
+  types?: FamilyTypes;
   readonly failures: {
     count: number;
     readonly byKind: Record<ScrapeErrorKind, number>;
@@ -84,7 +89,13 @@ export interface ServerMetricsSession {
   stop(): Promise<readonly EndpointLog[]>;
 }
 
-/** Which metric names are kept for an engine: its preset's names and the extra names of `metrics:`. */
+/** A histogram's or summary's sample names beside its family's (`x_bucket`, `x_sum`, `x_count`). */
+const FAMILY_PARTS = /_(?:bucket|sum|count)$/;
+
+/**
+ * Which metric names are kept for an engine: its preset's names and the extra names of `metrics:` (an exact
+ * name also keeps the `_bucket`, `_sum` and `_count` of a histogram or summary it names).
+ */
 function nameFilter(spec: ServerMetricsSpec, engine: EngineName | null): (name: string) => boolean {
   const names = engine === null ? new Set<string>() : presetSampleNames(ENGINE_PRESETS[engine]);
   const exact = new Set(spec.metrics.filter((m) => regexBody(m) === null));
@@ -92,7 +103,11 @@ function nameFilter(spec: ServerMetricsSpec, engine: EngineName | null): (name: 
     const body = regexBody(m);
     return body === null ? [] : [new RegExp(body)];
   });
-  return (name) => names.has(name) || exact.has(name) || patterns.some((p) => p.test(name));
+  return (name) =>
+    names.has(name) ||
+    exact.has(name) ||
+    (FAMILY_PARTS.test(name) && exact.has(name.replace(FAMILY_PARTS, ''))) ||
+    patterns.some((p) => p.test(name));
 }
 
 /** Which series pass `labels:`: of those that have a label, the ones whose value is wanted. */
@@ -167,6 +182,7 @@ export function startServerMetrics(
         log.failures.at.push({ startUs, kind: parsed.kind });
         return;
       }
+      log.types = parsed.types;
       log.scrapes.push({ startUs, endUs, bytes: outcome.bytes, samples: parsed.samples.filter(labelsPass) });
     };
 

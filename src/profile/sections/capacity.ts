@@ -8,6 +8,12 @@
 import { z } from 'zod';
 import type { ServiceTier } from '../../protocol/chat.js';
 import { formatDurationMs, parseDurationMs } from '../../util/duration.js';
+import {
+  SERVER_CONCEPTS,
+  SERVER_OBJECTIVE_STATS,
+  type ServerConcept,
+  serverStatProblem,
+} from '../../metrics/server-concepts.js';
 import { DURATION_PATTERN as DURATION_SOURCE } from '../field-kinds.js';
 import type { ProfileIssue } from '../profile-issue.js';
 import type { CapacitySpec, ResolvedProfile } from '../resolved-profile.js';
@@ -28,7 +34,8 @@ const duration = z.union([
 ]);
 
 /** A bound on a server concept over each step (`kv_cache_usage.max`): not a latency percentile, fluidity_index nor error_rate. */
-const SERVER_SLO_KEY = /^(?![a-z][a-z0-9_]*_ms\.|fluidity_index\.)[a-z_]+\.(?:max|mean|last|per_s|delta|p50|p90|p99)$/;
+const SERVER_STATS = SERVER_OBJECTIVE_STATS.join('|');
+const SERVER_SLO_KEY = new RegExp(`^(?![a-z][a-z0-9_]*_ms\\.|fluidity_index\\.)[a-z_]+\\.(?:${SERVER_STATS})$`);
 
 const sloRecord = z.record(
   // A latency's name may hold a digit (e2e_ms: the only latency of api: embeddings).
@@ -37,7 +44,9 @@ const sloRecord = z.record(
   z
     .string()
     .regex(
-      /^(?:[a-z][a-z0-9_]*_ms\.p\d+(?:\.\d+)?|fluidity_index\.p\d+(?:\.\d+)?|error_rate|[a-z_]+\.(?:max|mean|last|per_s|delta|p50|p90|p99))$/,
+      new RegExp(
+        `^(?:[a-z][a-z0-9_]*_ms\\.p\\d+(?:\\.\\d+)?|fluidity_index\\.p\\d+(?:\\.\\d+)?|error_rate|[a-z_]+\\.(?:${SERVER_STATS}))$`,
+      ),
       {
         error:
           'expected a latency percentile like ttft_ms.p99, fluidity_index.p1, error_rate or a server concept like kv_cache_usage.max',
@@ -215,6 +224,16 @@ export function checkCapacity(capacity: unknown): ProfileIssue[] {
   if (typeof capacity !== 'object' || capacity === null) return [];
   const fields = capacity as Record<string, unknown>;
   const issues: ProfileIssue[] = [];
+  // A server objective on a statistic its concept's kind lacks would never decide a step (waiting.per_s).
+  if (typeof fields.slo === 'object' && fields.slo !== null)
+    for (const key of Object.keys(fields.slo)) {
+      const dot = key.indexOf('.');
+      const concept = key.slice(0, dot);
+      // A statistic no kind has is the key's pattern's to refuse (sloRecord).
+      if (!SERVER_SLO_KEY.test(key) || !(SERVER_CONCEPTS as readonly string[]).includes(concept)) continue;
+      const problem = serverStatProblem(concept as ServerConcept, key.slice(dot + 1));
+      if (problem !== null) issues.push({ path: ['capacity', 'slo', key], message: problem });
+    }
   if (fields.max_step_duration !== undefined && fields.step_duration !== undefined)
     issues.push({
       path: ['capacity', 'step_duration'],

@@ -76,7 +76,7 @@ const endpointSchema = z.strictObject({
   }),
   metrics: z.array(z.string().min(1)).optional().meta({
     description:
-      'More names to keep beside the preset\'s: a metric name, or a /regex/ over names (e.g. "/^vllm:spec_decode/").',
+      "More names to keep beside the preset's, written as summary.json's extras: a metric name (a histogram's family name keeps its _bucket, _sum and _count), or a /regex/ over names (e.g. \"/^vllm:spec_decode/\").",
   }),
   labels: z
     .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string())

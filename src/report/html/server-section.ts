@@ -192,6 +192,8 @@ const CONCEPT_COLUMNS = [
   'p99',
   'count / increase',
   'per s',
+  'per s max',
+  'per s p99',
   'ratio',
 ];
 
@@ -199,14 +201,42 @@ const CONCEPT_COLUMNS = [
 export function conceptRow(name: string, concept: ServerConceptSummary, withEndpoint: boolean): Cell[] {
   const display = conceptDisplay(name);
   const s = (v: number | null): string => fmt(scaled(v, display.scale));
+  // A statistic absent from results written before it was: shown as none.
+  const o = (v: number | null | undefined): string => (v === undefined ? '–' : s(v));
   const label = display.unit === '' ? name : `${name} (${display.unit})`;
   const sources = concept.sources.join(', ') + (withEndpoint ? `\n@ ${concept.endpoint}` : '');
   const none = '–';
   switch (concept.kind) {
     case 'gauge':
-      return [label, 'gauge', sources, s(concept.mean), s(concept.max), none, none, none, none, none];
+      return [
+        label,
+        'gauge',
+        sources,
+        s(concept.mean),
+        s(concept.max),
+        none,
+        o(concept.p99),
+        none,
+        none,
+        none,
+        none,
+        none,
+      ];
     case 'counter':
-      return [label, 'counter', sources, none, none, none, none, s(concept.delta), s(concept.per_s), none];
+      return [
+        label,
+        'counter',
+        sources,
+        none,
+        none,
+        none,
+        none,
+        s(concept.delta),
+        s(concept.per_s),
+        o(concept.max_per_s),
+        o(concept.p99_per_s),
+        none,
+      ];
     case 'ratio':
       return [
         label,
@@ -217,6 +247,8 @@ export function conceptRow(name: string, concept: ServerConceptSummary, withEndp
         none,
         none,
         `${fmt(concept.hits)} / ${fmt(concept.queries)}`,
+        none,
+        none,
         none,
         s(concept.value),
       ];
@@ -230,6 +262,8 @@ export function conceptRow(name: string, concept: ServerConceptSummary, withEndp
         s(concept.p50),
         s(concept.p99),
         fmt(concept.count),
+        none,
+        none,
         none,
         none,
       ];
@@ -290,6 +324,16 @@ function phaseTables(groups: readonly GroupSummary[], withEndpoint: boolean): Bl
           }
         : { kind: 'paragraph', text: 'No concept had a value in this window.', tone: 'muted' },
     );
+    // The `metrics:` extras by raw name, as stored: no concept's unit applies to them.
+    const extras = Object.entries(summary.extras ?? {}).map(([name, extra]) => conceptRow(name, extra, withEndpoint));
+    if (extras.length > 0)
+      blocks.push({
+        kind: 'table',
+        caption: `metrics: extras over the ${phase} window, in their own units (summary.json groups[].server.${phase}.extras)`,
+        columns: CONCEPT_COLUMNS.map((c) => (c === 'concept (unit)' ? 'name' : c)),
+        numericFrom: 3,
+        rows: extras,
+      });
   }
   return blocks;
 }

@@ -8,6 +8,7 @@ import { worstHealth } from '../../aggregate/worst-health.js';
 import type { CapacityObjective } from '../../aggregate/capacity/capacity-slo.js';
 import type { ServerObjective } from '../../aggregate/capacity/server-objective.js';
 import { kneeSteps, serverKnee } from '../../aggregate/capacity/server-knee.js';
+import { skippedWarning } from '../../aggregate/server-metrics/server-summary.js';
 import type {
   CapacityCost,
   CapacityGroupSummary,
@@ -203,8 +204,8 @@ export function capacityRunResult(
 /**
  * The search's scrapes as a run's (summary.json `server_metrics`, and the warnings): each endpoint's
  * counts summed over every step that scraped, its last error the latest step's (`at_s` from that step's
- * start); its failures said once with the sums (as aggregate/server-metrics/server-summary.ts says a
- * run's), every other warning once. Null when no step scraped.
+ * start), its slowest scrape the slowest of any step; its failures and skipped ticks each said once with
+ * the sums (as aggregate/server-metrics/server-summary.ts says a run's), every other warning once. Null when no step scraped.
  */
 export function searchServerMetrics(steps: readonly StepResult[]): ServerMetricsOutcome | null {
   const outcomes = steps.flatMap((step) => (step.serverMetrics ? [step.serverMetrics] : []));
@@ -227,6 +228,7 @@ export function searchServerMetrics(steps: readonly StepResult[]): ServerMetrics
       failures: seen.failures + endpoint.failures,
       failures_by_kind: kinds,
       last_error: endpoint.last_error ?? seen.last_error,
+      slowest_ms: slowestOf(seen.slowest_ms, endpoint.slowest_ms),
     });
   }
   const endpoints = [...byUrl.values()];
@@ -242,6 +244,16 @@ export function searchServerMetrics(steps: readonly StepResult[]): ServerMetrics
       `server metrics ${e.url}: ${e.failures} of ${e.attempts} scrapes failed over the search's steps (${kinds})${last}; the client's numbers are unaffected`,
     ];
   });
-  const others = outcomes.flatMap((outcome) => outcome.warnings).filter((w) => !w.includes(' scrapes failed ('));
-  return { endpoints, warnings: [...failed, ...new Set(others)] };
+  // Skipped ticks likewise: each step's count is its own.
+  const skipped = endpoints.filter((e) => e.skipped > 0).map((e) => skippedWarning(e, true));
+  const others = outcomes
+    .flatMap((outcome) => outcome.warnings)
+    .filter((w) => !w.includes(' scrapes failed (') && !w.includes(' scrape ticks skipped ('));
+  return { endpoints, warnings: [...failed, ...skipped, ...new Set(others)] };
+}
+
+/** The larger of two steps' slowest scrapes (null or absent: that step had none). */
+function slowestOf(a: number | null | undefined, b: number | null | undefined): number | null {
+  const known = [a, b].filter((x): x is number => typeof x === 'number');
+  return known.length === 0 ? null : Math.max(...known);
 }

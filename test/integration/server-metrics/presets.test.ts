@@ -111,7 +111,8 @@ describe('presets over a window of known values', () => {
     const kept = new Set(log.scrapes.flatMap((s) => s.samples.map((x) => x.name)));
     expect(kept.has('vllm:prompt_tokens_created')).toBe(false);
     expect(kept.has('vllm:cache_config_info')).toBe(false);
-    expect(window.extras.test_step).toEqual({ last: 4, max: 4, mean: 4, delta: 3 });
+    // test_step is a `# TYPE gauge`: reduced as one (an increase would mean nothing).
+    expect(window.extras).toEqual({ test_step: gauge(4, ['test_step']) });
     expect(window.scrapes).toBe(1);
     expect(window.failures).toBe(0);
   });
@@ -132,7 +133,7 @@ describe('presets over a window of known values', () => {
     expect(c.prompt_tokens_per_s).toEqual(counter(d('promptTokens'), seconds, ['vllm:prompt_tokens_total']));
     histogramOf(c, 'server_ttft', 1);
     // A series without the label (test_step) is kept: the filter selects among the series that have it.
-    expect(window.extras.test_step?.last).toBe(4);
+    expect(window.extras.test_step).toMatchObject({ kind: 'gauge', last: 4 });
   });
 
   it('labels as a /regex/ keep the models it matches', async () => {
@@ -254,6 +255,6 @@ describe('presets over a window of known values', () => {
     const { log, window } = await scrapeSteps('llamacpp', { preset: 'vllm' });
     expect(log.engine).toBe('vllm');
     expect(window.concepts).toEqual({});
-    expect(window.extras.test_step?.last).toBe(4);
+    expect(window.extras.test_step).toMatchObject({ kind: 'gauge', last: 4 });
   });
 });

@@ -232,6 +232,7 @@ describe('endpoints and warnings', () => {
         failures: 3,
         failures_by_kind: { timeout: 2, connect: 1 },
         last_error: { kind: 'connect', message: 'ECONNREFUSED', at_s: 2 },
+        slowest_ms: null,
       },
     ]);
     expect(serverWarnings([failing])).toEqual([
@@ -252,7 +253,7 @@ describe('endpoints and warnings', () => {
     expect(serverWarnings([slow])).toEqual([
       'server metrics http://vllm:8000/metrics: 3 scrape ticks skipped (2 scrapes made): the scrape before was still under way (interval 1000 ms; answers took up to 2450 ms); set a longer interval',
     ]);
-    expect(serverEndpoints([slow], 0)[0]).toMatchObject({ skipped: 3, attempts: 2 });
+    expect(serverEndpoints([slow], 0)[0]).toMatchObject({ skipped: 3, attempts: 2, slowest_ms: 2450 });
   });
 
   it('auto that recognised nothing is a warning; a healthy endpoint is none', () => {

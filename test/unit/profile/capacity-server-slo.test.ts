@@ -28,6 +28,22 @@ describe('capacity.slo with a server concept', () => {
     );
   });
 
+  it("takes a gauge's p99 and a counter's max_per_s and p99_per_s; refuses a statistic of another kind", () => {
+    const profile = resolveProfileText(
+      `${scenario}capacity: { slo: { ttft_ms.p99: 500ms, waiting.p99: 8, preemptions.max_per_s: 0, generation_tokens_per_s.p99_per_s: 900 } }\n`,
+      'p.yaml',
+    );
+    expect(parseServerSlo(profile.capacity.slo).map((o) => [o.key, o.limit])).toEqual([
+      ['waiting.p99', 8],
+      ['preemptions.max_per_s', 0],
+      ['generation_tokens_per_s.p99_per_s', 900],
+    ]);
+    expect(formatCapacityPlan(profile)).toContain('preemptions.max_per_s <= 0');
+    expect(profileProblems(`${scenario}capacity: { slo: { ttft_ms.p99: 500ms, waiting.per_s: 1 } }\n`)).toEqual([
+      expect.stringMatching(/waiting\.per_s.*one of max, mean, last, p99 of waiting \(a gauge\)/),
+    ]);
+  });
+
   it('refuses a statistic no server window has, naming the key', () => {
     expect(profileProblems(`${scenario}capacity: { slo: { ttft_ms.p99: 500ms, kv_cache_usage.p42: 1 } }\n`)).toEqual([
       expect.stringMatching(

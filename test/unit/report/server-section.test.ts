@@ -33,6 +33,7 @@ const MEASURED: ServerPhaseSummary = {
       min: 2,
       max: 4,
       mean: 3.5,
+      p99: 3.91,
       sources: ['vllm:num_requests_running'],
       endpoint: ENDPOINT,
     },
@@ -49,6 +50,8 @@ const MEASURED: ServerPhaseSummary = {
       kind: 'counter',
       delta: 20480,
       per_s: 2048,
+      max_per_s: 4096,
+      p99_per_s: 3900.5,
       sources: ['vllm:prompt_tokens_total'],
       endpoint: ENDPOINT,
     },
@@ -68,6 +71,27 @@ const MEASURED: ServerPhaseSummary = {
       p90: 676.5,
       p99: 742.7,
       sources: ['vllm:time_to_first_token_seconds_bucket'],
+      endpoint: ENDPOINT,
+    },
+  },
+  extras: {
+    'vllm:num_requests_swapped': {
+      kind: 'gauge',
+      last: 1,
+      min: 0,
+      max: 3,
+      mean: 1.25,
+      p99: 2.9,
+      sources: ['vllm:num_requests_swapped'],
+      endpoint: ENDPOINT,
+    },
+    'vllm:request_success_total': {
+      kind: 'counter',
+      delta: 120,
+      per_s: 12,
+      max_per_s: 15,
+      p99_per_s: 14.73,
+      sources: ['vllm:request_success_total'],
       endpoint: ENDPOINT,
     },
   },
@@ -194,11 +218,15 @@ describe('the Server section of report.html', () => {
       'p99',
       'count / increase',
       'per s',
+      'per s max',
+      'per s p99',
       'ratio',
     ]);
+    // A gauge's p99 over the phase's seconds where summary.json has it (kv_cache_usage: written before it
+    // was, '–'); a counter's busiest second and the p99 of its per-second rates.
     expect(table?.kind === 'table' && table.rows).toEqual([
-      ['running (requests)', 'gauge', 'vllm:num_requests_running', '3.5', '4', '–', '–', '–', '–', '–'],
-      ['kv_cache_usage (%)', 'gauge', 'vllm:kv_cache_usage_perc', '81.25', '97', '–', '–', '–', '–', '–'],
+      ['running (requests)', 'gauge', 'vllm:num_requests_running', '3.5', '4', '–', '3.91', '–', '–', '–', '–', '–'],
+      ['kv_cache_usage (%)', 'gauge', 'vllm:kv_cache_usage_perc', '81.25', '97', '–', '–', '–', '–', '–', '–', '–'],
       [
         'prompt_tokens_per_s (tokens)',
         'counter',
@@ -209,6 +237,8 @@ describe('the Server section of report.html', () => {
         '–',
         '20,480',
         '2,048',
+        '4,096',
+        '3,901',
         '–',
       ],
       [
@@ -220,6 +250,8 @@ describe('the Server section of report.html', () => {
         '–',
         '–',
         '15,360 / 20,480',
+        '–',
+        '–',
         '–',
         '75',
       ],
@@ -233,6 +265,43 @@ describe('the Server section of report.html', () => {
         '742.7',
         '97',
         '–',
+        '–',
+        '–',
+        '–',
+      ],
+    ]);
+    // The `metrics:` extras, in a table of their own by raw name, as stored (their own units).
+    const extras = blocks.find((b) => b.kind === 'table' && b.caption?.includes('extras'));
+    expect(extras?.kind === 'table' && extras.caption).toBe(
+      'metrics: extras over the measured window, in their own units (summary.json groups[].server.measured.extras)',
+    );
+    expect(extras?.kind === 'table' && extras.rows).toEqual([
+      [
+        'vllm:num_requests_swapped',
+        'gauge',
+        'vllm:num_requests_swapped',
+        '1.25',
+        '3',
+        '–',
+        '2.9',
+        '–',
+        '–',
+        '–',
+        '–',
+        '–',
+      ],
+      [
+        'vllm:request_success_total',
+        'counter',
+        'vllm:request_success_total',
+        '–',
+        '–',
+        '–',
+        '–',
+        '120',
+        '12',
+        '15',
+        '14.73',
         '–',
       ],
     ]);

@@ -59,6 +59,34 @@ describe('parsing', () => {
     expect(serverObjectiveLabel({ key: 'kv_cache_usage.max', limit: 0.95 })).toBe('kv_cache_usage.max <= 95%');
     expect(serverObjectiveLabel({ key: 'server_ttft.p99', limit: 500 })).toBe('server_ttft.p99 <= 500 ms');
     expect(serverObjectiveLabel({ key: 'waiting.mean', limit: 8 })).toBe('waiting.mean <= 8');
+    // A counter's rate is per second: joules a second, not joules.
+    expect(serverObjectiveLabel({ key: 'energy_j.max_per_s', limit: 300 })).toBe('energy_j.max_per_s <= 300 J/s');
+    expect(serverObjectiveLabel({ key: 'energy_j.delta', limit: 300 })).toBe('energy_j.delta <= 300 J');
+    expect(serverObjectiveLabel({ key: 'preemptions.max_per_s', limit: 0 })).toBe('preemptions.max_per_s <= 0');
+  });
+
+  it("takes only the statistics the concept's kind has in its window (else it would never decide)", () => {
+    // Gauges: max, mean, last and the p99 of their per-second values.
+    expect(parseServerObjective('waiting.p99', 30)).toMatchObject({ concept: 'waiting', stat: 'p99', limit: 30 });
+    // Counters: the increase, the average rate and the busiest second's, the p99 of the per-second rates.
+    expect(parseServerObjective('preemptions.max_per_s', 0)).toMatchObject({ stat: 'max_per_s', limit: 0 });
+    expect(parseServerObjective('generation_tokens_per_s.p99_per_s', 5000)).toMatchObject({ stat: 'p99_per_s' });
+    expect(parseServerObjective('preemptions.delta', 0)).toMatchObject({ stat: 'delta' });
+    // Histograms: quantiles and the mean, in ms.
+    expect(parseServerObjective('server_ttft.mean', '300ms')).toMatchObject({ stat: 'mean', limit: 300 });
+    // A statistic of another kind is refused, naming what the concept has.
+    expect(parseServerObjective('waiting.per_s', 1)).toBe(
+      'a server objective bounds one of max, mean, last, p99 of waiting (a gauge), not "per_s"',
+    );
+    expect(parseServerObjective('preemptions.max', 1)).toBe(
+      'a server objective bounds one of delta, per_s, max_per_s, p99_per_s of preemptions (a counter), not "max"',
+    );
+    expect(parseServerObjective('server_ttft.last', 1)).toMatch(
+      /one of p50, p90, p99, mean of server_ttft \(a histogram\)/,
+    );
+    expect(parseServerObjective('prefix_cache_hit_ratio.max', 1)).toMatch(
+      /prefix_cache_hit_ratio is a ratio \(hits \/ queries\): no statistic of it is bounded from above/,
+    );
   });
 
   it('parseCapacitySlo leaves server objectives to parseServerSlo, reports a bad one, and wants a request objective', () => {
@@ -105,6 +133,25 @@ describe('a step held to its server objectives', () => {
     expect(unknown[0]).toEqual({ key: 'kv_cache_usage.max', value: null, limit: 0.95, held: null });
     expect(serverChecks(null, objectives)[0]?.held).toBeNull();
     expect(withServerChecks({ outcome: 'pass', reason: 'ok', spoiled: false }, unknown).outcome).toBe('pass');
+  });
+
+  it("waiting.p99 reads the gauge's p99 over the step's seconds, preemptions.max_per_s the busiest second", () => {
+    const objectives = parseServerSlo({ 'waiting.p99': 10, 'preemptions.max_per_s': 0 });
+    const step = (p99: number | undefined, maxPerS: number | null): ServerPhaseSummary => ({
+      ...window(0.5, 4),
+      concepts: {
+        waiting: { kind: 'gauge', last: 2, min: 0, max: 30, mean: 4, ...(p99 === undefined ? {} : { p99 }), ...at },
+        preemptions: { kind: 'counter', delta: 3, per_s: 0.1, max_per_s: maxPerS, p99_per_s: maxPerS, ...at },
+      },
+    });
+    // A queue that touched 30 in one second of many: its p99 (8) holds where its max would not.
+    expect(serverChecks(step(8, 0), objectives)).toEqual([
+      { key: 'waiting.p99', value: 8, limit: 10, held: true },
+      { key: 'preemptions.max_per_s', value: 0, limit: 0, held: true },
+    ]);
+    expect(serverChecks(step(12, 2), objectives).map((c) => c.held)).toEqual([false, false]);
+    // A window stored before p99 was written has none: not decided by it.
+    expect(serverChecks(step(undefined, null), objectives).map((c) => c.held)).toEqual([null, null]);
   });
 
   it('its crossing: the highest load that held below the lowest that broke it', () => {
