@@ -1,24 +1,27 @@
 /**
  * One owner of the numbers: a run with 429s (some recovered by a retry, some final), failures and open-loop
- * drops, served both as Prometheus' /metrics and as the live dashboard, in-process against the embedded
- * emulator over real sockets. After the run, /metrics' counters, the dashboard's final table and
+ * drops, served both as Prometheus' /metrics and as the live dashboard, in-process against an emulator with
+ * faults and a rate limit over real sockets. After the run, /metrics' counters, the dashboard's final table and
  * summary.json give every group the same ok, failed, throttled and per-class counts: a second place that
- * counted outcomes (or told 429 from failure) its own way would show here.
+ * counted outcomes (or told 429 from failure) its own way would show here. The emulator runs in this process
+ * with the run's emulator config (the embedded child, a node start and a tokenizer load, is not the subject).
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CliContext } from '../../src/cli/context.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import type { LiveStateMessage } from '../../src/report/live/live-feed.js';
-import { MemoryStream } from '../helpers/cli.js';
+import { MemoryStream, withTarget } from '../helpers/cli.js';
+import { useInProcessEmulators } from '../helpers/in-process-emulator.js';
 import { parsePromText, promSamples, promSum } from '../helpers/prometheus-text.js';
 import { readSummary, useRunFolder } from '../helpers/run-folder.js';
 
 const folder = useRunFolder('inferbench-live-views-agree-');
+const emulators = useInProcessEmulators();
 
 describe('/metrics, the dashboard and summary.json', () => {
   it('count every finished request alike: 429s, retries, failures and drops', async () => {
-    folder.writeProfile(
+    const config = folder.writeProfile(
       'emulator',
       `models:
   - id: small-fast-8b
@@ -31,7 +34,6 @@ describe('/metrics, the dashboard and summary.json', () => {
     const profile = folder.writeProfile(
       'agree',
       `name: agree
-target: { emulator_config: emulator.yaml }
 scenarios:
   - name: chat
     models: [small-fast-8b, tight-8b]
@@ -53,16 +55,21 @@ live: { metrics_linger: 20s }
 `,
     );
     const out = join(folder.dir, 'run');
+    const { argv, env } = withTarget(
+      ['run', profile, '--out', out, '--metrics-port', '0', '--dashboard', '0', '--quiet'],
+      { PATH: process.env.PATH },
+      await emulators.start({ configPath: config }),
+    );
     const stderr = new MemoryStream();
     const ctx: CliContext = {
       stdout: new MemoryStream(),
       stderr,
-      env: { PATH: process.env.PATH },
+      env,
       cwd: folder.dir,
       interrupt: new AbortController().signal,
       exitCode: 0,
     };
-    const run = runCli(['run', profile, '--out', out, '--metrics-port', '0', '--dashboard', '0', '--quiet'], ctx);
+    const run = runCli(argv, ctx);
     // The run has ended and its results are written once /metrics waits for its last scrape; the dashboard
     // is up until then too.
     let metricsUrl: string | undefined;

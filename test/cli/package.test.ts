@@ -69,6 +69,8 @@ describe('npm pack, installed into an empty folder', () => {
     expect(packed?.filename).toBe(`inferbench-${VERSION}.tgz`);
     const paths = (packed?.files ?? []).map((file) => file.path);
     expect(paths).toContain('dist/cli/main.js');
+    // The Grafana dashboard the docs point to (grafana-dashboard.test.ts checks its queries).
+    expect(paths).toContain('profiles/grafana/inferbench-dashboard.json');
     expect(paths.filter((path) => /(^|\/)bench(\/|$)|^dist-bench\/|known-timing/.test(path))).toEqual([]);
     expect(existsSync(join(dir, 'node_modules', 'inferbench', 'dist', 'bench'))).toBe(false);
   });

@@ -119,10 +119,12 @@ describe('profiles/dataset-sharegpt.yaml against a recording server', () => {
   }, async () => {
     const server = await startVllmLikeServer({ tokens: 2 });
     servers.push(server);
+    // An open loop of 20/s: ~20 requests use the 3 entries up; a closed loop on this server, which answers
+    // at once, sent as many as the client could for the whole second.
     const profile = join(dir, 'exhaust.yaml');
     writeFileSync(
       profile,
-      `name: exhaust\nscenarios:\n  - name: few\n    load: { concurrency: 1 }\n    duration: 1s\n    prompt: { dataset: { path: ${SAMPLE}, limit: 3, sample: without_replacement } }\n`,
+      `name: exhaust\nscenarios:\n  - name: few\n    load: { mode: rate, rate: 20, arrival: constant }\n    duration: 1s\n    prompt: { dataset: { path: ${SAMPLE}, limit: 3, sample: without_replacement } }\n`,
     );
     const out = join(dir, 'exhaust');
     const result = await runCliInProcess(['run', profile, '--base-url', server.url, '--out', out], { cwd: dir });

@@ -36,12 +36,14 @@ describe('a dataset that runs out with --workers', () => {
     const profile = folder.writeProfile(
       'exhaust',
       // The tiny tokenizer: token counts are not the subject, and o200k would build in each worker thread.
+      // An open loop of 20/s: the ~30 requests of 1.5 s run the 3 entries out in both workers; a closed loop
+      // on this server, which answers at once, sent as many requests as two threads could (seconds of CPU).
       `name: exhaust
 target: { tokenizer: ${JSON.stringify(TINY_TOKENIZER)} }
 scenarios:
   - name: few
     models: [${VLLM_MODEL}]
-    load: { concurrency: 2 }
+    load: { mode: rate, rate: 20, arrival: constant }
     duration: 1500ms
     prompt: { dataset: { path: ${SAMPLE}, limit: 3, sample: without_replacement } }
 `,

@@ -14,10 +14,32 @@ const root = mkdtempSync(join(tmpdir(), 'inferbench-compare-unit-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 let n = 0;
-async function input(options: FixtureOptions) {
+type Input = Awaited<ReturnType<typeof loadInput>>;
+async function loadInput(options: FixtureOptions) {
   const fixture = makeRunDir(join(root, `run-${n++}`), options);
   const run = await loadRun(fixture.dir);
   return { dir: run.dir, summary: run.summary, requests: await loadRequestValues(run.dir) };
+}
+/**
+ * A generated run, made once per options (the fixture's histograms and requests.csv are most of the file's
+ * CPU); frozen deeply, so a test that changes a run must copy it (as they do, with spreads).
+ */
+const made = new Map<string, Promise<Input>>();
+function input(options: FixtureOptions): Promise<Input> {
+  const key = JSON.stringify(options);
+  let run = made.get(key);
+  if (run === undefined) {
+    run = loadInput(options).then(deepFreeze);
+    made.set(key, run);
+  }
+  return run;
+}
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value) && !ArrayBuffer.isView(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
 }
 
 describe('compareRuns', () => {

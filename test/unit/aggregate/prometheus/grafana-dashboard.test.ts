@@ -1,10 +1,10 @@
 /**
  * profiles/grafana/inferbench-dashboard.json (shipped with the package): a Grafana dashboard an import
  * can read (schemaVersion, panels with targets, the DS_PROMETHEUS input every query uses), and every
- * metric name its PromQL uses is one the live exporter serves; `npm pack` ships it. The queries themselves run against a real
- * Prometheus in test/integration/prometheus/.
+ * metric name its PromQL uses is one the live exporter serves. That `npm pack` ships it is checked on the
+ * one pack of test/cli/package.test.ts. The queries themselves run against a real Prometheus in
+ * test/integration/prometheus/.
  */
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -87,12 +87,5 @@ describe('the Grafana dashboard', () => {
       'Rate-limit headroom',
     ])
       expect(titles).toContain(title);
-  });
-
-  it('is in the package npm pack makes', { tags: ['tool'], timeout: 30_000 }, () => {
-    const packed = JSON.parse(
-      execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8' }),
-    ) as { files: { path: string }[] }[];
-    expect(packed[0]?.files.map((file) => file.path)).toContain('profiles/grafana/inferbench-dashboard.json');
   });
 });
