@@ -11,9 +11,14 @@ import { HARNESS_LIMITS, SCHEDULE_LAG_WARNING, scheduleLagWarning } from '../har
 
 type Spread = HarnessHealth['schedule_lag_ms'];
 
-/** `health` with the tested requests' schedule lag in place of the whole step's (null: kept as measured). */
+/**
+ * `health`, its schedule-lag warning judged again over the tested requests: dropped when they were on time,
+ * kept (with their figure) when not. Only a warning is judged again: the run's monitor stays the one judge
+ * of a step it found healthy (and a test's stub of it). null tested lag: kept as measured.
+ */
 export function stepHealth(health: HarnessHealth, testedLagMs: Spread | null): HarnessHealth {
-  if (testedLagMs === null) return health;
+  const lagWarned = health.warnings.some((warning) => warning.includes(SCHEDULE_LAG_WARNING));
+  if (testedLagMs === null || !lagWarned) return health;
   const warnings = health.warnings.filter((warning) => !warning.includes(SCHEDULE_LAG_WARNING));
   const lagOver = testedLagMs.p99 > HARNESS_LIMITS.scheduleLagP99Ms;
   if (lagOver) warnings.push(`${scheduleLagWarning(testedLagMs.p99)} (the requests its tests read)`);

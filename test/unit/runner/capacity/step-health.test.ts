@@ -101,4 +101,14 @@ describe('stepHealth', () => {
   it('keeps the whole step as measured when no tested request carried a lag (a closed loop)', () => {
     expect(stepHealth(whole, null)).toBe(whole);
   });
+
+  it('keeps a step the run found healthy as it is: only a lag warning is judged again', () => {
+    const healthy: HarnessHealth = {
+      ...whole,
+      schedule_lag_ms: { p50: 1, p99: 2, max: 3 },
+      warnings: [],
+      client_bottleneck: false,
+    };
+    expect(stepHealth(healthy, { p50: 4, p99: 14, max: 20 })).toBe(healthy);
+  });
 });
