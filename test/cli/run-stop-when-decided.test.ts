@@ -6,6 +6,9 @@
  * borderline one (1% slow answers against a p99) runs its 3 s to the end. `validate` says which thresholds
  * can stop a run early. With --workers the coordinator decides on the merged numbers. Timing bounds are
  * generous on purpose (a shared machine).
+ * Slow: each run sends the few hundred requests a p99 needs to decide, in real time (about 13 s of CPU in
+ * all); the inner loop has the same decisions in virtual time (test/unit/runner/decided-stop-virtual-time.test.ts).
+ * @module-tag slow
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -106,8 +109,6 @@ describe('inferbench run with stop_when_decided', () => {
 
   it('a borderline one (1% slow answers against a p99) is not decided in 3 s: it runs to its end', {
     timeout: 60_000,
-    // Seconds of real time on purpose: it must run to its end.
-    tags: ['slow'],
   }, async () => {
     server = await startKnownLatencyServer({ fastMs: 5, slowMs: 600, slowShare: 0.01, seed: 3 });
     const path = profile('borderline', {
