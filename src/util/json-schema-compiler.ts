@@ -12,8 +12,12 @@
  * scenarios, loads or groups name it. The key keeps the schema's key order (which orders ajv's checks of
  * `properties`, hence the first error reported), so two schemas share a validator only when they are the
  * same text. The cache is bounded (least recently used out first).
+ *
+ * ajv itself is loaded on the first compile too (a CommonJS module, so synchronously): most runs check no
+ * schema, and every worker thread of `run --workers` imports this module (loading ajv is about 80 ms of CPU).
  */
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import { createRequire } from 'node:module';
+import type { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv';
 
 export type { ValidateFunction } from 'ajv';
@@ -25,14 +29,13 @@ let ajv: Ajv2020 | undefined;
 /** Schema JSON (without `$schema`) -> its validator, or the error compiling it threw. */
 const compiled = new Map<string, { readonly schema: object; readonly result: ValidateFunction | Error }>();
 
+const require = createRequire(import.meta.url);
+
 function instance(): Ajv2020 {
-  ajv ??= new Ajv2020({
-    strict: false,
-    allErrors: false,
-    validateFormats: false,
-    addUsedSchema: false,
-    logger: false,
-  });
+  if (ajv === undefined) {
+    const { Ajv2020: Ajv } = require('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js');
+    ajv = new Ajv({ strict: false, allErrors: false, validateFormats: false, addUsedSchema: false, logger: false });
+  }
   return ajv;
 }
 
