@@ -114,6 +114,7 @@ async function workerStarts(count: number): Promise<StartSample[]> {
           version: 'bench',
           proxy: null,
           tickIntervalMs: 1000,
+          harnessRampMs: 0,
           clockAnchorMs: monotonicAnchorMs(),
         },
         { events: () => undefined, idle: () => undefined },

@@ -66,6 +66,7 @@ export async function runProfileInWorkers(options: RunProfileOptions, pool: Work
           version: env.version,
           proxy: target.proxy ?? null,
           tickIntervalMs: control.tickIntervalMs ?? 1000,
+          harnessRampMs: control.harnessRampMs ?? 0,
           clockAnchorMs: pool.clockAnchorMs,
         },
         {

@@ -26,6 +26,8 @@ export interface WorkerInit {
   readonly version: string;
   readonly proxy: ProxySettings | null;
   readonly tickIntervalMs: number;
+  /** RunControl.harnessRampMs of the coordinator's run (0: none). */
+  readonly harnessRampMs: number;
   /**
    * The coordinator thread's (monotonic clock - performance.now()) in ms: each thread's performance.now()
    * starts with the thread, so a worker shifts its clocks by the difference (util/clock.ts) and every

@@ -35,6 +35,7 @@ export async function runWorkerShare(init: WorkerInit, port: MessagePort, cpuPro
       control: {
         interrupt: interrupt.signal,
         tickIntervalMs: init.tickIntervalMs,
+        harnessRampMs: init.harnessRampMs,
         shard: init.share,
         startGate: ({ profile, tokenizer }) => {
           post({ type: 'ready', profile, workloadHash: defaultRunnerDeps.workloadHash(profile), tokenizer });

@@ -29,7 +29,6 @@ import {
 import { runProfileInWorkers, type WorkerPoolOptions } from '../run-in-workers.js';
 import type { ServerMetricsOutcome } from '../server-scraping.js';
 import type { StoredBlock } from './step-block.js';
-import { stepHealth } from './step-health.js';
 import { StepMonitor } from './step-monitor.js';
 import { stepProfile } from './step-profile.js';
 
@@ -171,6 +170,8 @@ function runPart(
     control: {
       interrupt: stop,
       tickIntervalMs: Math.min(250, context.spec.blockMs),
+      // The first block is read by no test; there the fresh threads and connections send late by design.
+      harnessRampMs: context.spec.blockMs,
       serverMetricsEnv: scrape ? (context.serverMetricsEnv ?? null) : null,
     },
     env: {
@@ -204,7 +205,7 @@ function partResult(
   let reason =
     decision?.reason ??
     `undecided after ${(durationMs / 1000).toFixed(0)} s: ${tests.map((t) => t.description).join('; ')}`;
-  const harness = stepHealth(result.harness, monitor.testedScheduleLagMs());
+  const harness = result.harness;
   let spoiled = true;
   if (context.interrupt.aborted) {
     outcome = 'inconclusive';

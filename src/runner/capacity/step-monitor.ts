@@ -7,7 +7,6 @@
  * undecided otherwise, until the step's time is up. The first block is ramp-up (connections opening, the
  * first arrivals) and is read by no test, nor are the blocks of the step's warmup (rampBlocks).
  */
-import { createHistogram } from 'node:perf_hooks';
 import type { CapacityObjective } from '../../aggregate/capacity/capacity-slo.js';
 import { ExceedanceSprt } from '../../aggregate/capacity/exceedance-sprt.js';
 import type { ProgressSnapshot } from '../../aggregate/types.js';
@@ -76,8 +75,6 @@ export class StepMonitor {
   #decision: StepDecision | null = null;
   /** Requests in flight when each block closed. */
   readonly #inFlight: number[] = [];
-  /** Schedule lag (µs) of the requests the tests read: those of the blocks after the ramp. */
-  readonly #testedLag = createHistogram();
 
   constructor(options: StepMonitorOptions) {
     this.#options = options;
@@ -105,24 +102,8 @@ export class StepMonitor {
     const endUs = Number.isNaN(record.endUs) ? record.launchUs : record.endUs;
     const index = Math.max(0, Math.floor((endUs - this.#startUs) / (this.#options.blockMs * 1000)));
     // A record of a block already closed (very late) counts in the next open one.
-    const blockIndex = Math.max(index, this.#closed);
-    this.#block(blockIndex).add(record, values);
-    const lagUs = values.schedule_lag_us;
-    // RecordableHistogram takes integers >= 1 (as the harness monitor's).
-    if (blockIndex >= this.rampBlocks && !Number.isNaN(lagUs)) this.#testedLag.record(Math.max(1, Math.round(lagUs)));
-  }
-
-  /**
-   * The schedule lag (ms) of the requests the step's tests read, the blocks after the ramp: what a late send
-   * could have added to the latencies they judge (open loop: a latency runs from the scheduled arrival).
-   * The ramp's first sends are late by design (threads and connections starting) and read by no test.
-   * null: no such request carried a lag (a closed loop, or nothing after the ramp).
-   */
-  testedScheduleLagMs(): { p50: number; p99: number; max: number } | null {
-    const lag = this.#testedLag;
-    if (lag.count === 0) return null;
-    const ms = (us: number): number => Math.round(us) / 1000;
-    return { p50: ms(lag.percentile(50)), p99: ms(lag.percentile(99)), max: ms(lag.max) };
+    const block = this.#block(Math.max(index, this.#closed));
+    block.add(record, values);
   }
 
   /** Called about once a block: closes the blocks that are over and returns the decision once there is one. */
