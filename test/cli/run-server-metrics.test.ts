@@ -264,6 +264,11 @@ describe('a broken metrics endpoint changes no client number', () => {
       // machine: neither is a reading problem; a file it cannot read is 2).
       const compared = await runCliInProcess(['compare', join(folder.dir, 'baseline'), run.out]);
       expect([0, 5, 99], compared.stderr).toContain(compared.code);
+      if (compared.code === 5)
+        expect(
+          readSummary(join(folder.dir, 'baseline')).harness.client_bottleneck || run.summary.harness.client_bottleneck,
+          `exit 5 with neither run's client busy: ${compared.stdout}`,
+        ).toBe(true);
       // The 50 MB were never all sent: the scraper stopped reading past its limit and closed the connection.
       if (beside50MB) expect(huge.hugeBytesWritten()).toBeLessThan(40 * 1024 * 1024);
     },

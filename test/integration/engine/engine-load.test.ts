@@ -233,6 +233,11 @@ compare:
     // of the same engine: TTFT 26.6 -> 54.1 ms, e2e 339 -> 669 ms, its schedule lag p99 29 ms): the change was
     // found and, rightly, not called.
     expect([0, 5, 99], `${seen}\n${same.stdout}`).toContain(same.code);
+    if (same.code === 5)
+      expect(
+        readSummary(baseline).harness.client_bottleneck || readSummary(again).harness.client_bottleneck,
+        `exit 5 with neither run's client busy: ${same.stdout}`,
+      ).toBe(true);
   });
 
   it('two shards run at once against one engine, merged, equal one run: requests and token totals exactly', async () => {
