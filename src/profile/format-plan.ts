@@ -71,7 +71,10 @@ function formatMaxErrorRate(m: MaxErrorRateSpec): string {
 
 function formatRequest(s: ResolvedScenario, bodyShape: ApiBodyShape | undefined): string {
   if (s.api === undefined || bodyShape === undefined) return JSON.stringify(s.request);
-  return `${JSON.stringify(bodyShape(s.api, s.request))} (the ${s.api} body, the workload's prompt in place of "<prompt>")`;
+  // Each request's output length (the prompt row's) is its max_completion_tokens, under the API's own name.
+  const output = s.prompt.outputTokens || s.prompt.dataset?.outputTokens === 'dataset';
+  const request = output ? { ...s.request, max_completion_tokens: '<output>' } : s.request;
+  return `${JSON.stringify(bodyShape(s.api, request))} (the ${s.api} body, the workload's prompt and output length in place of "<prompt>" and "<output>")`;
 }
 
 function formatScenario(s: ResolvedScenario, groupKeys: readonly string[], bodyShape?: ApiBodyShape): string {

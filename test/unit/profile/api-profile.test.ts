@@ -45,6 +45,7 @@ describe('api', () => {
   - { name: c, models: [m], requests: 1, request: { temperature: 0.5, stop: ["x"] } }
   - { name: e, api: embeddings, models: [m], requests: 1 }
   - { name: m, api: messages, models: [m], requests: 1, request: { temperature: 0.5, stop: ["x"] } }
+  - { name: o, api: messages, models: [m], requests: 1, prompt: { input_tokens: 8, output_tokens: 16 } }
 `,
         'p.yaml',
       ),
@@ -55,9 +56,11 @@ describe('api', () => {
       // chat: the request fields as before.
       '  request    {"stream":true,"stop":["x"],"temperature":0.5,"stream_options":{"include_usage":true}}',
       // An embeddings request is never streamed, whatever the scenario's defaults.
-      '  request    {"input":"<prompt>","encoding_format":"float"} (the embeddings body, the workload\'s prompt in place of "<prompt>")',
+      '  request    {"input":"<prompt>","encoding_format":"float"} (the embeddings body, the workload\'s prompt and output length in place of "<prompt>" and "<output>")',
       // Messages: no stream_options, stop as stop_sequences, Anthropic's required max_tokens.
-      '  request    {"stream":true,"temperature":0.5,"messages":[{"role":"user","content":"<prompt>"}],"max_tokens":4096,"stop_sequences":["x"]} (the messages body, the workload\'s prompt in place of "<prompt>")',
+      '  request    {"stream":true,"temperature":0.5,"messages":[{"role":"user","content":"<prompt>"}],"max_tokens":4096,"stop_sequences":["x"]} (the messages body, the workload\'s prompt and output length in place of "<prompt>" and "<output>")',
+      // An output length set: each request's, as max_tokens (Anthropic's default of 4096 only without one).
+      '  request    {"stream":true,"messages":[{"role":"user","content":"<prompt>"}],"max_tokens":"<output>"} (the messages body, the workload\'s prompt and output length in place of "<prompt>" and "<output>")',
     ]);
   });
 
