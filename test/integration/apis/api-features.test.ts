@@ -363,9 +363,11 @@ capacity:
     expect(steps.length).toBeGreaterThanOrEqual(1);
     for (const step of steps) {
       // Every step is judged FAIL on the API's metric; a step the loaded harness spoiled is INCONCLUSIVE
-      // and says what its test found (a loaded machine spoiled every step of one fresh-clone run).
+      // and says what it had found (a loaded machine spoiled every step of one fresh-clone run): its test's
+      // FAIL, or, when the client's event loop stalled (368 ms at p99 in one fresh clone) and the requests in
+      // flight piled up behind it, the saturation signal.
       if (step['outcome'] === 'inconclusive')
-        expect(step['reason']).toMatch(new RegExp(`was: FAIL: .*${row.metric}\\.p90`));
+        expect(step['reason']).toMatch(new RegExp(`was: (?:FAIL: .*${row.metric}\\.p90|saturated: )`));
       else expect(step['outcome']).toBe('fail');
       expect(Number(step['requests'])).toBeGreaterThan(0);
       expect(step['failed']).toBe('0');
