@@ -12,6 +12,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { ServerMetricsSpec } from '../../src/profile/resolved-profile.js';
+import type { ServerScrape } from '../../src/client/server-metrics/scraper.js';
 
 export type EngineBody =
   | 'vllm'
@@ -366,4 +367,9 @@ export function endpointSpec(url: string, overrides: Partial<ServerMetricsSpec> 
     apiKeyEnv: null,
     ...overrides,
   };
+}
+
+/** The known-values step a scrape of this server saw (its `test_step` gauge). */
+export function stepOf(scrape: ServerScrape): number | undefined {
+  return scrape.samples.find((sample) => sample.name === 'test_step')?.value;
 }

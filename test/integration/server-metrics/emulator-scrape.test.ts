@@ -12,6 +12,7 @@ import type { ChatCompletionResponse } from '../../../src/protocol/chat.js';
 import { systemClock } from '../../../src/util/clock.js';
 import { endpointSpec } from '../../helpers/engine-metrics-server.js';
 import { KEY, chat } from '../emulator/support.js';
+import { until } from '../../helpers/until.js';
 
 let emulator: Emulator;
 beforeAll(async () => {
@@ -20,14 +21,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await emulator.close();
 });
-
-async function until(condition: () => boolean, what: string, limitMs = 10_000): Promise<void> {
-  const start = Date.now();
-  while (!condition()) {
-    if (Date.now() - start > limitMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 describe('scraping the emulator', () => {
   it('recognises vLLM; token increases equal the answered usage; TTFT counts every answer', async () => {

@@ -15,23 +15,15 @@ import { systemClock } from '../../../src/util/clock.js';
 import {
   type EngineMetricsServer,
   endpointSpec,
+  stepOf,
   startEngineMetricsServer,
 } from '../../helpers/engine-metrics-server.js';
+import { until } from '../../helpers/until.js';
 
 const servers: EngineMetricsServer[] = [];
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
-
-const stepOf = (scrape: ServerScrape): number | undefined => scrape.samples.find((s) => s.name === 'test_step')?.value;
-
-async function until(condition: () => boolean, what: string, limitMs = 10_000): Promise<void> {
-  const start = Date.now();
-  while (!condition()) {
-    if (Date.now() - start > limitMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 const METRICS = [
   'test_step',

@@ -15,24 +15,16 @@ import {
   type EngineBody,
   type EngineMetricsServer,
   endpointSpec,
+  stepOf,
   knownValues,
   startEngineMetricsServer,
 } from '../../helpers/engine-metrics-server.js';
+import { until } from '../../helpers/until.js';
 
 const servers: EngineMetricsServer[] = [];
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
-
-const stepOf = (scrape: ServerScrape): number | undefined => scrape.samples.find((s) => s.name === 'test_step')?.value;
-
-async function until(condition: () => boolean, what: string, limitMs = 10_000): Promise<void> {
-  const start = Date.now();
-  while (!condition()) {
-    if (Date.now() - start > limitMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 /** Scrapes `engine` at step 1, then at step 4; the log and the window from the last step-1 scrape to the first step-4 one. */
 async function scrapeSteps(engine: EngineBody, overrides: Partial<ServerMetricsSpec> = {}) {

@@ -18,19 +18,12 @@ import {
   startEngineMetricsServer,
   type EngineMetricsServer,
 } from '../../helpers/engine-metrics-server.js';
+import { until } from '../../helpers/until.js';
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
   await Promise.all(cleanups.splice(0).map((f) => f()));
 });
-
-async function until(condition: () => boolean, what: string, limitMs = 15_000): Promise<void> {
-  const start = Date.now();
-  while (!condition()) {
-    if (Date.now() - start > limitMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 async function scraping(
   overrides: Partial<ServerMetricsSpec> = {},
