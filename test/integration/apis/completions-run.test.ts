@@ -87,10 +87,12 @@ describe('api: completions against a completions server', () => {
     const seen = await run('', 10);
     const lags: number[] = [];
     const itlLags: number[] = [];
+    const emptyFirstUs: number[] = [];
     for (const { record, values } of seen) {
       const { arrivedUs, textWrittenUs } = served(record);
-      // The empty event came at once; the first token not before FIRST_TEXT_MS, on both sides.
-      expect(record.firstChunkUs).toBeLessThan(record.firstTokenUs - 30_000);
+      // The empty event came first; the first token not before FIRST_TEXT_MS, on both sides.
+      expect(record.firstChunkUs).toBeLessThan(record.firstTokenUs);
+      emptyFirstUs.push(record.firstTokenUs - record.firstChunkUs);
       expect(textWrittenUs[0]! - arrivedUs).toBeGreaterThanOrEqual(FIRST_TEXT_MS * 1000 - 1_000);
       expect(values.ttft_us).toBe(record.firstTokenUs - record.latencyStartUs);
       expect(values.ttft_us).toBeGreaterThanOrEqual(FIRST_TEXT_MS * 1000 - 1_000);
@@ -102,6 +104,9 @@ describe('api: completions against a completions server', () => {
         (t === 0 ? lags : itlLags).push(lag);
       });
     }
+    // The empty event at once, well before the first token (the median of ten: a fresh clone's process once
+    // stalled 33 ms right after a request arrived, and read the empty event 7 ms before the first token).
+    expect(median(emptyFirstUs)).toBeGreaterThan(30_000);
     // Within a millisecond (the median of ten: a loaded machine may deschedule the process once or twice).
     expect(median(lags)).toBeLessThanOrEqual(1_000);
     expect(median(itlLags)).toBeLessThanOrEqual(1_000);
