@@ -16,7 +16,14 @@
 import type { ServerResponse } from 'node:http';
 import { nowUs } from '../../src/util/clock.js';
 import { o200kTokenizer } from '../../src/util/tokenizer.js';
-import { startTestServer, type TestServer, sendJson, openAiError, parseJsonBody } from './fault-servers.js';
+import {
+  startTestServer,
+  type TestServer,
+  sendJson,
+  openAiError,
+  parseJsonBody,
+  answeredBesidesPath,
+} from './fault-servers.js';
 
 export const MODEL = 'embeddings-model';
 export const SHORT_MODEL = 'embeddings-short';
@@ -71,14 +78,7 @@ export async function startEmbeddingsServer(options: EmbeddingsServerOptions): P
   const tokenizer = o200kTokenizer();
   const server = await startTestServer((request, res, index) => {
     const arrivedUs = nowUs();
-    if (request.method === 'GET' && request.url.endsWith('/v1/models')) {
-      sendJson(res, 200, { object: 'list', data: [{ id: MODEL, object: 'model', created: 0, owned_by: 'test' }] });
-      return;
-    }
-    if (request.method !== 'POST' || !request.url.endsWith('/v1/embeddings')) {
-      openAiError(res, 404, `Unknown path ${request.url}`, 'not_found_error');
-      return;
-    }
+    if (answeredBesidesPath(request, res, '/v1/embeddings', MODEL)) return;
     const body = parseJsonBody(request);
     const inputs = body === null ? null : inputsOf(body.input);
     if (body === null || inputs === null || body.messages !== undefined) {

@@ -203,6 +203,27 @@ export function openAiError(res: ServerResponse, status: number, message: string
   sendJson(res, status, { error: { message, type, param: null, code: null } });
 }
 
+/**
+ * The routes a test server of one OpenAI API shares with the others: GET /v1/models lists `model`, and any
+ * request but POST `path` gets OpenAI's 404. True when it answered (the caller is done with the request).
+ */
+export function answeredBesidesPath(
+  request: CapturedRequest,
+  res: ServerResponse,
+  path: string,
+  model: string,
+): boolean {
+  if (request.method === 'GET' && request.url.endsWith('/v1/models')) {
+    sendJson(res, 200, { object: 'list', data: [{ id: model, object: 'model', created: 0, owned_by: 'test' }] });
+    return true;
+  }
+  if (request.method !== 'POST' || !request.url.endsWith(path)) {
+    openAiError(res, 404, `Unknown path ${request.url}`, 'not_found_error');
+    return true;
+  }
+  return false;
+}
+
 /** A captured request's body as a JSON object; null when it is not one. */
 export function parseJsonBody(request: CapturedRequest): Record<string, unknown> | null {
   try {

@@ -25,7 +25,14 @@
 import type { ServerResponse } from 'node:http';
 import { nowUs } from '../../src/util/clock.js';
 import { o200kTokenizer } from '../../src/util/tokenizer.js';
-import { startTestServer, type TestServer, sendJson, openAiError, parseJsonBody } from './fault-servers.js';
+import {
+  startTestServer,
+  type TestServer,
+  sendJson,
+  openAiError,
+  parseJsonBody,
+  answeredBesidesPath,
+} from './fault-servers.js';
 import { orderedSchedule } from './ordered-timers.js';
 
 export const MODEL = 'responses-model';
@@ -93,14 +100,7 @@ export async function startResponsesServer(options: ResponsesServerOptions): Pro
   const tokenizer = o200kTokenizer();
   const server = await startTestServer((request, res, index) => {
     const arrivedUs = nowUs();
-    if (request.method === 'GET' && request.url.endsWith('/v1/models')) {
-      sendJson(res, 200, { object: 'list', data: [{ id: MODEL, object: 'model', created: 0, owned_by: 'test' }] });
-      return;
-    }
-    if (request.method !== 'POST' || !request.url.endsWith('/v1/responses')) {
-      openAiError(res, 404, `Unknown path ${request.url}`, 'not_found_error');
-      return;
-    }
+    if (answeredBesidesPath(request, res, '/v1/responses', MODEL)) return;
     const body = parseJsonBody(request);
     if (body === null || body.input === undefined || body.messages !== undefined || body.stream_options !== undefined) {
       openAiError(
