@@ -8,15 +8,11 @@
  */
 import { InferbenchError } from '../../errors.js';
 import type { ChatMessage } from '../../protocol/chat.js';
+import { oneUserTextProblem } from './one-user-text.js';
 
-/** Why `messages` cannot be a completions prompt (one user message of text); null when it can. */
+/** Why `messages` cannot be a completions prompt (one user message of text); null when they can. */
 export function completionsPromptProblem(messages: readonly ChatMessage[]): string | null {
-  if (messages.length !== 1) return `a completions prompt is one text, but this prompt has ${messages.length} messages`;
-  const message = messages[0] as ChatMessage;
-  if (message.role !== 'user')
-    return `a completions prompt is the user's text, but this message's role is ${message.role}`;
-  if (typeof message.content !== 'string') return 'a completions prompt is text, but this message has content parts';
-  return null;
+  return oneUserTextProblem(messages, 'a completions prompt');
 }
 
 /** The completions body of `chat` (a new object: the chat body is not changed). */

@@ -11,18 +11,14 @@
  */
 import { InferbenchError } from '../../errors.js';
 import type { ChatMessage } from '../../protocol/chat.js';
+import { oneUserTextProblem } from './one-user-text.js';
 
 /** Fields of a chat body that are the workload's own and never sent to embeddings. */
 const CHAT_ONLY = new Set(['messages', 'stream', 'stream_options', 'max_completion_tokens']);
 
 /** Why `messages` cannot be an embeddings input (one user message of text); null when they can. */
 export function embeddingsPromptProblem(messages: readonly ChatMessage[]): string | null {
-  if (messages.length !== 1) return `an embeddings input is one text, but this prompt has ${messages.length} messages`;
-  const message = messages[0] as ChatMessage;
-  if (message.role !== 'user')
-    return `an embeddings input is the user's text, but this message's role is ${message.role}`;
-  if (typeof message.content !== 'string') return 'an embeddings input is text, but this message has content parts';
-  return null;
+  return oneUserTextProblem(messages, 'an embeddings input');
 }
 
 function inputText(chat: Readonly<Record<string, unknown>>): string {
