@@ -2,8 +2,10 @@
  * `run --workers N` on real sockets: two worker threads send the same prompts as one thread and their
  * results merge exactly (the same counts and histogram totals, requests.csv with a row per request and
  * unique ids, per-worker health in summary.json); an open loop split over workers drops nothing and its
- * time series adds up; a target that cannot be reached fails as it does in one thread; Ctrl-C stops every
- * worker and keeps what was measured; a bad --workers is a usage error.
+ * time series adds up (both from one profile of the two loops, run once in one thread and once in two);
+ * a target that cannot be reached fails as it does in one thread; Ctrl-C stops every worker and keeps
+ * what was measured; a bad --workers is a usage error. Each run in threads starts two of them (about a
+ * CPU-second each on this machine), so the file makes as few such runs as its checks need: three.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -30,14 +32,6 @@ function requestRows(dir: string): Record<string, string>[] {
   return parseCsvRecords(readFileSync(join(dir, 'requests.csv'), 'utf8')).records;
 }
 
-/** The user message of every chat request the server received since `from`, sorted. */
-function promptsSince(from: number): string[] {
-  return server.bodies
-    .slice(from)
-    .map((body) => JSON.stringify(body['messages']))
-    .sort();
-}
-
 function onlyGroup(summary: RunSummary) {
   const group = summary.groups[0];
   if (group === undefined) throw new Error(`${summary.run_id} has no group`);
@@ -58,93 +52,120 @@ ${TARGET}scenarios:
     seed: 11
 `;
 
-describe('run --workers', () => {
-  it('sends the prompts of one thread and merges into the numbers of one run', async () => {
-    const path = folder.writeProfile('closed', closedLoop);
-    const run = async (out: string, extra: string[]): Promise<string> => {
-      const dir = join(folder.dir, out);
-      const result = await runCliInProcess(['run', path, '--base-url', server.url, '--out', dir, ...extra], {
-        cwd: folder.dir,
-      });
-      expect(result.code, result.stderr).toBe(0);
-      return dir;
-    };
-    const before = server.bodies.length;
-    const single = await run('single', []);
-    const singlePrompts = promptsSince(before);
-    const middle = server.bodies.length;
-    const threaded = await run('threaded', ['--workers', '2']);
-    // Warmups included: both sent 32 requests, and exactly the same prompts.
-    expect(singlePrompts).toHaveLength(32);
-    expect(promptsSince(middle)).toEqual(singlePrompts);
-
-    const one = readSummary(single);
-    const two = readSummary(threaded);
-    expect(one.workers).toBe(1);
-    expect(two.workers).toBe(2);
-    expect(two.workload_hash).toBe(one.workload_hash);
-    expect(two.complete).toBe(true);
-    const [g1, g2] = [onlyGroup(one), onlyGroup(two)];
-    expect(g2.requests.ok).toBe(30);
-    expect(g2.requests).toEqual(g1.requests);
-    expect(g2.tokens).toEqual(g1.tokens);
-    // Each worker opens its own connections, so connect_ms and tls_handshake_ms count differently.
-    const perConnection: readonly string[] = ['connect_ms', 'tls_handshake_ms'];
-    const names = (Object.keys(g1.histograms) as MetricName[]).filter((name) => !perConnection.includes(name));
-    expect(names).toContain('ttft_ms');
-    expect(names).toContain('itl_ms');
-    for (const metric of names) {
-      const total = (encoded: string | undefined): number =>
-        encoded === undefined ? 0 : decodeHistogram(encoded).totalCount;
-      expect(total(g2.histograms[metric]), metric).toBe(total(g1.histograms[metric]));
-    }
-    expect(g2.metrics.output_tokens?.max).toBe(12);
-
-    const workers = two.harness.workers ?? [];
-    expect(workers.map((w) => [w.worker, w.share.index, w.share.count, w.complete])).toEqual([
-      [1, 1, 2, true],
-      [2, 2, 2, true],
-    ]);
-    for (const worker of workers) expect(worker.health.event_loop_delay_ms.p99).toBeGreaterThanOrEqual(0);
-
-    const rows = requestRows(threaded);
-    expect(rows.filter((row) => row['warmup'] === '0')).toHaveLength(30);
-    expect(rows.filter((row) => row['warmup'] === '1')).toHaveLength(2);
-    expect(new Set(rows.map((row) => row['id'])).size).toBe(32);
-    // Every worker's timestamps are on the coordinator's clock (thread-clock.test.ts checks it closely).
-    for (const row of rows) expect(Number(row['start_ms'])).toBeGreaterThanOrEqual(0);
-  }, 120_000);
-
-  it('splits an open loop over the workers: nothing dropped, the time series adds up', async () => {
-    const path = folder.writeProfile(
-      'open',
-      `name: workers-open
-${TARGET}scenarios:
-  - name: o
+/**
+ * The closed loop, then an open loop (scenarios run one after the other): one run of it in one thread and
+ * one in two worker threads answer the first two tests, so the file starts two threads fewer.
+ */
+const bothLoops = `${closedLoop.replace('name: workers-closed', 'name: workers-both')}  - name: o
     models: [${VLLM_MODEL}]
     load: { mode: rate, rate: 40, arrival: poisson, max_concurrency: 64 }
     duration: 2s
     prompt: { input_tokens: 16, output_tokens: 4 }
-`,
-    );
-    const dir = join(folder.dir, 'open');
-    const result = await runCliInProcess(['run', path, '--base-url', server.url, '--out', dir, '--workers', '2'], {
-      cwd: folder.dir,
+`;
+
+/** The user message of every request of the closed loop (12 output tokens; the open loop asks 4) in `bodies`, sorted. */
+function closedLoopPrompts(bodies: readonly Record<string, unknown>[]): string[] {
+  return bodies
+    .filter((body) => body['max_completion_tokens'] === 12)
+    .map((body) => JSON.stringify(body['messages']))
+    .sort();
+}
+
+function groupOf(summary: RunSummary, scenario: string) {
+  const group = summary.groups.find((g) => g.scenario === scenario);
+  if (group === undefined) throw new Error(`${summary.run_id} has no group of scenario ${scenario}`);
+  return group;
+}
+
+describe('run --workers', () => {
+  describe('a closed loop then an open loop, run in one thread and in two', () => {
+    let single = '';
+    let threaded = '';
+    let threadedStderr = '';
+    let singleBodies: Record<string, unknown>[] = [];
+    let threadedBodies: Record<string, unknown>[] = [];
+    beforeAll(async () => {
+      const path = folder.writeProfile('both', bothLoops);
+      const run = async (out: string, extra: string[]) => {
+        const dir = join(folder.dir, out);
+        const result = await runCliInProcess(['run', path, '--base-url', server.url, '--out', dir, ...extra], {
+          cwd: folder.dir,
+        });
+        expect(result.code, result.stderr).toBe(0);
+        return { dir, stderr: result.stderr };
+      };
+      const before = server.bodies.length;
+      single = (await run('single', [])).dir;
+      const middle = server.bodies.length;
+      const two = await run('threaded', ['--workers', '2']);
+      [threaded, threadedStderr] = [two.dir, two.stderr];
+      singleBodies = server.bodies.slice(before, middle);
+      threadedBodies = server.bodies.slice(middle);
+    }, 120_000);
+
+    it('sends the prompts of one thread and merges into the numbers of one run', () => {
+      const singlePrompts = closedLoopPrompts(singleBodies);
+      // Warmups included: both sent 32 requests, and exactly the same prompts.
+      expect(singlePrompts).toHaveLength(32);
+      expect(closedLoopPrompts(threadedBodies)).toEqual(singlePrompts);
+
+      const one = readSummary(single);
+      const two = readSummary(threaded);
+      expect(one.workers).toBe(1);
+      expect(two.workers).toBe(2);
+      expect(two.workload_hash).toBe(one.workload_hash);
+      expect(two.complete).toBe(true);
+      const [g1, g2] = [groupOf(one, 's'), groupOf(two, 's')];
+      expect(g2.requests.ok).toBe(30);
+      expect(g2.requests).toEqual(g1.requests);
+      expect(g2.tokens).toEqual(g1.tokens);
+      // Each worker opens its own connections, so connect_ms and tls_handshake_ms count differently.
+      const perConnection: readonly string[] = ['connect_ms', 'tls_handshake_ms'];
+      const names = (Object.keys(g1.histograms) as MetricName[]).filter((name) => !perConnection.includes(name));
+      expect(names).toContain('ttft_ms');
+      expect(names).toContain('itl_ms');
+      for (const metric of names) {
+        const total = (encoded: string | undefined): number =>
+          encoded === undefined ? 0 : decodeHistogram(encoded).totalCount;
+        expect(total(g2.histograms[metric]), metric).toBe(total(g1.histograms[metric]));
+      }
+      expect(g2.metrics.output_tokens?.max).toBe(12);
+
+      const workers = two.harness.workers ?? [];
+      expect(workers.map((w) => [w.worker, w.share.index, w.share.count, w.complete])).toEqual([
+        [1, 1, 2, true],
+        [2, 2, 2, true],
+      ]);
+      for (const worker of workers) expect(worker.health.event_loop_delay_ms.p99).toBeGreaterThanOrEqual(0);
+
+      const rows = requestRows(threaded);
+      const closed = rows.filter((row) => row['scenario'] === 's');
+      expect(closed.filter((row) => row['warmup'] === '0')).toHaveLength(30);
+      expect(closed.filter((row) => row['warmup'] === '1')).toHaveLength(2);
+      expect(new Set(rows.map((row) => row['id'])).size).toBe(rows.length);
+      // Every worker's timestamps are on the coordinator's clock (thread-clock.test.ts checks it closely).
+      for (const row of rows) expect(Number(row['start_ms'])).toBeGreaterThanOrEqual(0);
     });
-    expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).toContain('in 2 worker threads');
-    const summary = readSummary(dir);
-    const group = onlyGroup(summary);
-    expect(group.requests.dropped).toBe(0);
-    // 40/s for 2 s: a Poisson count far outside 30..130 would mean a worker sent the whole rate or none.
-    expect(group.requests.ok).toBeGreaterThan(30);
-    expect(group.requests.ok).toBeLessThan(130);
-    const series = readFileSync(join(dir, 'timeseries.csv'), 'utf8').trim().split('\n').slice(1);
-    const started = series.reduce((sum, line) => sum + Number(line.split(',')[2]), 0);
-    expect(started).toBe(group.requests.ok + group.requests.failed);
-    expect(requestRows(dir)).toHaveLength(group.requests.ok + group.requests.failed);
-    expect(summary.harness.schedule_lag_ms.p50).toBeGreaterThan(0);
-  }, 120_000);
+
+    it('splits an open loop over the workers: nothing dropped, the time series adds up', () => {
+      expect(threadedStderr).toContain('in 2 worker threads');
+      const summary = readSummary(threaded);
+      const group = groupOf(summary, 'o');
+      expect(group.requests.dropped).toBe(0);
+      // 40/s for 2 s: a Poisson count far outside 30..130 would mean a worker sent the whole rate or none.
+      expect(group.requests.ok).toBeGreaterThan(30);
+      expect(group.requests.ok).toBeLessThan(130);
+      const series = readFileSync(join(threaded, 'timeseries.csv'), 'utf8').trim().split('\n').slice(1);
+      const started = series
+        .filter((line) => line.startsWith(`${group.key},`))
+        .reduce((sum, line) => sum + Number(line.split(',')[2]), 0);
+      expect(started).toBe(group.requests.ok + group.requests.failed);
+      expect(requestRows(threaded).filter((row) => row['group'] === group.key)).toHaveLength(
+        group.requests.ok + group.requests.failed,
+      );
+      expect(summary.harness.schedule_lag_ms.p50).toBeGreaterThan(0);
+    });
+  });
 
   it('fails on an unreachable target as a run in one thread does', async () => {
     const path = folder.writeProfile('unreachable', closedLoop);

@@ -4,7 +4,7 @@
  * it exit 5 naming why, without either it exits 0 as before. `compare` does not call a regression from a
  * candidate that is not valid evidence (exit 5, "NOT CALLED"), and calls it from a valid one (exit 99).
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { invalidEvidence } from '../../src/aggregate/run-validity.js';
@@ -14,7 +14,7 @@ import {
   type ArrivalRecordingServer,
   startArrivalRecordingServer,
 } from '../helpers/arrival-recording-server.js';
-import { runCliInProcess } from '../helpers/cli.js';
+import { type CliRunResult, runCliInProcess } from '../helpers/cli.js';
 import { readSummary, TINY_TOKENIZER, useRunFolder } from '../helpers/run-folder.js';
 
 const folder = useRunFolder('inferbench-validity-');
@@ -113,6 +113,24 @@ scenarios:
 });
 
 describe('compare and a candidate that is not valid evidence', () => {
+  // One pair of fixture runs (seeded: every test made the same two) and `compare` of the pair as made, shared;
+  // each test makes its own copy of the candidate client-bound.
+  let base = '';
+  let slowAsMade = '';
+  let asMade: CliRunResult;
+  beforeAll(async () => {
+    base = makeRunDir(join(folder.dir, 'base'), { seed: 1, runId: 'base-run' }).dir;
+    slowAsMade = makeRunDir(join(folder.dir, 'slow'), { seed: 2, slowdown: 1.6, runId: 'slow-run' }).dir;
+    asMade = await runCliInProcess(['compare', base, slowAsMade, '--json']);
+  });
+
+  /** A copy of the slower run, for a test to make client-bound. */
+  function slowCopy(name: string): string {
+    const dir = join(folder.dir, name);
+    cpSync(slowAsMade, dir, { recursive: true });
+    return dir;
+  }
+
   /** The candidate's summary.json made client-bound: its event-loop delay and schedule lag p99s as given. */
   function clientBound(dir: string, delayMs: number, lagMs: number): void {
     const summaryPath = join(dir, 'summary.json');
@@ -130,9 +148,7 @@ describe('compare and a candidate that is not valid evidence', () => {
   }
 
   it("calls a valid candidate's regressions (99); not those its own client may explain (5, NOT CALLED)", async () => {
-    const base = makeRunDir(join(folder.dir, 'base'), { seed: 1, runId: 'base-run' }).dir;
-    const slow = makeRunDir(join(folder.dir, 'slow'), { seed: 2, slowdown: 1.6, runId: 'slow-run' }).dir;
-    const called = await runCliInProcess(['compare', base, slow, '--json']);
+    const called = asMade;
     expect(called.code, called.stderr).toBe(99);
     const regressed = JSON.parse(called.stdout).comparisons.filter(
       (c: { verdict: string }) => c.verdict === 'regression',
@@ -145,6 +161,7 @@ describe('compare and a candidate that is not valid evidence', () => {
     );
 
     // A client that may have added more than the largest latency change: nothing is called.
+    const slow = slowCopy('slow1');
     clientBound(slow, Math.ceil(largest), 5);
     const refused = await runCliInProcess(['compare', base, slow, '--quiet']);
     expect(refused.code, refused.stderr).toBe(5);
@@ -156,10 +173,9 @@ describe('compare and a candidate that is not valid evidence', () => {
   }, 30_000);
 
   it("calls a time per token that grew by more than the client's delay spread over the tokens", async () => {
-    const base = makeRunDir(join(folder.dir, 'base3'), { seed: 1, runId: 'base-run' }).dir;
-    const slow = makeRunDir(join(folder.dir, 'slow3'), { seed: 2, slowdown: 1.6, runId: 'slow-run' }).dir;
     type Row = { group: string; metricId: string; verdict: string; absoluteChange: number };
-    const valid: Row[] = JSON.parse((await runCliInProcess(['compare', base, slow, '--json'])).stdout).comparisons;
+    const valid: Row[] = JSON.parse(asMade.stdout).comparisons;
+    const slow = slowCopy('slow2');
     const tpot = valid.find((c) => c.metricId === 'tpot_ms.p50' && c.verdict === 'regression') as Row;
     expect(tpot).toBeDefined();
     // A client delay of 2x the TPOT change: it may explain the change of a latency from the start, but
@@ -170,8 +186,7 @@ describe('compare and a candidate that is not valid evidence', () => {
   }, 30_000);
 
   it('still calls a latency regression larger than the delay the client may have added (99)', async () => {
-    const base = makeRunDir(join(folder.dir, 'base2'), { seed: 1, runId: 'base-run' }).dir;
-    const slow = makeRunDir(join(folder.dir, 'slow2'), { seed: 2, slowdown: 1.6, runId: 'slow-run' }).dir;
+    const slow = slowCopy('slow3');
     // 1 + 1 ms of client delay cannot explain changes of tens of ms: they are the target's.
     clientBound(slow, 1, 1);
     const result = await runCliInProcess(['compare', base, slow, '--json']);

@@ -25,14 +25,14 @@ const folder = useRunFolder('inferbench-capacity-p99-');
 let server: SlotsServer;
 
 beforeAll(async () => {
-  server = await startSlotsServer({ slots: 16, serviceMs: 200 });
+  server = await startSlotsServer({ slots: 16, serviceMs: 110 });
 });
 afterAll(async () => {
   await server.close();
 });
 
 describe('inferbench capacity under a p99 SLO', () => {
-  it('raises its start to a load a p99 step can decide at, and finds an 80 req/s server within 10%', async () => {
+  it('raises its start to a load a p99 step can decide at, and finds a 145 req/s server within 10%', async () => {
     // step_duration is max_step_duration's older name: the same cap, accepted before and after the fix.
     const path = folder.writeProfile(
       'p99',
@@ -44,8 +44,8 @@ scenarios:
     duration: 10s
     prompt: { input_tokens: 16, output_tokens: 4 }
 capacity:
-  slo: { ttft_ms.p99: 300ms }
-  step_duration: 12s
+  slo: { ttft_ms.p99: 165ms }
+  step_duration: 8s
   step_warmup: 1s
 `,
     );
@@ -56,17 +56,17 @@ capacity:
     expect(result.code, result.stderr).toBe(0);
     const capacity = readSummary(dir).capacity as CapacitySummary;
     const group = capacity.groups[0]!;
-    // The calibration measured one stream's rate (1000 / e2e, e2e at least 200 ms): a p99 cannot decide
-    // there in 12 s.
-    expect(group.calibration!.start_load).toBeLessThanOrEqual(5);
-    // 582 requests in the 9 s a 12 s step tests (untested: the first block and the 1 s warmup, and the
-    // last block): 64.67, up to 3 digits 64.7 req/s, where the search started.
-    expect(group.lowest_load).toBe(64.7);
-    expect(group.steps[0]!.load).toBe(64.7);
+    // The calibration measured one stream's rate (1000 / e2e, e2e at least 110 ms): a p99 cannot decide
+    // there in 8 s.
+    expect(group.calibration!.start_load).toBeLessThanOrEqual(10);
+    // 582 requests in the 5 s an 8 s step tests (untested: the first block and the 1 s warmup, and the
+    // last block): 116.4, up to 3 digits 117 req/s, where the search started.
+    expect(group.lowest_load).toBe(117);
+    expect(group.steps[0]!.load).toBe(117);
     expect(result.stderr).toContain(
-      'start raised: 64.7 is the lowest load at which ttft_ms.p99 can decide within a step of 12 s (582 requests after its untested 2 s)',
+      'start raised: 117 is the lowest load at which ttft_ms.p99 can decide within a step of 8 s (582 requests after its untested 2 s)',
     );
-    expect(group.max_step_duration_ms).toBe(12_000);
+    expect(group.max_step_duration_ms).toBe(8_000);
     expect(group.end_reason, result.stdout).not.toMatch(/inconclusive|undecided/);
     expect(group.capacity, result.stdout).not.toBeNull();
     expect(group.capacity!).toBeGreaterThan(server.capacityPerS * 0.9);
