@@ -10,9 +10,10 @@
  * "Features by API" is this table. Chat is not a row: the rest of the suite tests each feature on chat.
  * The runs are short (6 requests, 4 tokens 2 ms apart after 5 ms, the tiny tokenizer: token counts are
  * the subject of each API's own run test); one run of each API is the thresholds test's passing run, the
- * compare test's baseline and the dialects test's run, and the early stops send 20 requests a second. About 24 s on a loaded 2-core machine (load average 7): the
- * four capacity searches (steps of about a second) and the four early stops (checked once a second) are
- * half of it; 16-22 CPU-s alone (load average 6-8), vitest's start-up included.
+ * compare test's baseline and the dialects test's run, and the early stops send 20 requests a second.
+ * About 24 s on a loaded 2-core machine (load average 7): the four capacity searches (steps of about a
+ * second) and the four early stops (checked once a second) are half of it; 16-22 CPU-s alone (load
+ * average 6-8), vitest's start-up included.
  * @module-tag slow
  */
 import { readFileSync } from 'node:fs';
