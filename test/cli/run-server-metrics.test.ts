@@ -219,17 +219,24 @@ describe('a broken metrics endpoint changes no client number', () => {
     await huge.close();
   });
 
-  const spec = () => `{ url: ${JSON.stringify(engine.url)}, interval: 200ms }`;
+  const spec = (interval: string) => `{ url: ${JSON.stringify(engine.url)}, interval: ${interval} }`;
 
   it.each([
-    { mode: 'hang', kind: 'timeout', beside50MB: false },
-    // Beside it, from --server-metrics (every second): an endpoint whose body is 50 MB.
-    { mode: 'html', kind: 'not_prometheus', beside50MB: true },
+    { mode: 'hang', kind: 'timeout', beside50MB: false, interval: '200ms' },
+    // Beside it, from --server-metrics (every second): an endpoint whose body is 50 MB. Every scrape must
+    // fail as not_prometheus, none time out: the html endpoint shares this process's event loop with the
+    // run, its emulator and the 50 MB writer, so a scrape is given 800 ms (a 1 s interval), not 160.
+    { mode: 'html', kind: 'not_prometheus', beside50MB: true, interval: '1s' },
   ] as const)(
     'an endpoint that answers $mode: the same counts, exit 0, a warning naming $kind',
-    async ({ mode, kind, beside50MB }) => {
+    async ({ mode, kind, beside50MB, interval }) => {
       engine.mode = mode;
-      const run = await fixedRun(`broken-${mode}`, spec(), undefined, beside50MB ? ['--server-metrics', huge.url] : []);
+      const run = await fixedRun(
+        `broken-${mode}`,
+        spec(interval),
+        undefined,
+        beside50MB ? ['--server-metrics', huge.url] : [],
+      );
       expect(run.code).toBe(0);
       expect(counts(run.summary)).toEqual(counts(baseline));
       expect(counts(run.summary)[0]).toEqual({ ok: 24, failed: 0, dropped: 0 });
@@ -290,7 +297,7 @@ describe('a broken metrics endpoint changes no client number', () => {
   it('an endpoint that goes away mid-run: the same counts, exit 0, connect failures named', async () => {
     engine.mode = 'none';
     const before = engine.authorizations.length;
-    const run = await fixedRun('broken-down', spec(), async () => {
+    const run = await fixedRun('broken-down', spec('200ms'), async () => {
       while (engine.authorizations.length < before + 2) await new Promise((r) => setTimeout(r, 20));
       await engine.down();
     });
@@ -311,7 +318,7 @@ describe('a broken metrics endpoint changes no client number', () => {
     const out = join(folder.dir, 'workers');
     const path = folder.writeProfile(
       'workers',
-      profile('workers', spec(), 'load: { mode: concurrency, concurrency: 2 }\n    requests: 24'),
+      profile('workers', spec('200ms'), 'load: { mode: concurrency, concurrency: 2 }\n    requests: 24'),
     );
     const run = await runCliInProcess(['run', path, '--out', out, '--quiet', '--workers', '2'], { target });
     expect(run.code).toBe(0);
