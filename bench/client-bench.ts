@@ -66,9 +66,10 @@ async function startClientChild(plan: PinningPlan): Promise<PinnedProcess> {
 }
 
 /**
- * Runs the pinned sections with both children up, and closes them whatever happens. The streams section
- * gets a client child of its own: its memory per stream is RSS growth, and the RSS other sections left
- * behind (freed but not returned) would hide that growth.
+ * Runs the pinned sections with both children up, and closes them whatever happens. In a full run the
+ * streams section gets a client child of its own: its memory per stream is RSS growth, and the RSS other
+ * sections left behind (freed but not returned) would hide that growth. --quick (one short round, shown,
+ * never judged) saves that child's start and tokenizer: its streams section shares the client child.
  */
 async function runPinnedSections(ctx: BenchContext, quick: boolean, skip: ReadonlySet<string>) {
   const plan = pinningPlan();
@@ -81,7 +82,7 @@ async function runPinnedSections(ctx: BenchContext, quick: boolean, skip: Readon
     for (const [name, measure] of Object.entries(PINNED_SECTIONS)) {
       if (skip.has(name)) continue;
       const started = performance.now();
-      const fresh = name === 'streams';
+      const fresh = name === 'streams' && !quick;
       let client: PinnedProcess | null = null;
       try {
         if (fresh) client = await startClientChild(plan);
@@ -142,7 +143,7 @@ async function runClientBench(ctx: BenchContext): Promise<BenchOutcome> {
   const notes = [
     plan.note,
     quick
-      ? '--quick: one short round of everything, nothing discarded'
+      ? '--quick: one short round of everything, nothing discarded; streams in the shared client child (its RSS per stream includes what earlier sections left)'
       : `${roundCount(false)} rounds, the first discarded; medians and ranges of the rest`,
     `load average (/proc/loadavg) before ${loadBefore}, after ${loadAfter}`,
     ...results.filter((r) => r.note !== undefined).map((r) => `${r.section} / ${r.target}: ${r.note}`),

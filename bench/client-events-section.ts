@@ -56,7 +56,7 @@ async function measureCase(ctx: SectionContext, c: Case) {
       streams: STREAMS,
       mode: { kind: 'stream', eventsPerWrite: c.eventsPerWrite, intervalMs },
       settleMs: ctx.quick ? 100 : 500,
-      windowMs: ctx.quick ? 400 : 3000,
+      windowMs: ctx.quick ? 200 : 3000,
       gc: false,
       openTimeoutMs: 10_000,
     });

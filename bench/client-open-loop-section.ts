@@ -20,8 +20,8 @@ interface OpenRun {
 }
 
 export async function measureOpenLoop(ctx: SectionContext): Promise<ClientSectionOutcome> {
-  const durationS = ctx.quick ? 0.5 : 5;
-  const warmupS = ctx.quick ? 0.2 : 1;
+  const durationS = ctx.quick ? 0.25 : 5;
+  const warmupS = ctx.quick ? 0.1 : 1;
   const byRate = new Map<number, OpenRun[]>();
   for (let round = 0; round < roundCount(ctx.quick); round++) {
     for (const rate of RATES) {

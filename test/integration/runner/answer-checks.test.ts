@@ -19,6 +19,18 @@ const folder = useRunFolder('inferbench-answer-checks-');
 const emulators = useInProcessEmulators();
 const PROFILE = resolve(import.meta.dirname, '..', '..', '..', 'profiles', 'tools-and-structured-output.yaml');
 
+/**
+ * The shipped profile's two scenarios cut to 12 measured requests each (a duration of 1 s sent 60 to 70, each
+ * answer 256 tokens): enough for the counts the tests read (more than 10 per group), under a cap of 30 s that
+ * a loaded machine never reaches, so no count depends on the machine's speed.
+ */
+const TWELVE_REQUESTS_EACH = [0, 1].flatMap((i) => [
+  '--set',
+  `scenarios[${i}].requests=12`,
+  '--set',
+  `scenarios[${i}].duration=30s`,
+]);
+
 function csvRecords(runDir: string): Record<string, string>[] {
   return parseCsvRecords(readFileSync(join(runDir, 'requests.csv'), 'utf8')).records;
 }
@@ -58,7 +70,7 @@ thresholds: ["tools/sloppy-model/-: tool_arguments_pass_rate >= 0.9"]
 describe('answer checks', () => {
   it('the shipped profile against the emulator: every answer checked, pass rate 1', { timeout: 60_000 }, async () => {
     const out = join(folder.dir, 'emulator');
-    const sets = ['--set', 'scenarios[0].duration=1s', '--set', 'scenarios[1].duration=1s'];
+    const sets = TWELVE_REQUESTS_EACH;
     const result = await runCliInProcess(['run', PROFILE, '--out', out, ...sets], {
       cwd: folder.dir,
       target: await emulators.start(),
@@ -89,7 +101,7 @@ describe('answer checks', () => {
       'name: broken\ntarget: { headers: { x-emulator-fault: invalid_answer } }',
     );
     const profile = folder.writeProfile('broken', text);
-    const sets = ['--set', 'scenarios[0].duration=1s', '--set', 'scenarios[1].duration=1s'];
+    const sets = TWELVE_REQUESTS_EACH;
     const result = await runCliInProcess(['run', profile, '--out', out, ...sets], {
       cwd: folder.dir,
       target: await emulators.start(),

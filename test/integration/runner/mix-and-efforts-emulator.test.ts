@@ -22,7 +22,7 @@ scenarios:
     models: [reasoner-120b]
     reasoning_efforts: [low, medium]
     load: { mode: concurrency, concurrency: 4 }
-    requests: 8
+    requests: 4
     request: { max_completion_tokens: 400 }
     prompt: { input_tokens: 64 }
     mix:
@@ -45,10 +45,11 @@ scenarios:
     ]);
     expect(groups.map((g) => g.class)).toEqual(['chat', 'doc', 'chat', 'doc']);
     for (const effort of ['low', 'medium'])
-      expect(groups.filter((g) => g.reasoning_effort === effort).reduce((n, g) => n + g.requests.ok, 0)).toBe(8);
+      expect(groups.filter((g) => g.reasoning_effort === effort).reduce((n, g) => n + g.requests.ok, 0)).toBe(4);
     const reasoning = (effort: string) =>
       groups.find((g) => g.key === `think.chat.${effort}/reasoner-120b/-`)!.metrics.reasoning_tokens!.mean;
-    // The emulator's reasoner thinks about 64 tokens at low and 256 at medium (+-20%).
+    // The emulator's reasoner thinks 64 tokens at low and 256 at medium, +-20% (uniform: every answer is in
+    // these bounds, so a few answers per effort prove them as well as many).
     expect(reasoning('low')).toBeGreaterThan(40);
     expect(reasoning('low')).toBeLessThan(90);
     expect(reasoning('medium')).toBeGreaterThan(190);

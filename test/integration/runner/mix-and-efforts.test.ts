@@ -77,20 +77,20 @@ describe('a mix and reasoning efforts in a run', () => {
     server = await startArrivalRecordingServer();
     const profile = folder.writeProfile(
       'mix-efforts',
-      mixProfile('{ mode: rate, rate: 40, arrival: constant }', 'requests: 90', '    reasoning_efforts: [low, high]\n'),
+      mixProfile('{ mode: rate, rate: 20, arrival: constant }', 'requests: 45', '    reasoning_efforts: [low, high]\n'),
     );
     const out = join(folder.dir, 'mix-efforts');
     const result = await runCliInProcess(['run', profile, '--base-url', server.url, '--out', out], { cwd: folder.dir });
     expect(result.code, result.stderr).toBe(0);
-    // 90 per effort (one schedule each), not 90 per class.
-    expect(server.chats).toHaveLength(180);
-    const expected = expectedCounts(90);
+    // 45 per effort (one schedule each), not 45 per class.
+    expect(server.chats).toHaveLength(90);
+    const expected = expectedCounts(45);
     for (const effort of ['low', 'high']) {
       const chats = server.chats.filter((chat) => chat.body.reasoning_effort === effort);
-      expect(chats).toHaveLength(90);
+      expect(chats).toHaveLength(45);
       expect(countBy(chats, (chat) => classOf(chat.body))).toEqual(expected);
-      // One stream at 40/s: 89 gaps of 25 ms, 2.2 s (three streams, one per class, would take a third of
-      // that, 0.74 s). A late first arrival shortens the span on a loaded machine (1.93 s seen).
+      // One stream at 20/s: 44 gaps of 50 ms, 2.2 s (three streams, one per class, would take a third of
+      // that, 0.73 s). A late first arrival shortens the span on a loaded machine (1.93 s seen).
       const spanMs = chats.at(-1)!.arrivedMs - chats[0]!.arrivedMs;
       expect(spanMs).toBeGreaterThan(1200);
       expect(spanMs).toBeLessThan(6000);
