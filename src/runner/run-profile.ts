@@ -146,6 +146,12 @@ export function collectorOptions(profile: ResolvedProfile, runStartUs: number): 
   return { groups: profile.groups, slo: profile.slo, runStartUs, withoutDialects: groupsWithoutDialects(profile) };
 }
 
+/** A profile's tokenizer.json: its library is loaded only for one (every worker thread imports this module). */
+async function hfTokenizer(path: string): Promise<EncodingTokenizer> {
+  const { loadHfTokenizer } = await import('../util/hf-tokenizer.js');
+  return loadHfTokenizer(path);
+}
+
 /** Runs a whole profile against one target. Throws only for a run that cannot start (unreachable target). */
 export async function runProfile(options: RunProfileOptions): Promise<RunResult> {
   const { env, control } = options;
@@ -153,10 +159,7 @@ export async function runProfile(options: RunProfileOptions): Promise<RunResult>
   const clock = env.clock;
   // A bad tokenizer.json is a profile error (exit 2), found before anything is sent.
   const tokenizerPath = options.profile.target.tokenizer;
-  // A tokenizer.json is rare: its library is loaded only for it (every worker thread imports this module).
-  const tokenizer =
-    env.tokenizer ??
-    (tokenizerPath ? await (await import('../util/hf-tokenizer.js')).loadHfTokenizer(tokenizerPath) : o200kTokenizer());
+  const tokenizer = env.tokenizer ?? (tokenizerPath ? await hfTokenizer(tokenizerPath) : o200kTokenizer());
   const headers = requestHeaders(env.version, options.profile.target.headers);
   const profile = await resolveModels(options, deps, headers);
   // The profile as run stays whole in the result (shards of one run record the same profile, for merge);
