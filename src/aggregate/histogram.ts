@@ -4,15 +4,10 @@
  * (HdrHistogram compressed base64, "HISTFAAA...", decodable by any HdrHistogram library), decoded, and
  * summarised into MetricStats in the metric's unit.
  */
-import {
-  build,
-  decodeFromCompressedBase64,
-  encodeIntoCompressedBase64,
-  type Histogram,
-  JsHistogram,
-} from 'hdr-histogram-js';
+import type { Histogram } from 'hdr-histogram-js';
 import { metricDefinition, type MetricName } from '../metrics/metric-registry.js';
 import type { MetricStats } from '../metrics/run-summary.js';
+import { hdr } from './hdr-library.js';
 
 export type { Histogram } from 'hdr-histogram-js';
 
@@ -21,7 +16,7 @@ export const HISTOGRAM_HIGHEST_US = 3_600_000_000;
 
 /** A new empty histogram with the run's settings. */
 export function createHistogram(): Histogram {
-  return build({
+  return hdr().build({
     lowestDiscernibleValue: 1,
     highestTrackableValue: HISTOGRAM_HIGHEST_US,
     numberOfSignificantValueDigits: 3,
@@ -38,7 +33,7 @@ export function createHistogram(): Histogram {
  * (test/unit/aggregate/breakdown-accumulator.test.ts).
  */
 export function createPackedHistogram(): Histogram {
-  return build({
+  return hdr().build({
     lowestDiscernibleValue: 1,
     highestTrackableValue: HISTOGRAM_HIGHEST_US,
     numberOfSignificantValueDigits: 3,
@@ -56,7 +51,7 @@ export function createPackedHistogram(): Histogram {
 export function unpackHistogram(packed: Histogram): Histogram {
   const plain = createHistogram();
   if (packed.totalCount === 0) return plain;
-  if (!(packed instanceof JsHistogram)) {
+  if (!(packed instanceof hdr().JsHistogram)) {
     plain.add(packed);
     return plain;
   }
@@ -78,12 +73,12 @@ export function metricScale(metric: MetricName): number {
 }
 
 export function encodeHistogram(histogram: Histogram): string {
-  return encodeIntoCompressedBase64(histogram);
+  return hdr().encodeIntoCompressedBase64(histogram);
 }
 
 /** Decodes a histogram of summary.json (auto-resizing, so it can take merges of any range). */
 export function decodeHistogram(base64: string): Histogram {
-  const histogram = decodeFromCompressedBase64(base64);
+  const histogram = hdr().decodeFromCompressedBase64(base64);
   histogram.autoResize = true;
   return histogram;
 }

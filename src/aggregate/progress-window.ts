@@ -4,7 +4,7 @@
  * second is emptied when its slot comes round again. The collector fills it once per finished request
  * without allocating; `read` sums it once per progress tick.
  */
-import { build } from 'hdr-histogram-js';
+import { hdr } from './hdr-library.js';
 import type { Histogram } from './histogram.js';
 
 /**
@@ -32,7 +32,7 @@ export interface ProgressWindowTotals {
 
 /** A histogram for a progress p50 only: two significant digits keep the ring's histograms small. */
 function smallHistogram(): Histogram {
-  return build({
+  return hdr().build({
     lowestDiscernibleValue: 1,
     highestTrackableValue: 3_600_000_000,
     numberOfSignificantValueDigits: 2,

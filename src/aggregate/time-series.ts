@@ -4,12 +4,13 @@
  * rate-limit headroom the server reported in it. Rows are contiguous from the group's first event to its
  * last. Memory is bounded: one row per second plus two small histograms reset at each new second.
  */
-import { build, type Histogram } from 'hdr-histogram-js';
+import type { Histogram } from 'hdr-histogram-js';
 import type { TimeSeriesPoint } from '../metrics/run-summary.js';
+import { hdr } from './hdr-library.js';
 
 function createSecondHistogram(): Histogram {
   // Two significant digits are plenty for a per-second chart and keep the per-second reset cheap.
-  return build({
+  return hdr().build({
     lowestDiscernibleValue: 1,
     highestTrackableValue: 3_600_000_000,
     numberOfSignificantValueDigits: 2,

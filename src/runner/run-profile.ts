@@ -10,7 +10,6 @@
  * between any two timestamps are real durations (virtual ones on a manual clock, in tests).
  */
 import type { Clock } from '../util/clock.js';
-import { loadHfTokenizer } from '../util/hf-tokenizer.js';
 import { o200kTokenizer } from '../util/tokenizer.js';
 import type { EncodingTokenizer } from '../util/tokenizer.js';
 import type { RequestRecord } from '../client/request-record.js';
@@ -147,6 +146,12 @@ export function collectorOptions(profile: ResolvedProfile, runStartUs: number): 
   return { groups: profile.groups, slo: profile.slo, runStartUs, withoutDialects: groupsWithoutDialects(profile) };
 }
 
+/** A profile's tokenizer.json: its library is loaded only for one (every worker thread imports this module). */
+async function hfTokenizer(path: string): Promise<EncodingTokenizer> {
+  const { loadHfTokenizer } = await import('../util/hf-tokenizer.js');
+  return loadHfTokenizer(path);
+}
+
 /** Runs a whole profile against one target. Throws only for a run that cannot start (unreachable target). */
 export async function runProfile(options: RunProfileOptions): Promise<RunResult> {
   const { env, control } = options;
@@ -154,7 +159,7 @@ export async function runProfile(options: RunProfileOptions): Promise<RunResult>
   const clock = env.clock;
   // A bad tokenizer.json is a profile error (exit 2), found before anything is sent.
   const tokenizerPath = options.profile.target.tokenizer;
-  const tokenizer = env.tokenizer ?? (tokenizerPath ? await loadHfTokenizer(tokenizerPath) : o200kTokenizer());
+  const tokenizer = env.tokenizer ?? (tokenizerPath ? await hfTokenizer(tokenizerPath) : o200kTokenizer());
   const headers = requestHeaders(env.version, options.profile.target.headers);
   const profile = await resolveModels(options, deps, headers);
   // The profile as run stays whole in the result (shards of one run record the same profile, for merge);

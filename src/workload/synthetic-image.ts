@@ -4,9 +4,13 @@
  * image workload (about 0.5 s for a 2048 x 2048 PNG or JPEG), so an image with the same seed, size and
  * format is made once per process while any workload still holds it (groups of one scenario share their
  * images), and dropped with the last workload that used it.
+ *
+ * The encoders are loaded on the first image (CommonJS modules, so synchronously): most runs send no image,
+ * and every worker thread of `run --workers` imports this module (loading both is about 50 ms of CPU).
  */
-import { encode as encodeJpeg } from 'jpeg-js';
-import { PNG } from 'pngjs';
+import { createRequire } from 'node:module';
+import type * as JpegJs from 'jpeg-js';
+import type * as PngJs from 'pngjs';
 import type { ImageFormat } from '../profile/resolved-profile.js';
 import { syntheticPixels } from './synthetic-image-pixels.js';
 
@@ -35,12 +39,17 @@ export interface SyntheticImage {
   readonly url: string;
 }
 
+const require = createRequire(import.meta.url);
+
 /** The encoded file of a `width` x `height` image of `seed`'s pixels. */
 export function encodeSyntheticImage(width: number, height: number, format: ImageFormat, seed: number): Buffer {
   const data = syntheticPixels(width, height, seed);
-  return format === 'png'
-    ? PNG.sync.write({ width, height, data } as PNG, PNG_OPTIONS)
-    : encodeJpeg({ width, height, data }, JPEG_QUALITY).data;
+  if (format === 'png') {
+    const { PNG } = require('pngjs') as typeof PngJs;
+    return PNG.sync.write({ width, height, data } as PngJs.PNG, PNG_OPTIONS);
+  }
+  const { encode } = require('jpeg-js') as typeof JpegJs;
+  return encode({ width, height, data }, JPEG_QUALITY).data;
 }
 
 const made = new Map<string, WeakRef<SyntheticImage>>();

@@ -18,8 +18,15 @@
  * - HTML or JSON (a login page, a JSON API at the wrong path) parses as "no samples": recognised first.
  * OpenMetrics' `# EOF` is a comment to it, and `_created` series come back as samples the presets never
  * name. Timestamps are dropped: a scrape is stamped with the run's clock instead.
+ *
+ * The library is loaded on the first parse (a CommonJS module, so synchronously): most runs scrape nothing,
+ * and every worker thread of `run --workers` imports this module through the runner.
  */
-import parsePrometheusTextFormat from 'parse-prometheus-text-format';
+import { createRequire } from 'node:module';
+import type parsePrometheusTextFormat from 'parse-prometheus-text-format';
+
+const require = createRequire(import.meta.url);
+let parser: typeof parsePrometheusTextFormat | undefined;
 
 /** One series' value at one scrape: `name{labels} value`. */
 export interface Sample {
@@ -113,7 +120,8 @@ export function parseExposition(
   let families: ReturnType<typeof parsePrometheusTextFormat>;
   try {
     // The library drops a last line without its newline: always end with one.
-    families = parsePrometheusTextFormat(`${kept.join('\n')}\n`);
+    parser ??= require('parse-prometheus-text-format') as typeof parsePrometheusTextFormat;
+    families = parser(`${kept.join('\n')}\n`);
   } catch (error) {
     return { ok: false, kind: 'parse', message: `cannot parse: ${(error as Error).message}` };
   }
