@@ -70,8 +70,10 @@ describe('LaunchPacer', () => {
     const client = connect((server.address() as AddressInfo).port, '127.0.0.1');
     const serverSide = await accepted;
     try {
-      // A slice far longer than these launches take, even on a loaded machine: only the read rule splits them.
-      const pacer = new LaunchPacer(systemClock, 5);
+      // A slice of a minute, longer than any preemption of a loaded machine (5 ms was not: four launches
+      // were split when the 2 oversubscribed cores took the thread away between two): only the read rule
+      // splits them.
+      const pacer = new LaunchPacer(systemClock, 60_000);
       const turns = turnCounter();
       const launchedInTurn = async (n: number): Promise<number[]> => {
         const at: number[] = [];
