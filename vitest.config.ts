@@ -23,7 +23,8 @@ export default defineConfig({
     tags: [
       {
         name: 'slow',
-        description: 'takes seconds of real time on purpose (timing truth, long runs); not in test:fast',
+        description:
+          'takes seconds of real time on purpose (timing truth, long runs), or repeats a feature under --workers (threads cost CPU to start); not in test:fast',
       },
       {
         name: 'timing',

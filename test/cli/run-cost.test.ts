@@ -244,7 +244,10 @@ ${PROFILE_PRICING}`,
       expect(existsSync(join(out, file))).toBe(true);
   });
 
-  it('stops a run in worker threads too: the spend is counted in the main thread', { timeout: 60_000 }, async () => {
+  it('stops a run in worker threads too: the spend is counted in the main thread', {
+    timeout: 60_000,
+    tags: ['slow'],
+  }, async () => {
     server = await pricedServer({ catalog: false, delayMs: 150 });
     const path = folder.writeProfile(
       'stopped-workers',

@@ -302,7 +302,9 @@ describe('api: messages from the command line', () => {
     });
   }
 
-  it('sends the key from the environment as x-api-key (from two worker threads, models: all too), and writes it to no output file', async () => {
+  it('sends the key from the environment as x-api-key (from two worker threads, models: all too), and writes it to no output file', {
+    tags: ['slow'],
+  }, async () => {
     const path = join(dir, 'key.yaml');
     writeFileSync(
       path,
