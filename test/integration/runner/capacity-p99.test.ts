@@ -2,16 +2,17 @@
  * Regression ("capacity under a p99 SLO can end with no answer"): a p99 step needs 292 clean requests to
  * PASS (582 on average at a load that holds), so a search whose start load cannot gather them within a
  * step ended "inconclusive at <start>" with no capacity. Against a server of known capacity
- * (test/helpers/slots-server.ts: 16 slots x 200 ms, 80 req/s; TTFT 100 ms while nothing waits, the limit
- * 300 ms), with steps capped at 12 s and a calibrated start of about 5 req/s (under 50 requests tested in a
- * step), the search now raises its start to the lowest load a p99 can decide at within the cap (64.7 req/s)
- * and finds the truth (64.7 pass, 129 and 91.4 fail, 76.9 pass, 83.8 fail: 77.2 req/s). Time is scaled
- * from the first version (8 slots x 400 ms, 20 req/s, 40 s steps: 77 s): the same rule and claims in about
- * 37 s (a 4 s calibration and five steps of 4 to 7.5 s; more when a spoiled step is run again). A step just
- * over the capacity still fails before it could pass on the empty queue it starts with: at 83.8 req/s
- * (4.75% over) a request waits over the 200 ms of slack after about 4 s (one service time / 4.75%), a pass
- * needs 292 clean requests after the untested 2 s (5.5 s). On a loaded machine the harness's self-check
- * spoils the steps (INCONCLUSIVE, 3 retries) and the test fails saying so, as the first version did.
+ * (test/helpers/slots-server.ts: 16 slots x 110 ms, 145 req/s; TTFT 55 ms while nothing waits, the limit
+ * 165 ms), with steps capped at 8 s and a calibrated start of about 9 req/s (under 50 requests tested in a
+ * step), the search now raises its start to the lowest load a p99 can decide at within the cap (117 req/s)
+ * and finds the truth (117 pass, 234 and 165 fail, 139 pass, 151 fail: 139 to 151 req/s). Time is scaled
+ * from the first version (8 slots x 400 ms, 20 req/s, 40 s steps: 77 s), then from 16 slots x 200 ms with
+ * 12 s steps (33 s): the same rule and claims in 28 s on an idle machine (a calibration and five steps;
+ * more when a spoiled step is run again). A step just over the capacity still fails before it could pass
+ * on the empty queue it starts with: at 151 req/s (3.7% over) a request waits over the 110 ms of slack
+ * after about 3 s (110 ms / 3.7%), a pass needs 292 clean requests after the untested 2 s (3.9 s). On a
+ * loaded machine the harness's self-check spoils the steps (INCONCLUSIVE, 3 retries) and the test fails
+ * saying so, as the first version did.
  * @module-tag timing
  */
 import { join } from 'node:path';
