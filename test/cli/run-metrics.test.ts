@@ -115,23 +115,23 @@ describe('inferbench run --metrics-port', () => {
     await expect(fetch(result.url as string)).rejects.toThrow();
   }, 30_000);
 
-  it(
-    'equals summary.json with --workers, sessions, retries, faults, 429s and warmup',
-    { tags: ['slow'] },
-    async () => {
-      const config = folder.writeProfile(
-        'faulty-emulator',
-        `models:
+  it('equals summary.json with --workers, sessions, retries, faults, 429s and warmup', {
+    timeout: 30_000,
+    tags: ['slow'],
+  }, async () => {
+    const config = folder.writeProfile(
+      'faulty-emulator',
+      `models:
   - id: small-fast-8b
     faults: { http500: 0.15, stream_error: 0.05, reset: 0.05 }
   - id: tight-8b
     based_on: small-fast-8b
     limits: { requests_per_minute: 20 }
 `,
-      );
-      const profile = folder.writeProfile(
-        'faulty',
-        `name: faulty
+    );
+    const profile = folder.writeProfile(
+      'faulty',
+      `name: faulty
 target: { tokenizer: ${JSON.stringify(TINY_TOKENIZER)} }
 scenarios:
   - name: chat
@@ -145,63 +145,57 @@ scenarios:
     session: { turns: { dist: uniform, min: 2, max: 3 }, think_time: 20ms, user_tokens: 16 }
 live: { metrics_linger: 20s }
 `,
-      );
-      const out = join(folder.dir, 'faulty-run');
-      const { argv, env } = withTarget(
-        ['run', profile, '--out', out, '--metrics-port', '0', '--workers', '2', '--quiet'],
-        { PATH: process.env.PATH },
-        await emulators.start({ configPath: config }),
-      );
-      const stderr = new MemoryStream();
-      const ctx: CliContext = {
-        stdout: new MemoryStream(),
-        stderr,
-        env,
-        cwd: folder.dir,
-        interrupt: new AbortController().signal,
-        exitCode: 0,
-      };
-      const run = runCli(argv, ctx);
-      // The one scrape after the run's end, which ends its linger.
-      let url: string | undefined;
-      while (url === undefined) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        url = /keeping (http:\/\/\S+\/metrics) up/.exec(stderr.text)?.[1];
-      }
-      const last = parsePromText(await (await fetch(url)).text());
-      await run;
-      expect(promSum(last, 'inferbench_run_ended')).toBe(1);
-      const summary = readSummary(out);
-      let failed = 0;
-      let throttled = 0;
-      for (const group of summary.groups) {
-        const where = { group: group.key };
-        const requests = group.requests;
-        const errors = requests.errors;
-        failed += requests.failed;
-        throttled += errors.http_429 ?? 0;
-        expect(promSum(last, 'inferbench_requests_total', { ...where, outcome: 'ok' })).toBe(requests.ok);
-        expect(promSum(last, 'inferbench_requests_total', { ...where, outcome: 'failed' })).toBe(requests.failed);
-        expect(promSum(last, 'inferbench_requests_total', { ...where, outcome: 'throttled' })).toBe(
-          errors.http_429 ?? 0,
-        );
-        for (const sample of promSamples(last, 'inferbench_request_errors_total', where))
-          expect(sample.value, sample.labels.class).toBe(errors[sample.labels.class as string] ?? 0);
-        expect(promSum(last, 'inferbench_ttft_seconds_count', where)).toBe(requests.ok);
-        expect(promSum(last, 'inferbench_itl_seconds_count', where)).toBe(group.metrics.itl_ms?.count ?? 0);
-        expect(promSum(last, 'inferbench_schedule_lag_seconds_count', where)).toBe(
-          group.metrics.schedule_lag_ms?.count,
-        );
-      }
-      // The run's faults and limits did bite: the comparison above covered failures and 429s.
-      expect(failed).toBeGreaterThan(0);
-      expect(throttled).toBeGreaterThan(0);
-      expect(promSum(last, 'inferbench_dropped_requests_total')).toBe(
-        summary.groups.reduce((sum, group) => sum + group.requests.dropped, 0),
-      );
-    },
-    30_000,
-  );
+    );
+    const out = join(folder.dir, 'faulty-run');
+    const { argv, env } = withTarget(
+      ['run', profile, '--out', out, '--metrics-port', '0', '--workers', '2', '--quiet'],
+      { PATH: process.env.PATH },
+      await emulators.start({ configPath: config }),
+    );
+    const stderr = new MemoryStream();
+    const ctx: CliContext = {
+      stdout: new MemoryStream(),
+      stderr,
+      env,
+      cwd: folder.dir,
+      interrupt: new AbortController().signal,
+      exitCode: 0,
+    };
+    const run = runCli(argv, ctx);
+    // The one scrape after the run's end, which ends its linger.
+    let url: string | undefined;
+    while (url === undefined) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      url = /keeping (http:\/\/\S+\/metrics) up/.exec(stderr.text)?.[1];
+    }
+    const last = parsePromText(await (await fetch(url)).text());
+    await run;
+    expect(promSum(last, 'inferbench_run_ended')).toBe(1);
+    const summary = readSummary(out);
+    let failed = 0;
+    let throttled = 0;
+    for (const group of summary.groups) {
+      const where = { group: group.key };
+      const requests = group.requests;
+      const errors = requests.errors;
+      failed += requests.failed;
+      throttled += errors.http_429 ?? 0;
+      expect(promSum(last, 'inferbench_requests_total', { ...where, outcome: 'ok' })).toBe(requests.ok);
+      expect(promSum(last, 'inferbench_requests_total', { ...where, outcome: 'failed' })).toBe(requests.failed);
+      expect(promSum(last, 'inferbench_requests_total', { ...where, outcome: 'throttled' })).toBe(errors.http_429 ?? 0);
+      for (const sample of promSamples(last, 'inferbench_request_errors_total', where))
+        expect(sample.value, sample.labels.class).toBe(errors[sample.labels.class as string] ?? 0);
+      expect(promSum(last, 'inferbench_ttft_seconds_count', where)).toBe(requests.ok);
+      expect(promSum(last, 'inferbench_itl_seconds_count', where)).toBe(group.metrics.itl_ms?.count ?? 0);
+      expect(promSum(last, 'inferbench_schedule_lag_seconds_count', where)).toBe(group.metrics.schedule_lag_ms?.count);
+    }
+    // The run's faults and limits did bite: the comparison above covered failures and 429s.
+    expect(failed).toBeGreaterThan(0);
+    expect(throttled).toBeGreaterThan(0);
+    expect(promSum(last, 'inferbench_dropped_requests_total')).toBe(
+      summary.groups.reduce((sum, group) => sum + group.requests.dropped, 0),
+    );
+  });
 
   it('takes the port from the profile; waits at most live.metrics_linger for a scrape, then closes', async () => {
     const profile = folder.writeProfile(

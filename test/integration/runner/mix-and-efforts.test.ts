@@ -141,28 +141,26 @@ describe('a mix and reasoning efforts in a run', () => {
     expect(arrivals).toEqual(expectedCounts(sent + dropped));
   }, 30_000);
 
-  it(
-    'picks exactly the same classes with --workers 2 as in one thread',
-    { tags: ['slow'] },
-    async () => {
-      server = await startArrivalRecordingServer();
-      const profile = folder.writeProfile(
-        'mix-workers',
-        mixProfile('{ mode: concurrency, concurrency: 4 }', 'requests: 120'),
-      );
-      const out = join(folder.dir, 'mix-workers');
-      const result = await runCliInProcess(['run', profile, '--base-url', server.url, '--out', out, '--workers', '2'], {
-        cwd: folder.dir,
-      });
-      expect(result.code, result.stderr).toBe(0);
-      expect(server.chats).toHaveLength(120);
-      expect(countBy(server.chats, (chat) => classOf(chat.body))).toEqual(expectedCounts(120));
-      const summary = readSummary(out);
-      expect(summary.workers).toBe(2);
-      expect(byClass(summary.groups, (g) => g.requests.ok)).toEqual(expectedCounts(120));
-    },
-    30_000,
-  );
+  it('picks exactly the same classes with --workers 2 as in one thread', {
+    timeout: 30_000,
+    tags: ['slow'],
+  }, async () => {
+    server = await startArrivalRecordingServer();
+    const profile = folder.writeProfile(
+      'mix-workers',
+      mixProfile('{ mode: concurrency, concurrency: 4 }', 'requests: 120'),
+    );
+    const out = join(folder.dir, 'mix-workers');
+    const result = await runCliInProcess(['run', profile, '--base-url', server.url, '--out', out, '--workers', '2'], {
+      cwd: folder.dir,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(server.chats).toHaveLength(120);
+    expect(countBy(server.chats, (chat) => classOf(chat.body))).toEqual(expectedCounts(120));
+    const summary = readSummary(out);
+    expect(summary.workers).toBe(2);
+    expect(byClass(summary.groups, (g) => g.requests.ok)).toEqual(expectedCounts(120));
+  });
 
   it('is refused by capacity, which searches one group alone, before anything is sent', async () => {
     server = await startArrivalRecordingServer();

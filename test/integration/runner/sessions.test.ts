@@ -269,34 +269,29 @@ describe('sessions as scheduled units', () => {
     expect(shard1.bodies.length + shard2.bodies.length).toBe(whole.bodies.length);
   }, 30_000);
 
-  it(
-    '--workers 2 sends the same whole sessions as one thread',
-    { tags: ['slow'] },
-    async () => {
-      const yaml = `scenarios:
+  it('--workers 2 sends the same whole sessions as one thread', { timeout: 30_000, tags: ['slow'] }, async () => {
+    const yaml = `scenarios:
   - name: chat
     load: { mode: concurrency, concurrency: 2 }
     requests: 6
     prompt: { input_tokens: 10 }
     session: { turns: { dist: uniform, min: 1, max: 3 }, user_tokens: 5 }
 `;
-      const one = await startConversationServer();
-      const two = await startConversationServer();
-      servers.push(one, two);
-      const path = writeProfile('workers', yaml);
-      const runOn = (server: ConversationServer, out: string, extra: string[]) =>
-        runCliInProcess(['run', path, '--out', join(folder.dir, out), '--quiet', '--base-url', server.url, ...extra], {
-          cwd: folder.dir,
-        });
-      expect((await runOn(one, 'one-thread', [])).code).toBe(0);
-      const result = await runOn(two, 'two-workers', ['--workers', '2']);
-      expect(result.code, result.stderr).toBe(0);
-      expect(readSummary(join(folder.dir, 'two-workers')).workers).toBe(2);
-      expect(userSides(two)).toEqual(userSides(one));
-      expect(readSummary(join(folder.dir, 'two-workers')).groups[0]!.requests.ok).toBe(one.bodies.length);
-    },
-    30_000,
-  );
+    const one = await startConversationServer();
+    const two = await startConversationServer();
+    servers.push(one, two);
+    const path = writeProfile('workers', yaml);
+    const runOn = (server: ConversationServer, out: string, extra: string[]) =>
+      runCliInProcess(['run', path, '--out', join(folder.dir, out), '--quiet', '--base-url', server.url, ...extra], {
+        cwd: folder.dir,
+      });
+    expect((await runOn(one, 'one-thread', [])).code).toBe(0);
+    const result = await runOn(two, 'two-workers', ['--workers', '2']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(readSummary(join(folder.dir, 'two-workers')).workers).toBe(2);
+    expect(userSides(two)).toEqual(userSides(one));
+    expect(readSummary(join(folder.dir, 'two-workers')).groups[0]!.requests.ok).toBe(one.bodies.length);
+  });
 
   it('in open loop, max_concurrency counts sessions: arrivals beyond it are dropped, started sessions finish', async () => {
     const server = await startConversationServer({ delayMs: 50 });
