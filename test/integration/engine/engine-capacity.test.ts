@@ -4,7 +4,8 @@
  * of its own (test/helpers/engine/engine-process.ts: in the test's process its thread would count as the
  * harness's CPU and spoil every step). The SLO is `ttft_ms.p75 < 150ms` (a p75: a pass needs about 10
  * clean requests, not a p90's 27); every answer is 200 whole-word tokens (a logit bias), 0.5 to 1.4 s of
- * decode on 2 busy sequences, against a first token in 10 to 80 ms (16 prompt tokens).
+ * decode on 2 busy sequences (0.3 to 0.4 s on an idle machine), against a first token in 10 to 80 ms (16
+ * prompt tokens).
  *
  * The truth is the engine's: up to 2 streams every request gets a sequence at once, and TTFT is the
  * prefill; with a third stream one request is always waiting for a sequence, and half of them wait a
@@ -149,22 +150,30 @@ ${streams
         if (log === undefined) throw new Error(`the engine saw no request ${r.request_id}`);
         return log.startedMs - log.arrivedMs;
       });
-    // The premise: an answer on 2 busy sequences takes over twice the limit (the engine's own time).
-    const answers = measured(2).map((r) => {
-      const log = logs.get(r.request_id as string);
-      return log === undefined ? Number.NaN : log.endedMs - log.startedMs;
-    });
-    expect(Math.min(...answers), `answers at 2 streams: ${answers.map(Math.round)} ms`).toBeGreaterThan(2 * LIMIT_MS);
+    // The premise: an answer on 2 busy sequences takes well over the limit (the engine's own time), so a
+    // request that waits for one breaks the SLO whatever its prefill (1.5x: on an idle machine an answer
+    // took 300 to 400 ms, loaded 0.5 to 1.4 s).
+    const answerTimes = (n: number) =>
+      measured(n).map((r) => {
+        const log = logs.get(r.request_id as string);
+        return log === undefined ? Number.NaN : log.endedMs - log.startedMs;
+      });
+    const answers = answerTimes(2);
+    expect(Math.min(...answers), `answers at 2 streams: ${answers.map(Math.round)} ms`).toBeGreaterThan(1.5 * LIMIT_MS);
     // Up to 2 streams no request waits for a sequence.
     for (const n of [1, 2]) expect(Math.max(...waits(n)), `waits at ${n} streams`).toBeLessThan(LIMIT_MS / 4);
     // At 3 streams one request is always waiting for the next answer to end, so the mean wait is the time
     // between two ends (half an answer). The two sequences start together and so end together: of the
     // two requests that then get them, one waited a whole answer and one nothing (0, 1096, 0, 1048, 0,
-    // ... ms measured): half the requests wait over the limit (a third allowed for the run's edges).
+    // ... ms measured loaded; 0, 0, 403, 0, 308, ... idle): half the requests wait over the limit (a third
+    // allowed for the run's edges), and the mean wait is near half of the engine's answer (0.3 allowed for
+    // the edges: the first two requests wait nothing).
     const three = waits(3);
-    const said = `waits at 3 streams: ${three.map(Math.round)} ms`;
+    const answersAtThree = answerTimes(3).sort((a, b) => a - b);
+    const medianAnswer = answersAtThree[Math.floor(answersAtThree.length / 2)] as number;
+    const said = `waits at 3 streams: ${three.map(Math.round)} ms; median answer ${Math.round(medianAnswer)} ms`;
     expect(three.filter((w) => w > LIMIT_MS).length, said).toBeGreaterThanOrEqual(three.length / 3);
-    expect(three.reduce((a, b) => a + b, 0) / three.length, said).toBeGreaterThan(LIMIT_MS);
+    expect(three.reduce((a, b) => a + b, 0) / three.length, said).toBeGreaterThan(0.3 * medianAnswer);
   }, 60_000);
 
   it('inferbench capacity finds 2 streams, and the engine /metrics shows the knee; a spoiled step never decides', async () => {
