@@ -5,7 +5,7 @@
  */
 import { InferbenchError } from '../errors.js';
 import type { ProxySettings } from '../client/proxy.js';
-import { formatModelSelector } from '../profile/model-selector.js';
+import { formatModelSelector } from '../profile/sections/models.js';
 import type { ResolvedProfile } from '../profile/resolved-profile.js';
 import { resolveModelSelectors } from '../runner/model-selectors.js';
 import { requestHeaders } from '../runner/request-headers.js';

@@ -12,7 +12,7 @@ import { formatConversation } from './sections/conversation.js';
 import { formatDataset } from './sections/dataset.js';
 import { formatDimensions } from './sections/dimensions.js';
 import { formatImages } from './sections/images.js';
-import { formatModelSelector, modelSelectorSource } from './model-selector.js';
+import { formatModelSelector, modelSelectorSource } from './sections/models.js';
 import { formatServerMetrics } from './sections/server-metrics.js';
 import { formatTraceLoad, formatTracePrompt } from './sections/trace/trace.js';
 

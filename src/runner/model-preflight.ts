@@ -8,7 +8,7 @@
 import { InferbenchError, isInferbenchError } from '../errors.js';
 import type { ClientOptions, InferenceClient } from '../client/types.js';
 import type { ResolvedProfile } from '../profile/resolved-profile.js';
-import { formatModelSelector } from '../profile/model-selector.js';
+import { formatModelSelector } from '../profile/sections/models.js';
 
 export interface PreflightDeps {
   createClient(options: ClientOptions): InferenceClient;

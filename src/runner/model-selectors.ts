@@ -15,7 +15,7 @@ import {
 } from '../client/public-catalog.js';
 import type { TargetRequest } from '../client/target-get.js';
 import { listTargetModels } from '../client/target-models.js';
-import { formatModelSelector, modelSelectorSource, withSelectedModels } from '../profile/model-selector.js';
+import { formatModelSelector, modelSelectorSource, withSelectedModels } from '../profile/sections/models.js';
 import type { ModelSelector, ResolvedProfile } from '../profile/resolved-profile.js';
 import type { ApiKind } from '../protocol/apis.js';
 import type { PublicModelCapability } from '../protocol/models.js';

@@ -28,7 +28,7 @@ import type { RecordedValues } from '../metrics/request-values.js';
 import type { GroupSummary, TimeSeriesPoint } from '../metrics/run-summary.js';
 import type { ServerEndpointSummary } from '../metrics/server-summary.js';
 import type { ResolvedGroup, ResolvedProfile } from '../profile/resolved-profile.js';
-import { resolveEndpointUrl } from '../profile/server-metrics-url.js';
+import { resolveEndpointUrl } from '../profile/sections/server-metrics.js';
 import type { ShardSpec } from '../schedule/shard.js';
 import type { Clock } from '../util/clock.js';
 import { PREFIX_LABEL } from '../workload/prompt-prefixes.js';

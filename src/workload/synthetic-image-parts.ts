@@ -11,7 +11,7 @@
  * every request, and added to its expected input tokens: the estimate when a server sends no usage.
  */
 import { InferbenchError } from '../errors.js';
-import { LARGE_BODY_IMAGE_BYTES, MAX_BODY_IMAGE_BYTES } from '../profile/image-limits.js';
+import { LARGE_BODY_IMAGE_BYTES, MAX_BODY_IMAGE_BYTES } from '../profile/sections/images.js';
 import type { ChatMessage, ContentPart, ImagePart } from '../protocol/chat.js';
 import { imageTokens } from '../protocol/image-tokens.js';
 import type { ImageSpec, ResolvedScenario } from '../profile/resolved-profile.js';

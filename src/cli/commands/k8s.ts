@@ -10,7 +10,7 @@ import type { Argv } from 'yargs';
 import { InferbenchError } from '../../errors.js';
 import { loadProfile } from '../../profile/load-profile.js';
 import type { ResolvedProfile } from '../../profile/resolved-profile.js';
-import { formatModelSelector } from '../../profile/model-selector.js';
+import { formatModelSelector } from '../../profile/sections/models.js';
 import { parseDurationMs } from '../../util/duration.js';
 import type { CliContext } from '../context.js';
 import { EXIT } from '../exit-codes.js';

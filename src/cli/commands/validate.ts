@@ -10,7 +10,7 @@ import { describeDecidability } from '../../aggregate/decided-stop.js';
 import { loadProfile } from '../../profile/load-profile.js';
 import { formatProfilePlan } from '../../profile/format-plan.js';
 import { bodyShape } from '../../workload/apis/api-bodies.js';
-import { hasUnresolvedSelector } from '../../profile/model-selector.js';
+import { hasUnresolvedSelector } from '../../profile/sections/models.js';
 import { recordedProfile } from '../../profile/sections/trace/trace.js';
 import type { ResolvedProfile } from '../../profile/resolved-profile.js';
 import { loadHfTokenizer } from '../../util/hf-tokenizer.js';

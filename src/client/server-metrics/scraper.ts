@@ -12,7 +12,7 @@
  * before the first request; `await scraping.stop()` after the last, which returns every endpoint's log.
  */
 import type { ServerMetricsSpec } from '../../profile/resolved-profile.js';
-import { regexBody } from '../../profile/metric-pattern.js';
+import { regexBody } from '../../profile/sections/server-metrics.js';
 import type { Clock, TimerHandle } from '../../util/clock.js';
 import { detectPreset, ENGINE_PRESETS, presetSampleNames, type EngineName } from './engine-presets.js';
 import { type FamilyTypes, parseExposition, sampleNames, type Sample } from './exposition.js';

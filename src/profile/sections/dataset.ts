@@ -9,7 +9,6 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { DATASET_DEFAULTS, DEFAULT_DATASET_FIELD } from '../dataset-defaults.js';
 import type { IssuePath, ProfileIssue } from '../profile-issue.js';
 import type { DatasetSpec } from '../resolved-profile.js';
 
@@ -96,6 +95,21 @@ export function checkDataset(
     });
   return issues;
 }
+
+/** The default `field` of an openai-format object line. */
+export const DEFAULT_DATASET_FIELD = 'prompt';
+
+/** Every option of a dataset but its path and field, at its default (the workload hash leaves these out). */
+export const DATASET_DEFAULTS: Omit<DatasetSpec, 'path' | 'field'> = {
+  format: 'auto',
+  outputTokens: 'prompt',
+  minInputTokens: null,
+  maxInputTokens: null,
+  minOutputTokens: null,
+  maxOutputTokens: null,
+  sample: 'cycle',
+  limit: null,
+};
 
 export function resolveDataset(dataset: z.infer<typeof datasetSchema>, baseDir: string): DatasetSpec {
   const d = DATASET_DEFAULTS;

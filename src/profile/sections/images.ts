@@ -8,7 +8,6 @@ import { z } from 'zod';
 import { IMAGE_DETAILS } from '../../protocol/image-tokens.js';
 import type { ImageDetail } from '../../protocol/image-tokens.js';
 import type { IssuePath, ProfileIssue } from '../profile-issue.js';
-import { MAX_BODY_IMAGE_BYTES, MAX_POOL_IMAGE_BYTES } from '../image-limits.js';
 import type { ImageSpec } from '../resolved-profile.js';
 
 /** Largest width or height: 4096 px (a 4096 x 4096 PNG is about 25 MB, base64 a third more). */
@@ -56,8 +55,15 @@ export type ImagesInput = z.infer<typeof imagesSchema>;
  * The size rules: what one request body and the pool of built images weigh. Each kind's `count` images go in
  * every request, and `variants` images of each kind are made and held when the workload is built, so 50 x
  * 4096x4096 PNG would be a 1.6 GB body and 64 variants of it 2 GB of memory. Checked on an estimate before
- * anything is built (validate finds it); synthetic-image-parts.ts measures what was built against the same limits (profile/image-limits.ts).
+ * anything is built (validate finds it); synthetic-image-parts.ts measures what was built against the same limits.
  */
+
+/** Most image data (data URL characters) one request body may carry. */
+export const MAX_BODY_IMAGE_BYTES = 256 * 1024 * 1024;
+/** Above this a run warns: the embedded emulator's body limit (32 MiB), and the order of many servers'. */
+export const LARGE_BODY_IMAGE_BYTES = 32 * 1024 * 1024;
+/** Most image data a scenario's pools of variants may hold. */
+export const MAX_POOL_IMAGE_BYTES = 1024 * 1024 * 1024;
 
 /**
  * Encoded bytes per pixel of the synthetic images (seeded waves with light noise), a little above what

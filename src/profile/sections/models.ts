@@ -9,8 +9,10 @@
  */
 import { z } from 'zod';
 import { PUBLIC_MODEL_CAPABILITIES, type PublicModelCapability } from '../../protocol/models.js';
+import { deepFreeze } from '../deep-freeze.js';
+import { expandGroups } from '../groups.js';
 import { editDistance } from '../key-suggestions.js';
-import type { ModelSelector } from '../resolved-profile.js';
+import type { ModelSelector, ResolvedProfile } from '../resolved-profile.js';
 
 export const MODELS_MESSAGE =
   'expected a list of model ids, "all", { capability: NAME | [NAMES] } or { endpoints_of: ORG }';
@@ -91,4 +93,49 @@ export function resolveModels(models: ModelsInput | undefined): { models: string
     return { models: [], modelSelector: { kind: 'capability', capabilities } };
   }
   return { models: [], modelSelector: { kind: 'endpoints_of', org: models.endpoints_of as string } };
+}
+
+/** The selector as a profile writes it: `all`, `{ capability: [reasoning, vision] }`, `{ endpoints_of: acme }`. */
+export function formatModelSelector(selector: ModelSelector): string {
+  switch (selector.kind) {
+    case 'all':
+      return 'all';
+    case 'capability':
+      return `{ capability: ${selector.capabilities.length === 1 ? selector.capabilities[0] : `[${selector.capabilities.join(', ')}]`} }`;
+    case 'endpoints_of':
+      return `{ endpoints_of: ${selector.org} }`;
+  }
+}
+
+/** Where the selector's models come from, for plans and errors. */
+export function modelSelectorSource(selector: ModelSelector): string {
+  switch (selector.kind) {
+    case 'all':
+      return 'GET /v1/models';
+    case 'capability':
+      return 'the public catalog, GET /public/v1/models';
+    case 'endpoints_of':
+      return `the management API, GET /management/v1/orgs/${selector.org}/endpoints`;
+  }
+}
+
+/** True when some scenario's models are a selector not yet resolved. */
+export function hasUnresolvedSelector(profile: ResolvedProfile): boolean {
+  return profile.scenarios.some((scenario) => scenario.modelSelector !== undefined && scenario.models.length === 0);
+}
+
+/**
+ * A new frozen profile in which each selector scenario runs `modelsOf(selector)` (sorted by id, so every
+ * shard of a run makes the same groups) and the groups are expanded again. The input is not changed.
+ */
+export function withSelectedModels(
+  profile: ResolvedProfile,
+  modelsOf: (selector: ModelSelector) => readonly string[],
+): ResolvedProfile {
+  const scenarios = profile.scenarios.map((scenario) =>
+    scenario.modelSelector === undefined
+      ? scenario
+      : { ...scenario, models: [...new Set(modelsOf(scenario.modelSelector))].sort() },
+  );
+  return deepFreeze({ ...profile, scenarios, groups: expandGroups(scenarios) });
 }

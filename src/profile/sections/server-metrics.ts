@@ -9,10 +9,8 @@
 import { z } from 'zod';
 import { formatDurationMs, parseDurationMs } from '../../util/duration.js';
 import { duration } from '../field-kinds.js';
-import { regexBody } from '../metric-pattern.js';
 import type { ProfileIssue } from '../profile-issue.js';
 import type { ServerMetricsPreset, ServerMetricsSpec } from '../resolved-profile.js';
-import { isTargetPath } from '../server-metrics-url.js';
 
 /** The presets a user may name; `auto` recognises the engine from the first scrape's metric names. */
 export const SERVER_METRICS_PRESETS = [
@@ -37,6 +35,11 @@ export const SERVER_METRICS_DEFAULTS = {
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
+/** `/metrics`: a path on the run's target, resolved against its base URL when the run starts (resolveEndpointUrl). */
+export function isTargetPath(value: string): boolean {
+  return /^\/[^\s/][^\s]*$|^\/$/.test(value);
+}
+
 function isHttpUrl(value: string): boolean {
   try {
     const url = new URL(value);
@@ -46,6 +49,10 @@ function isHttpUrl(value: string): boolean {
   }
 }
 
+/** An endpoint's URL for a run against `targetBaseUrl` (without /v1): a path is on the target, a URL is itself. */
+export function resolveEndpointUrl(url: string, targetBaseUrl: string): string {
+  return isTargetPath(url) ? new URL(url, `${targetBaseUrl.replace(/\/+$/, '')}/`).toString() : url;
+}
 /** Headers that carry credentials: keys come from the environment only (api_key_env), never from a profile. */
 const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'x-api-key', 'api-key', 'cookie']);
 
@@ -104,6 +111,11 @@ type EndpointInput = z.infer<typeof endpointSchema>;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A "/regex/" pattern's body, or null for a plain name or value (the scraper compiles the same way). */
+export function regexBody(text: string): string | null {
+  return text.length >= 2 && text.startsWith('/') && text.endsWith('/') ? text.slice(1, -1) : null;
 }
 
 function regexProblem(body: string): string | null {

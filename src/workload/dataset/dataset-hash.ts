@@ -3,7 +3,7 @@
  * sent. Options at their defaults are left out, so the hashes of profiles written before they existed stay
  * what they were.
  */
-import { DATASET_DEFAULTS as DEFAULTS } from '../../profile/dataset-defaults.js';
+import { DATASET_DEFAULTS as DEFAULTS } from '../../profile/sections/dataset.js';
 import type { DatasetSpec } from '../../profile/resolved-profile.js';
 
 /** The hashed form of `dataset`, its file's content as `sha256`. */

@@ -8,7 +8,11 @@ import { describe, expect, it } from 'vitest';
 import { resolveProfileText } from '../../../src/profile/load-profile.js';
 import { formatProfilePlan } from '../../../src/profile/format-plan.js';
 import { resolveGroupModels } from '../../../src/profile/groups.js';
-import { formatModelSelector, hasUnresolvedSelector, withSelectedModels } from '../../../src/profile/model-selector.js';
+import {
+  formatModelSelector,
+  hasUnresolvedSelector,
+  withSelectedModels,
+} from '../../../src/profile/sections/models.js';
 import { profileProblems } from '../../helpers/profile-problems.js';
 
 const profileWith = (models: string, target = ''): string => `name: m

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { InferbenchError } from '../../../src/errors.js';
-import { DATASET_DEFAULTS } from '../../../src/profile/dataset-defaults.js';
+import { DATASET_DEFAULTS } from '../../../src/profile/sections/dataset.js';
 import type { DatasetSpec } from '../../../src/profile/resolved-profile.js';
 import { countTokens } from '../../../src/util/tokenizer.js';
 import { loadDataset } from '../../../src/workload/dataset/dataset.js';
