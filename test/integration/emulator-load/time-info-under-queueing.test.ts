@@ -25,9 +25,13 @@ const PROMPT = Array.from({ length: 300 }, (_, i) => `measure ${i}`).join(' ');
 /**
  * e2e - total_time at the 99th percentile, in ms, on a machine that lets the process run: what remains
  * is a read of the answer by an idle client and, for the last requests of the burst, the reads of the
- * requests ahead of it (tens of µs each). The bug this guards against left 100-1,000 ms out.
+ * requests ahead of it (tens of µs each). The bug this guards against left 100-1,000 ms out. Measured on
+ * 2026-11-28 on the idle 2-core machine, alone: p50 37-44 ms and p99 48-58 ms, the same at 26bd19a and
+ * after it; with 40 two fresh clones' `npm test` failed it (p99 52 and 75 ms, in runs whose garbage
+ * collection was short, so the tolerance got little from it). A p50 of tens of ms is more than the reads
+ * above explain: not yet understood.
  */
-const OVERHEAD_P99_MS = 40;
+const OVERHEAD_P99_MS = 60;
 /** A p99 wait for a CPU taken as this many times the mean one (scheduling delays have a long tail). */
 const CLIENT_WAKE_UPS_AT_P99 = 5;
 
