@@ -37,6 +37,7 @@ describe('architecture', () => {
         'unknown-layer: util/imports-helper.ts:2 imports helpers/server.ts: outside src/ is no layer',
         'layer: report/value-from-profile.ts:2 imports profile/group-key.ts (report -> profile)',
         'package: runner/uses-undici.ts:2 imports undici, which belongs to client, bench',
+        'package: runner/requires-undici.ts:5 imports undici, which belongs to client, bench',
         'process: workload/reads-env.ts:2 uses process (only cli and bench may)',
         'room: report/capacity-stray.ts sits beside report/capacity/: a feature with a folder keeps its parts in it',
         'section: profile/sections/capacity.ts:3 imports profile/sections/dataset.ts (section capacity -> section dataset of profile/sections/)',

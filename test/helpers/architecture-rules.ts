@@ -193,6 +193,9 @@ export function readFileFacts(file: string): FileFacts {
         const callee = node['callee'] as Node;
         const [first] = (node['arguments'] as Node[]) ?? [];
         if (callee.type === 'Import' && first?.type === 'StringLiteral') add(first['value'] as string, false, node);
+        // A package loaded on first use through createRequire is a value import too (its layer still owns it).
+        if (callee.type === 'Identifier' && callee['name'] === 'require' && first?.type === 'StringLiteral')
+          add(first['value'] as string, false, node);
         break;
       }
       case 'Identifier':
